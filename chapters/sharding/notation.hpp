@@ -1,0 +1,70 @@
+// The book's sharding notation (Part 3, "A unified notation for sharding") and its meshes.
+//   array  A[I_X, J]   B[J_XY, K]   A[I_{XY}, J]   [B_X, D_Y]   C[I, K]{U_X}   A[I_X, J, K, ...]
+//   mesh   "X=4,Y=4"   "{X: 4, Y: 4}"   "{'X': 8, 'Y': 2}"   "Mesh({'X': 2, 'Y': 8})"   "4x4x4"
+//          "Mesh(devices=((0, 1), (2, 3)), axis_names=('X', 'Y'))"
+//          "jax.make_mesh(axis_shapes=(4, 2), axis_names=('X', 'Y'), axis_types=(Auto, Auto))"
+// Subscripts concatenate single-letter axes (I_XY = I split over X then Y); longer axis names are
+// written comma-separated inside braces (I_{data,model}). Errors are sb::InputError naming the
+// field, with the 1-based character position and what was expected there.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace sb::sharding {
+
+// A named device mesh: axis names in order and their sizes.
+struct Mesh {
+  std::vector<std::string> names;
+  std::vector<long long> sizes;
+
+  bool has(const std::string& axis) const;
+  long long size(const std::string& axis) const;  // 0 if the mesh has no such axis
+  long long devices() const;                      // product of all axis sizes
+  std::string text() const;                       // canonical "{X: 4, Y: 4}"
+};
+
+// One logical dimension: its name and the mesh axes splitting it, major to minor.
+struct Dim {
+  std::string name;
+  std::vector<std::string> axes;
+  std::size_t pos = 0;  // 1-based position of the dimension name in the source text
+};
+
+// A sharded array, as the notation writes it.
+struct Sharding {
+  std::string name;                    // "A", or "" for [B_X, D_Y]
+  std::vector<Dim> dims;
+  bool ellipsis = false;               // trailing ", ..." (more unsharded dims)
+  std::vector<std::string> unreduced;  // {U_X}: axes along which the array holds partial sums
+
+  std::vector<std::string> used_axes() const;  // every axis used on a dim, in order
+  int dim_index(const std::string& dim) const;  // -1 if absent
+  std::string text() const;                    // canonical "A[I_X, J_{XY}]{U_Z}"
+};
+
+inline constexpr std::size_t kMaxNotationLength = 1000;  // characters; longer input is refused
+inline constexpr int kMaxMeshAxes = 8;
+inline constexpr long long kMaxAxisSize = 1LL << 20;
+inline constexpr long long kMaxDevices = 1LL << 24;
+
+// Parses the notation; checks syntax and that no axis is used twice (within the dims, and
+// within the unreduced marker). Throws InputError(field) pointing at the offending character.
+Sharding parse_sharding(const std::string& text, const std::string& field);
+
+// Parses any of the mesh spellings above; sizes must be positive integers, names unique.
+Mesh parse_mesh(const std::string& text, const std::string& field);
+
+// Checks a sharding against a mesh: every axis exists in the mesh, no axis both shards a dim and
+// is unreduced. Throws InputError(field) with the position of the offending subscript.
+void validate(const Sharding& s, const Mesh& m, const std::string& field);
+
+// Checks that each global size divides by the product of the axis sizes splitting it.
+// `sizes` has one entry per dim of `s` (ellipsis dims excluded).
+void check_divisible(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
+                     const std::string& field);
+
+// Subscript for TeX / text: {"X","Y"} -> "XY"; multi-letter names comma-separated.
+std::string axes_text(const std::vector<std::string>& axes);
+
+}  // namespace sb::sharding

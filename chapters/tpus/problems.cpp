@@ -1,0 +1,770 @@
+// The TPU chapter's worked examples and end-of-chapter problems (ids and slots as in
+// shared/book/problems/tpus.json). Every answer comes from model.hpp applied to the problem's own
+// inputs; the statements are ours.
+#include <cmath>
+#include <initializer_list>
+#include <string>
+
+#include "chapters/tpus/model.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+namespace sb::tpus {
+namespace {
+
+std::string prod(std::initializer_list<double> xs) {
+  std::string s;
+  for (double x : xs) s += (s.empty() ? "" : " \\cdot ") + tex(x);
+  return s;
+}
+std::string frac(const std::string& a, const std::string& b) { return "\\frac{" + a + "}{" + b + "}"; }
+
+Param with_variants(Param p, std::vector<double> v) {
+  p.variants = std::move(v);
+  return p;
+}
+Param n(std::string name, std::string unit, double def, std::string doc, std::vector<double> variants = {},
+        bool integer = false, double max = 1e30) {
+  return with_variants(num(std::move(name), std::move(unit), def, std::move(doc), 0, max, integer),
+                       std::move(variants));
+}
+Param count(std::string name, double def, std::string doc, std::vector<double> variants = {}) {
+  return n(std::move(name), "count", def, std::move(doc), std::move(variants), true, 1e12);
+}
+Param chip(std::string def) { return chip_param(std::move(def), "the chip the problem is about"); }
+
+Slot slot(std::string name, std::string unit, std::string label, double tol = 0.02) {
+  Slot s;
+  s.name = std::move(name);
+  s.unit = std::move(unit);
+  s.label = std::move(label);
+  s.tol_rel = tol;
+  return s;
+}
+Slot yes_no(std::string name, std::string label) {
+  Slot s = slot(std::move(name), "bool", std::move(label));
+  s.kind = Slot::Kind::Bool;
+  return s;
+}
+
+Problem base(std::string id, std::string title, std::string kind, std::string statement) {
+  Problem p;
+  p.id = std::move(id);
+  p.chapter = "tpus";
+  p.title = std::move(title);
+  p.kind = std::move(kind);
+  p.statement = std::move(statement);
+  return p;
+}
+
+// "v5e 4x4" -> chip and torus (Q6 writes the slice that way).
+Torus chip_slice(const std::string& text, const std::string& field, const hw::Chip** chip_out = nullptr) {
+  size_t sp = text.find_last_of(' ');
+  if (sp == std::string::npos)
+    fail(field, field + ": write the slice as chip and shape, like 'v5e 4x4'", "bad_shape");
+  const hw::Chip& c = hw::chip(text.substr(0, sp), field);
+  if (chip_out) *chip_out = &c;
+  return slice_torus(c, parse_shape(text.substr(sp + 1), field), "auto", field);
+}
+
+// The dtype of "bf16[D, F]" (dims may be symbols here).
+double dtype_size(const std::string& text, const std::string& field) {
+  size_t open = text.find('[');
+  std::string dt = text.substr(0, open);
+  while (!dt.empty() && dt.back() == ' ') dt.pop_back();
+  return hw::dtype_bytes(dt, field);
+}
+
+// ------------------------------------------------------------------------------------------------
+
+void e1(Registry& r) {
+  Problem p = base("tpus.E1", "MXU and v5e chip peak throughput", "numeric",
+                   "A {mxu_dim} x {mxu_dim} MXU finishes one bf16 product of a [{lhs_rows_per_op}, "
+                   "{mxu_dim}] block by a [{mxu_dim}, {mxu_dim}] block every {cycles_per_op} cycles at "
+                   "{clock_hz}. The chip ({chip}) has {cores_per_chip} TensorCore(s) with "
+                   "{mxus_per_core} MXUs each, and int8 runs {int8_speedup}x faster than bf16. What "
+                   "are the bf16 FLOPs/s of one MXU, of the whole chip, and the chip's int8 OPs/s?");
+  p.given = {chip("v5e"),
+             count("mxu_dim", 128, "side of the systolic array", {128, 256}),
+             count("lhs_rows_per_op", 8, "rows of the LHS block per MXU op"),
+             count("cycles_per_op", 8, "cycles per MXU op"),
+             n("clock_hz", "per_s", 1.5e9, "clock frequency", {1.5e9, 1.75e9, 1.05e9}),
+             count("mxus_per_core", 4, "MXUs per TensorCore", {2, 4}),
+             count("cores_per_chip", 1, "TensorCores per chip", {1, 2}),
+             n("int8_speedup", "ratio", 2, "int8 rate over bf16 rate")};
+  p.slots = {slot("mxu_flops_per_s", "flop_per_s", "bf16 FLOPs/s of one MXU"),
+             slot("chip_bf16_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the chip"),
+             slot("chip_int8_ops_per_s", "flop_per_s", "int8 OPs/s of the chip")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double S = in.num("mxu_dim"), rows = in.num("lhs_rows_per_op"), cyc = in.num("cycles_per_op"),
+           clk = in.num("clock_hz");
+    double per_cycle = tr.step("FLOPs per cycle of one MXU", "\\frac{2 \\cdot r \\cdot S^2}{c}",
+                               frac(prod({2, rows, S, S}), tex(cyc)), mxu_flops_per_cycle(S, rows, cyc), "flop");
+    double mxu = tr.step("One MXU's bf16 rate", "\\mathrm{FLOPs/cycle} \\cdot f",
+                         prod({per_cycle, clk}), mxu_flops_per_s(S, clk, rows, cyc), "flop_per_s");
+    double cores = in.num("cores_per_chip"), mxus = in.num("mxus_per_core");
+    double chip_rate = tr.step("The chip: cores x MXUs x one MXU", "n_{core} \\cdot n_{MXU} \\cdot R_{MXU}",
+                               prod({cores, mxus, mxu}), cores * mxus * mxu, "flop_per_s");
+    double k = in.num("int8_speedup");
+    double i8 = tr.step("int8 at the stated speed-up", "k \\cdot R_{chip}", prod({k, chip_rate}), k * chip_rate,
+                        "flop_per_s");
+    return Answers{{"mxu_flops_per_s", mxu}, {"chip_bf16_flops_per_s", chip_rate}, {"chip_int8_ops_per_s", i8}};
+  };
+  p.hint = "Each op does rows x S x S multiply-adds, and a multiply-add is 2 FLOPs.";
+  r.add(std::move(p));
+}
+
+void e2(Registry& r) {
+  Problem p = base("tpus.E2", "Peak FLOPs/s of a v5p pod", "numeric",
+                   "A full {chip} pod is a {pod_shape} torus ({chips} chips). Taking the paragraph's "
+                   "round figure of {peak_bf16_flops_per_s_per_chip} bf16 per chip (two cores of "
+                   "{peak_bf16_flops_per_s_per_core}), what is the pod's aggregate bf16 FLOPs/s?");
+  p.given = {chip("v5p"), text("pod_shape", "16x20x28", "the pod's torus shape"),
+             n("chips", "chips", 8960, "chips in the pod"),
+             n("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
+             n("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
+               {5e14, 4.59e14})};
+  p.slots = {slot("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod", 0.115)};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
+    slice_torus(hw::chip(in.text("chip")), d, "auto", "pod_shape");
+    double chips = tr.step("Chips in the pod", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
+    if (chips != in.num("chips"))
+      fail("chips", "chips: " + shape_text(d) + " holds " + std::to_string(static_cast<long long>(chips)) +
+                        " chips, not " + std::to_string(static_cast<long long>(in.num("chips"))));
+    double per = in.num("peak_bf16_flops_per_s_per_chip");
+    double total = tr.step("Aggregate peak", "N_{chips} \\cdot R_{chip}", prod({chips, per}), chips * per,
+                           "flop_per_s");
+    tr.note("With the spec table's 4.59e14 per chip instead, the pod gives about 4.1e18 FLOPs/s.");
+    return Answers{{"pod_flops_per_s", total}};
+  };
+  r.add(std::move(p));
+}
+
+void e3(Registry& r) {
+  Problem p = base("tpus.E3", "Critical intensity when operands sit in VMEM", "numeric",
+                   "On {chip} ({peak_bf16_flops_per_s} bf16, HBM at {hbm_bw_Bps}), VMEM delivers "
+                   "about {vmem_to_hbm_bw_ratio}x the HBM bandwidth. What arithmetic intensity must a "
+                   "matmul reach to be compute-bound when its operands come from VMEM?");
+  p.given = {chip("v5e"),
+             n("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", {1.97e14, 4.59e14, 9.2e14}),
+             n("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", {8.2e11, 2.8e12, 1.6e12}),
+             n("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth", {22, 10, 30})};
+  p.slots = {slot("i_crit_vmem", "flop_per_B", "critical intensity against VMEM")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double peak = in.num("peak_bf16_flops_per_s"), hbm = in.num("hbm_bw_Bps"), k = in.num("vmem_to_hbm_bw_ratio");
+    double bw = tr.step("VMEM bandwidth", "BW_{VMEM} = k \\cdot BW_{HBM}", prod({k, hbm}), vmem_bw(hbm, k), "B_per_s");
+    tr.step("HBM ridge for comparison", "I_{HBM} = \\mathrm{peak}/BW_{HBM}", frac(tex(peak), tex(hbm)),
+            critical_intensity(peak, hbm), "flop_per_B");
+    double i = tr.step("VMEM ridge", "I_{VMEM} = \\mathrm{peak}/BW_{VMEM}", frac(tex(peak), tex(bw)),
+                       critical_intensity(peak, bw), "flop_per_B");
+    return Answers{{"i_crit_vmem", i}};
+  };
+  r.add(std::move(p));
+}
+
+void e4(Registry& r) {
+  Problem p = base("tpus.E4", "PCIe versus HBM bandwidth on v4", "numeric",
+                   "A {chip} reaches its HBM at {hbm_bw_Bps} but its host only over PCIe at "
+                   "{pcie_bw_Bps}. How many times slower is PCIe?");
+  p.given = {chip("v4p"), n("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", {1.6e10, 3.2e10}),
+             n("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", {1.2e12, 8.2e11, 2.8e12})};
+  p.slots = {slot("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth", 0.355)};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double h = in.num("hbm_bw_Bps"), pc = in.num("pcie_bw_Bps");
+    return Answers{{"hbm_to_pcie_ratio", tr.step("Ratio", "BW_{HBM}/BW_{PCIe}", frac(tex(h), tex(pc)), h / pc, "ratio")}};
+  };
+  p.hint = "The book calls it close to 100x; the table figures give the exact ratio.";
+  r.add(std::move(p));
+}
+
+void e5(Registry& r) {
+  Problem p = base("tpus.E5", "Bandwidth ladder on v5p: HBM, ICI, DCN", "numeric",
+                   "A {chip} chip reads HBM at {hbm_bw_Bps}, sends {ici_bw_per_axis_Bps} along each of "
+                   "its {ici_axes_per_chip} ICI axes, and has {dcn_egress_per_chip_Bps} of DCN egress. "
+                   "How many times lower is one axis of ICI than HBM, and DCN than one axis of ICI?");
+  p.given = {chip("v5p"), n("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth", {2.8e12, 2.5e12}),
+             n("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis", {9e10, 1e11}),
+             count("ici_axes_per_chip", 3, "ICI axes per chip"),
+             n("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip", {6.25e9, 3.125e9, 1.25e10})};
+  p.slots = {slot("hbm_to_ici_ratio", "ratio", "HBM / ICI per axis"), slot("ici_to_dcn_ratio", "ratio", "ICI per axis / DCN per chip")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double h = in.num("hbm_bw_Bps"), i = in.num("ici_bw_per_axis_Bps"), d = in.num("dcn_egress_per_chip_Bps");
+    double a = tr.step("HBM over ICI", "BW_{HBM}/BW_{ICI}", frac(tex(h), tex(i)), h / i, "ratio");
+    double b = tr.step("ICI over DCN", "BW_{ICI}/BW_{DCN}", frac(tex(i), tex(d)), i / d, "ratio");
+    tr.step("All ICI axes together", "n_{axes} \\cdot BW_{ICI}", prod({in.num("ici_axes_per_chip"), i}),
+            in.num("ici_axes_per_chip") * i, "B_per_s");
+    return Answers{{"hbm_to_ici_ratio", a}, {"ici_to_dcn_ratio", b}};
+  };
+  r.add(std::move(p));
+}
+
+void e6(Registry& r) {
+  Problem p = base("tpus.E6", "Effect of torus wraparound links", "conceptual",
+                   "Along an axis of {axis_length} chips, compare a {topology}: what do the wraparound "
+                   "links do to the worst-case hop count, and to the time of bandwidth-bound collectives?");
+  p.given = {text("axis_length", "N", "chips along the axis"),
+             text("topology", "torus with wraparound vs open mesh", "the two layouts compared")};
+  p.solve = [](const Inputs&, Trace& tr) {
+    // An illustration on a 16-chip axis (the v5e pod side).
+    Torus line{{16}, {false}}, ring{{16}, {true}};
+    tr.step("Worst case on a line of 16", "N - 1", "16 - 1", max_distance(line), "count");
+    tr.step("Worst case on a ring of 16", "\\lfloor N/2 \\rfloor", "\\lfloor 16/2 \\rfloor", max_distance(ring), "count");
+    tr.step("Per-axis bandwidth on the ring (both directions) over the line", "2 W_{uni} / W_{uni}", "2",
+            axis_bw(1, true) / axis_bw(1, false), "ratio");
+    return Answers{};
+  };
+  p.model_answer =
+      "A ring closes the axis, so no chip is more than floor(N/2) hops from another instead of N-1: the "
+      "worst distance roughly halves. It also lets every chip send both ways round the ring, so a "
+      "bandwidth-bound collective (AllGather, ReduceScatter, AllReduce) can use twice the bandwidth; "
+      "without the wraparound such collectives take roughly twice as long.";
+  r.add(std::move(p));
+}
+
+void e7(Registry& r) {
+  Problem p = base("tpus.E7", "Effect of a 256x256 MXU", "numeric",
+                   "v6e's MXU is {mxu_dim_v6e} x {mxu_dim_v6e}; earlier chips used {mxu_dim_before_v6e} "
+                   "x {mxu_dim_before_v6e}. How much more work does it do per cycle, how much larger "
+                   "must matmul dimensions be to fill it, and how many FLOPs does one v6e MXU do per cycle?");
+  p.given = {count("mxu_dim_v6e", 256, "new MXU side", {256, 512}),
+             count("mxu_dim_before_v6e", 128, "old MXU side", {128})};
+  p.slots = {slot("flops_per_cycle_ratio", "ratio", "FLOPs per cycle, new / old"),
+             slot("dim_ratio", "ratio", "operand size needed, new / old"),
+             slot("flops_per_cycle_per_mxu_v6e", "flop", "FLOPs per cycle of one new MXU")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double a = in.num("mxu_dim_v6e"), b = in.num("mxu_dim_before_v6e");
+    double fa = tr.step("New MXU per cycle", "2 S^2", prod({2, a, a}), mxu_flops_per_cycle(a), "flop");
+    double fb = tr.step("Old MXU per cycle", "2 S^2", prod({2, b, b}), mxu_flops_per_cycle(b), "flop");
+    double ratio = tr.step("Work ratio", "(S_{new}/S_{old})^2", frac(tex(fa), tex(fb)), fa / fb, "ratio");
+    double dr = tr.step("Padding granularity ratio", "S_{new}/S_{old}", frac(tex(a), tex(b)),
+                        padded_dim(1, a) / padded_dim(1, b), "ratio");
+    return Answers{{"flops_per_cycle_ratio", ratio}, {"dim_ratio", dr}, {"flops_per_cycle_per_mxu_v6e", fa}};
+  };
+  r.add(std::move(p));
+}
+
+void e8(Registry& r) {
+  Problem p = base("tpus.E8", "Vector register capacity on v5p", "numeric",
+                   "A {chip} TensorCore has {vregs_per_core} vector registers, each {sublanes} x {lanes} "
+                   "words of {bytes_per_word}, and the chip has {cores_per_chip} cores. How many bytes "
+                   "do the registers hold per core and per chip?");
+  p.given = {chip("v5p"), count("vregs_per_core", 64, "VREGs per core", {32, 64}),
+             count("sublanes", 8, "sublanes"), count("lanes", 128, "lanes"),
+             n("bytes_per_word", "B", 4, "bytes per 32-bit word"), count("cores_per_chip", 2, "cores per chip", {1, 2})};
+  p.slots = {slot("vreg_bytes_per_core", "B", "VREG bytes per core", 0.03),
+             slot("vreg_bytes_per_chip", "B", "VREG bytes per chip", 0.03)};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double v = in.num("vregs_per_core"), s = in.num("sublanes"), l = in.num("lanes"), w = in.num("bytes_per_word");
+    double core = tr.step("Per core", "n_{VREG} \\cdot 8 \\cdot 128 \\cdot 4\\,\\mathrm{B}", prod({v, s, l, w}),
+                          vreg_bytes_per_core(v, s, l, w), "B");
+    double c = in.num("cores_per_chip");
+    double chip = tr.step("Per chip", "n_{core} \\cdot \\mathrm{per\\ core}", prod({c, core}), c * core, "B");
+    return Answers{{"vreg_bytes_per_core", core}, {"vreg_bytes_per_chip", chip}};
+  };
+  r.add(std::move(p));
+}
+
+void e9(Registry& r) {
+  Problem p = base("tpus.E9", "Chips and cores per tray and host", "numeric",
+                   "A tray holds {chips_per_tray} chips. Training chips (v4, v5p) have "
+                   "{cores_per_chip_v4_v5p} cores joined as one megacore and {trays_per_host_v4_v5p} "
+                   "tray per host; v5e has {cores_per_chip_v5e} core per chip and {trays_per_host_v5e} "
+                   "trays per host, and a Cloud TPU VM sees one tray. Count cores and megacores per "
+                   "v5p tray, chips and cores per v5e host, and cores visible to one v5e VM.");
+  p.given = {count("chips_per_tray", 4, "chips on one tray", {4, 8}),
+             count("cores_per_chip_v4_v5p", 2, "TensorCores per v4/v5p chip"),
+             count("trays_per_host_v4_v5p", 1, "trays per v4/v5p host"),
+             count("trays_per_host_v5e", 2, "trays per v5e host", {1, 2, 4}),
+             count("cores_per_chip_v5e", 1, "TensorCores per v5e chip")};
+  p.slots = {slot("cores_per_tray_v5p", "count", "cores per v5p tray"),
+             slot("megacores_per_tray_v5p", "count", "megacores per v5p tray"),
+             slot("chips_per_host_v5e", "chips", "chips per v5e host"),
+             slot("cores_per_host_v5e", "count", "cores per v5e host"),
+             slot("cores_visible_per_vm_v5e", "count", "cores one v5e VM sees")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double tray = in.num("chips_per_tray"), cp = in.num("cores_per_chip_v4_v5p"), ce = in.num("cores_per_chip_v5e"),
+           te = in.num("trays_per_host_v5e");
+    double a = tr.step("Cores per v5p tray", "n_{chip} \\cdot n_{core}", prod({tray, cp}), core_count(tray, cp), "count");
+    double b = tr.step("Megacores per v5p tray (one per chip)", "n_{chip}", tex(tray), tray, "count");
+    double c = tr.step("Chips per v5e host", "n_{tray} \\cdot n_{chip}", prod({te, tray}), te * tray, "chips");
+    double d = tr.step("Cores per v5e host", "n_{chip} \\cdot n_{core}", prod({c, ce}), core_count(c, ce), "count");
+    double e = tr.step("Cores one VM sees (one tray)", "n_{chip/tray} \\cdot n_{core}", prod({tray, ce}),
+                       core_count(tray, ce), "count");
+    return Answers{{"cores_per_tray_v5p", a}, {"megacores_per_tray_v5p", b}, {"chips_per_host_v5e", c},
+                   {"cores_per_host_v5e", d}, {"cores_visible_per_vm_v5e", e}};
+  };
+  r.add(std::move(p));
+}
+
+void e10(Registry& r) {
+  Problem p = base("tpus.E10", "Unit counts and sublane reduction steps", "numeric",
+                   "A {chip} VPU is {sublanes} sublanes x {lanes} lanes with {alus_per_lane_sublane} ALUs "
+                   "per cell, and its MXU is {mxu_dim} x {mxu_dim}. How many ALUs does one core's VPU "
+                   "have, how many multiply-add cells does the MXU have, and how many rotate-and-add "
+                   "steps reduce a register across its sublanes?");
+  p.given = {chip("v5p"), count("sublanes", 8, "sublanes", {8, 16}), count("lanes", 128, "lanes"),
+             count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", {2, 4}),
+             count("mxu_dim", 128, "MXU side", {128, 256})};
+  p.slots = {slot("vpu_alus_per_core", "count", "VPU ALUs per core"), slot("mxu_cells", "count", "MXU cells"),
+             slot("sublane_reduction_steps", "count", "rotate-and-add steps")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"), S = in.num("mxu_dim");
+    double alus = tr.step("VPU ALUs per core", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}", prod({s, l, a}),
+                          vpu_alus_per_core(s, l, a), "count");
+    double cells = tr.step("MXU cells", "S^2", prod({S, S}), mxu_cells(S), "count");
+    double steps = tr.step("Halvings of the sublane axis", "\\log_2 n_{sub}", "\\log_2 " + tex(s),
+                           sublane_reduction_steps(static_cast<int>(s), "sublanes"), "count");
+    return Answers{{"vpu_alus_per_core", alus}, {"mxu_cells", cells}, {"sublane_reduction_steps", steps}};
+  };
+  r.add(std::move(p));
+}
+
+void pq1(Registry& r) {
+  Problem p = base("tpus.PQ1", "VPU throughput of one v5p core", "numeric",
+                   "A {chip} TensorCore's VPU is {sublanes} x {lanes} cells with {alus_per_lane_sublane} "
+                   "fp32 ALUs each, clocked at {clock_hz}; the chip has {cores_per_chip} cores and an "
+                   "MXU peak of {mxu_peak_bf16_flops_per_s_per_chip}. What are one core's vector FLOPs "
+                   "per cycle and per second, how many times faster is that core's MXU share, and what "
+                   "is the chip's total VPU rate?");
+  p.given = {chip("v5p"), count("sublanes", 8, "sublanes"), count("lanes", 128, "lanes"),
+             count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", {2, 4}),
+             count("cores_per_chip", 2, "TensorCores per chip", {1, 2}),
+             n("clock_hz", "per_s", 1.75e9, "clock frequency", {1.5e9, 1.75e9}),
+             n("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "MXU bf16 peak of the chip",
+               {4.59e14, 1.97e14})};
+  p.slots = {slot("vpu_flops_per_cycle_core", "flop", "VPU FLOPs per cycle, one core"),
+             slot("vpu_flops_per_s_core", "flop_per_s", "VPU FLOPs/s, one core"),
+             slot("mxu_to_vpu_ratio", "ratio", "MXU rate / VPU rate, per core"),
+             slot("vpu_flops_per_s_chip", "flop_per_s", "VPU FLOPs/s, whole chip")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"),
+           c = in.num("cores_per_chip"), clk = in.num("clock_hz"), mxu = in.num("mxu_peak_bf16_flops_per_s_per_chip");
+    double cyc = tr.step("VPU FLOPs per cycle per core (one op per ALU)", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}",
+                         prod({s, l, a}), vpu_alus_per_core(s, l, a), "flop");
+    double core = tr.step("VPU FLOPs/s per core", "\\mathrm{FLOPs/cycle} \\cdot f", prod({cyc, clk}),
+                          vpu_flops_per_s_core(cyc, clk), "flop_per_s");
+    double mxu_core = tr.step("MXU rate of one core", "R_{MXU,chip}/n_{core}", frac(tex(mxu), tex(c)), mxu / c,
+                              "flop_per_s");
+    double ratio = tr.step("MXU over VPU, core against core", "R_{MXU,core}/R_{VPU,core}",
+                           frac(tex(mxu_core), tex(core)), mxu_core / core, "ratio");
+    double chip = tr.step("VPU FLOPs/s of the chip", "n_{core} \\cdot R_{VPU,core}", prod({c, core}), c * core,
+                          "flop_per_s");
+    return Answers{{"vpu_flops_per_cycle_core", cyc}, {"vpu_flops_per_s_core", core}, {"mxu_to_vpu_ratio", ratio},
+                   {"vpu_flops_per_s_chip", chip}};
+  };
+  p.hint = "Compare like with like: one core's VPU against one core's share of the MXU peak.";
+  r.add(std::move(p));
+}
+
+void q1(Registry& r) {
+  Problem p = base("tpus.Q1", "Lower bound on sampling step latency", "numeric",
+                   "A model of {n_params} parameters at {bytes_per_param} each is split evenly over "
+                   "{n_chips} {chip} chips (HBM {hbm_bw_Bps} and {hbm_capacity_per_chip_B} per chip). "
+                   "Each sampling step must read every weight from HBM at least once: how many bytes is "
+                   "that in all and per chip, how long does it take at best, and does a chip's share fit?");
+  p.given = {n("n_params", "count", 2e11, "parameters", {7e9, 7e10, 2e11, 4.05e11}),
+             n("bytes_per_param", "B", 2, "bytes per parameter", {1, 2, 4}),
+             n("n_chips", "chips", 32, "chips sharing the weights", {8, 16, 32, 64}, true),
+             chip("v4p"), n("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip", {1.2e12, 8.2e11}),
+             n("hbm_capacity_per_chip_B", "B", 3.2e10, "HBM per chip", {1.6e10, 3.2e10, 9.6e10})};
+  p.slots = {slot("total_bytes", "B", "weight bytes"), slot("bytes_per_chip", "B", "bytes per chip"),
+             slot("t_load", "s", "time to read them once"), yes_no("fits_in_hbm", "does a chip's share fit in HBM?")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double np = in.num("n_params"), b = in.num("bytes_per_param"), nc = in.num("n_chips"),
+           bw = in.num("hbm_bw_per_chip_Bps"), cap = in.num("hbm_capacity_per_chip_B");
+    double total = tr.step("Weight bytes", "N_{params} \\cdot b", prod({np, b}), np * b, "B");
+    double per = tr.step("Per chip", "\\mathrm{bytes} / N_{chips}", frac(tex(total), tex(nc)), total / nc, "B");
+    double t = tr.step("Every chip streams its share in parallel", "T_{step} \\geq \\frac{N_{params} b / N_{chips}}{BW_{HBM}}",
+                       frac(tex(per), tex(bw)), decode_step_floor(np, b, nc, bw), "s");
+    double fits = tr.step("Fits in HBM?", "\\mathrm{per\\ chip} \\le C_{HBM}", tex(per) + " \\le " + tex(cap),
+                          per <= cap ? 1 : 0, "bool");
+    return Answers{{"total_bytes", total}, {"bytes_per_chip", per}, {"t_load", t}, {"fits_in_hbm", fits}};
+  };
+  r.add(std::move(p));
+}
+
+void q2(Registry& r, const std::string& id, const std::string& title, const std::string& chip_id,
+        const std::string& shape, const std::string& host, double cores, double peak, double hbm,
+        double tol_hbm) {
+  Problem p = base(id, title, "numeric",
+                   "A full {chip} pod is a {pod_shape} slice; a host serves a {host_shape} block of "
+                   "chips, each chip has {cores_per_chip} TensorCore(s), {peak_bf16_flops_per_s_per_chip} "
+                   "of bf16 and {hbm_capacity_per_chip_B} of HBM. How many chips, hosts and TensorCores "
+                   "does the pod have, and what are its total bf16 FLOPs/s and HBM?");
+  p.given = {chip(chip_id), text("pod_shape", shape, "slice shape"), text("host_shape", host, "chips per host as a shape"),
+             count("cores_per_chip", cores, "TensorCores per chip", {1, 2}),
+             n("peak_bf16_flops_per_s_per_chip", "flop_per_s", peak, "bf16 peak per chip", {peak, 2e14, 5e14}),
+             n("hbm_capacity_per_chip_B", "B", hbm, "HBM per chip", {hbm, 1.6e10, 3.2e10, 9.6e10})};
+  p.slots = {slot("chips", "chips", "chips"), slot("hosts", "count", "hosts"), slot("tensorcores", "count", "TensorCores"),
+             slot("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s"), slot("pod_hbm", "B", "total HBM", tol_hbm)};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    const hw::Chip& c = hw::chip(in.text("chip"));
+    Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
+    slice_torus(c, d, "auto", "pod_shape");
+    Dims h = parse_shape(in.text("host_shape"), "host_shape");
+    double chips = tr.step("Chips", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
+    double per_host = tr.step("Chips per host", "\\prod_i h_i", shape_text(h), chip_count(h), "chips");
+    double hosts = tr.step("Hosts", "N_{chips} / n_{host}", frac(tex(chips), tex(per_host)), host_count(chips, per_host),
+                           "count");
+    double cpc = in.num("cores_per_chip"), peak = in.num("peak_bf16_flops_per_s_per_chip"),
+           hbm = in.num("hbm_capacity_per_chip_B");
+    double cores = tr.step("TensorCores", "N_{chips} \\cdot n_{core}", prod({chips, cpc}), core_count(chips, cpc), "count");
+    double f = tr.step("Total bf16 FLOPs/s", "N_{chips} \\cdot R_{chip}", prod({chips, peak}), chips * peak, "flop_per_s");
+    double m = tr.step("Total HBM", "N_{chips} \\cdot C_{HBM}", prod({chips, hbm}), chips * hbm, "B");
+    return Answers{{"chips", chips}, {"hosts", hosts}, {"tensorcores", cores}, {"pod_flops_per_s", f}, {"pod_hbm", m}};
+  };
+  r.add(std::move(p));
+}
+
+void q3(Registry& r) {
+  Problem p = base("tpus.Q3", "Critical batch for a matmul over PCIe", "numeric",
+                   "On {chip} ({peak_bf16_flops_per_s} bf16), a matmul {x} x {a} -> {out} with F = "
+                   "{f_over_d} D is fed and drained over PCIe at {pcie_bw_Bps} (assume {assumption}). "
+                   "How large must B be to stay compute-bound, and below which D is that impossible "
+                   "once the activation and output traffic are counted too?");
+  p.given = {chip("v6e"), n("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak", {9.2e14, 1.97e14, 4.59e14}),
+             n("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", {1.6e10, 3.2e10}),
+             text("a", "bf16[D, F]", "weights"), text("x", "bf16[B, D]", "activations"), text("out", "bf16[B, F]", "output"),
+             n("f_over_d", "ratio", 4, "F / D", {2, 4, 8}), text("assumption", "B << D", "regime")};
+  p.slots = {slot("b_crit", "tokens", "critical batch (weight traffic only)"),
+             slot("d_min_for_compute_bound", "count", "smallest D that can be compute-bound")};
+  p.solve = [](const Inputs& in, Trace& tr) {
+    double peak = in.num("peak_bf16_flops_per_s"), bw = in.num("pcie_bw_Bps"), k = in.num("f_over_d");
+    double bw_w = dtype_size(in.text("a"), "a"), bx = dtype_size(in.text("x"), "x"), bo = dtype_size(in.text("out"), "out");
+    double I = tr.step("PCIe ridge", "I = \\mathrm{peak}/BW_{PCIe}", frac(tex(peak), tex(bw)), critical_intensity(peak, bw),
+                       "flop_per_B");
+    double b = tr.step("Weights dominate (B << D): 2BDF/peak > b_w DF/BW", "B > \\frac{b_w I}{2}",
+                       frac(prod({bw_w, I}), "2"), b_crit_weights_only(peak, bw, bw_w), "tokens");
+    double d = tr.step("With all traffic and F = kD, a B exists only if", "D > \\frac{I (b_x + b_o k)}{2k}",
+                       frac(tex(I) + " (" + tex(bx) + " + " + prod({bo, k}) + ")", prod({2, k})),
+                       d_min_compute_bound(I, bx, bo, k), "count");
+    tr.note("Real D (8k to 16k) is far below that, so such a matmul is never compute-bound over PCIe, and B near the "
+            "critical value contradicts B << D.");
+    return Answers{{"b_crit", b}, {"d_min_for_compute_bound", d}};
+  };
+  p.hint = "Keep only the weight bytes DF: the condition becomes B > peak / BW for bf16.";
+  r.add(std::move(p));
+}
+
+void q4(Registry& r, bool vmem) {
+  Problem p = base(vmem ? "tpus.Q4.b" : "tpus.Q4.a", vmem ? "int8 matmul time from VMEM" : "int8 matmul time from HBM",
+                   "numeric",
+                   vmem ? "The same {chip} int8 matmul, {x} x {w}^T -> {out}, now reads its operands from "
+                          "VMEM at {vmem_to_hbm_bw_ratio}x the HBM bandwidth ({hbm_bw_Bps}). What is the "
+                          "VMEM bandwidth, the batch above which it is compute-bound, and its time at B = 1?"
+                        : "On {chip} ({peak_int8_ops_per_s} int8, HBM {hbm_bw_Bps}), multiply {x} by "
+                          "{w}^T giving {out}, all operands in HBM. Give the FLOPs per token, the weight "
+                          "bytes, the activation and output bytes per token, the batch at which it turns "
+                          "compute-bound, and its time at B = 1 and B = 1024.");
+  p.given = {chip("v5e"), text("w", "int8[16384, 4096]", "weights"), text("x", "int8[B, 4096]", "activations"),
+             text("out", "int8[B, 16384]", "output"), count("d_contract", 4096, "contracted dimension D", {2048, 4096, 8192}),
+             count("f_out", 16384, "output dimension F", {8192, 16384, 32768}),
+             n("bytes_per_elem", "B", 1, "bytes per element", {1, 2}),
+             n("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", {3.94e14, 9.18e14}),
+             n("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", {8.2e11, 1.6e12, 2.8e12})};
+  if (vmem) p.given.push_back(n("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", {22, 10, 30}));
+  if (vmem)
+    p.slots = {slot("vmem_bw_Bps", "B_per_s", "VMEM bandwidth"), slot("b_crit_vmem", "tokens", "critical batch from VMEM"),
+               slot("t_at_b1_vmem", "s", "time at B = 1")};
+  else
+    p.slots = {slot("flops_per_token", "flop", "FLOPs per token", 0.035), slot("weight_bytes", "B", "weight bytes"),
+               slot("io_bytes_per_token", "B", "activation + output bytes per token", 0.025),
+               slot("b_crit", "tokens", "critical batch", 0.035), slot("t_at_b1", "s", "time at B = 1"),
+               slot("t_at_b1024", "s", "time at B = 1024")};
+  p.solve = [vmem](const Inputs& in, Trace& tr) {
+    double D = in.num("d_contract"), F = in.num("f_out"), b = in.num("bytes_per_elem"), peak = in.num("peak_int8_ops_per_s"),
+           bw = in.num("hbm_bw_Bps");
+    Answers a;
+    if (vmem) {
+      double k = in.num("vmem_to_hbm_bw_ratio");
+      bw = a["vmem_bw_Bps"] = tr.step("VMEM bandwidth", "k \\cdot BW_{HBM}", prod({k, bw}), vmem_bw(bw, k), "B_per_s");
+    }
+    double fpt = tr.step("FLOPs per token", "2DF", prod({2, D, F}), matmul_flops(1, D, F), "flop");
+    double wb = tr.step("Weight bytes", "b \\cdot DF", prod({b, D, F}), matmul_bytes(0, D, F, b, b, b), "B");
+    double io = tr.step("Activation and output bytes per token", "b (D + F)", tex(b) + " (" + tex(D) + " + " + tex(F) + ")",
+                        matmul_bytes(1, D, F, b, b, b) - wb, "B");
+    double I = tr.step("Ridge", "I = \\mathrm{peak}/BW", frac(tex(peak), tex(bw)), critical_intensity(peak, bw), "flop_per_B");
+    tr.note("T(B) = max(2BDF/peak, (b DF + b B(D + F))/BW); the branches cross where B (2DF/I - b(D+F)) = b DF.");
+    double bc = tr.step("Critical batch", "B^* = \\frac{b\\,DF}{2DF/I - b(D + F)}",
+                        frac(prod({b, D, F}), "2 \\cdot " + prod({D, F}) + "/" + tex(I) + " - " + tex(io)),
+                        b_crit_exact(D, F, b, b, b, I), "tokens");
+    double t1 = tr.step("T at B = 1 (memory-bound)", "\\frac{b\\,DF + b(D+F)}{BW}", frac(tex(wb) + " + " + tex(io), tex(bw)),
+                        matmul_time(1, D, F, b, b, b, peak, bw), "s");
+    if (vmem) {
+      a["b_crit_vmem"] = bc;
+      a["t_at_b1_vmem"] = t1;
+    } else {
+      double t2 = tr.step("T at B = 1024 (compute-bound)", "\\frac{2 \\cdot 1024 \\cdot DF}{\\mathrm{peak}}",
+                          frac(prod({2, 1024, D, F}), tex(peak)), matmul_time(1024, D, F, b, b, b, peak, bw), "s");
+      a["flops_per_token"] = fpt;
+      a["weight_bytes"] = wb;
+      a["io_bytes_per_token"] = io;
+      a["b_crit"] = bc;
+      a["t_at_b1"] = t1;
+      a["t_at_b1024"] = t2;
+    }
+    return a;
+  };
+  if (!vmem)
+    p.hint = "The book rounds its coefficients (1.3e8, 6.7e7, 2e4) and prints 267; unrounded they cross at about 259.";
+  r.add(std::move(p));
+}
+
+void q5(Registry& r, bool bulk) {
+  Problem p = base(bulk ? "tpus.Q5.b" : "tpus.Q5.a", bulk ? "Total transfer time across a 4x4 slice"
+                                                          : "First-byte latency across a 4x4 slice",
+                   "numeric",
+                   bulk ? "On a {chip} {slice} slice (wraparound: {wraparound}), TPU{src} sends {array} "
+                          "({bytes_per_elem} per element) to TPU{dst} using {ports_used} outgoing links of "
+                          "{link_bw_one_way_Bps} one way each, with {hop_latency_s} per hop. How many "
+                          "bytes is that, what send bandwidth does it get, and when does the whole array "
+                          "(its bulk, then the last byte's trip) arrive?"
+                        : "On a {chip} {slice} slice (wraparound: {wraparound}), how many ICI hops separate "
+                          "TPU{src} from TPU{dst}, and when does the first byte sent arrive at "
+                          "{hop_latency_s} per hop?");
+  p.given = {chip("v5e"), text("slice", "4x4", "slice shape"),
+             choice("wraparound", "none", {"auto", "none", "all"}, "wraparound (auto = the chip's rule)"),
+             text("src", "(0,0)", "sending chip"), text("dst", "(3,3)", "receiving chip")};
+  if (bulk)
+    p.given.insert(p.given.end(), {text("array", "bf16[8, 128, 8192]", "the array sent"),
+                                   n("bytes_per_elem", "B", 2, "bytes per element", {1, 2, 4}),
+                                   n("link_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way bandwidth per link", {4.5e10, 9e10}),
+                                   count("ports_used", 2, "outgoing links carrying a share", {1, 2})});
+  p.given.push_back(n("hop_latency_s", "s", 1e-6, "latency per hop", {1e-6, 2e-6}));
+  if (bulk)
+    p.slots = {slot("array_bytes", "B", "array bytes"), slot("send_bw_Bps", "B_per_s", "send bandwidth"),
+               slot("t_bulk", "s", "bandwidth term"), slot("t_transfer", "s", "time until the last byte arrives")};
+  else
+    p.slots = {slot("hops", "count", "hops"), slot("t_first_byte", "s", "first-byte arrival")};
+  p.solve = [bulk](const Inputs& in, Trace& tr) {
+    const hw::Chip& c = hw::chip(in.text("chip"));
+    Torus t = slice_torus(c, parse_shape(in.text("slice"), "slice"), in.text("wraparound"), "slice", "wraparound");
+    Dims a = parse_coord(in.text("src"), t, "src"), b = parse_coord(in.text("dst"), t, "dst");
+    std::vector<int> h = hops_per_axis(t, a, b);
+    std::string per_axis;
+    for (size_t i = 0; i < h.size(); ++i) per_axis += (i ? " + " : "") + std::to_string(h[i]);
+    bool any_wrap = false;
+    for (bool w : t.wrap) any_wrap = any_wrap || w;
+    int hh = static_cast<int>(tr.step(std::string("Hops, ") + (any_wrap ? "with" : "no") + " wraparound",
+                                      "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
+    double lat = in.num("hop_latency_s");
+    double first = tr.step("First byte", "h \\cdot t_{hop}", prod({static_cast<double>(hh), lat}), ici_first_byte(hh, lat), "s");
+    if (!bulk) return Answers{{"hops", static_cast<double>(hh)}, {"t_first_byte", first}};
+    ArraySpec arr = parse_array(in.text("array"), "array");
+    double be = in.num("bytes_per_elem"), bw = in.num("link_bw_one_way_Bps");
+    int ports = static_cast<int>(in.num("ports_used"));
+    double bytes = tr.step("Array bytes", "\\prod_i d_i \\cdot b", prod({arr.elements, be}), arr.elements * be, "B");
+    tr.note("Links from the sender toward the receiver in this slice: " + std::to_string(ports_toward(t, a, b)) + ".");
+    double sbw = tr.step("Send bandwidth", "n_{ports} \\cdot W_{uni}", prod({static_cast<double>(ports), bw}), ports * bw,
+                         "B_per_s");
+    double tb = tr.step("Bulk term", "\\frac{\\mathrm{bytes}}{n_{ports} W_{uni}}", frac(tex(bytes), tex(sbw)),
+                        ici_bulk(bytes, ports, bw), "s");
+    double tt = tr.step("Last byte arrives", "T_{bulk} + h \\cdot t_{hop}", tex(tb) + " + " + tex(first),
+                        ici_p2p_time(bytes, ports, bw, hh, lat), "s");
+    return Answers{{"array_bytes", bytes}, {"send_bw_Bps", sbw}, {"t_bulk", tb}, {"t_transfer", tt}};
+  };
+  r.add(std::move(p));
+}
+
+// Question 6 shares its setting across parts a-f.
+std::vector<Param> q6_common() {
+  return {text("a", "int8[131072, 131072]", "the offloaded array"),
+          n("a_bytes", "B", 17179869184.0, "bytes of A"),
+          text("slice", "v5e 4x4", "chip and slice shape"),
+          n("n_chips", "chips", 16, "chips in the slice", {}, true),
+          n("n_hosts", "count", 2, "hosts serving the slice", {}, true),
+          text("dest", "TPU{0,0}", "the chip that gathers A")};
+}
+
+// The four stages of route 1 (PCIe per chip, ICI gather, HBM stream, compute).
+Pipeline q6_pipeline(double a_bytes, double n_chips, double pcie, int links, double ici, double hbm, double vec_bytes,
+                     double flops, double peak) {
+  return pipeline({make_stage("PCIe: every chip loads its shard", "pcie", a_bytes / n_chips, pcie),
+                   make_stage("ICI: gather the other shards onto the destination", "ici",
+                              a_bytes * (n_chips - 1) / n_chips, links * ici),
+                   make_stage("HBM: stream A and the vector into the MXU", "hbm", a_bytes + vec_bytes, hbm),
+                   make_stage("Compute: the matmul at bf16 peak", "compute", flops, peak)});
+}
+
+void q6(Registry& r) {
+  const std::string setting =
+      "A = {a} ({a_bytes}) is split evenly over a {slice} slice ({n_chips} chips, {n_hosts} hosts) "
+      "but held in host memory. We want all of it on {dest}, multiplied by a bf16[8, 131072] vector. ";
+  {
+    Problem p = base("tpus.Q6.a", "Best route to gather a host-offloaded array", "conceptual",
+                     setting + "Which way should the shards travel: {paths}?");
+    p.given = q6_common();
+    p.given.push_back(text("paths", "PCIe per chip then ICI gather, or DCN to host 0 then PCIe", "the two routes"));
+    p.solve = [](const Inputs& in, Trace& tr) {
+      const hw::Chip* c = nullptr;
+      Torus t = chip_slice(in.text("slice"), "slice", &c);
+      Dims dest = parse_coord(in.text("dest"), t, "dest");
+      double A = in.num("a_bytes"), N = in.num("n_chips"), H = in.num("n_hosts");
+      int links = static_cast<int>(neighbours(t, dest).size());
+      tr.step("Links into the destination", "\\deg(\\mathrm{dest})", coord_text(dest), links, "count");
+      Pipeline one = pipeline({make_stage("PCIe, all chips in parallel", "pcie", A / N, c->get("pcie_bw")),
+                               make_stage("ICI gather", "ici", A * (N - 1) / N, links * c->get("ici_bw_oneway"))});
+      double host_egress = host_dcn_bw(N / H, c->get("dcn_bw"));
+      Pipeline two = pipeline({make_stage("DCN from the other hosts", "dcn", A * (H - 1) / H, host_egress),
+                               make_stage("PCIe into one chip", "pcie", A, c->get("pcie_bw"))});
+      tr.step("Route 1 (PCIe then ICI), slowest stage", "\\max_i T_i", one.stages[one.bottleneck].name, one.t_lower, "s");
+      tr.step("Route 2 (DCN then one PCIe link), slowest stage", "\\max_i T_i", two.stages[two.bottleneck].name, two.t_lower,
+              "s");
+      return Answers{};
+    };
+    p.model_answer =
+        "Load each shard over its own chip's PCIe link (all 16 links work in parallel), then gather the "
+        "shards onto TPU{0,0} over ICI. The other route pushes half the array over the slow DCN and then "
+        "squeezes the whole array through the single PCIe link of the destination chip, which alone takes "
+        "over a second; ICI is far faster than DCN and many PCIe links beat one.";
+    r.add(std::move(p));
+  }
+  {
+    Problem p = base("tpus.Q6.b", "Parallel PCIe load time", "numeric",
+                     setting + "Each chip pulls its own shard over PCIe at {pcie_bw_per_chip_Bps}. How big "
+                               "is a shard, and how long does the load take?");
+    p.given = q6_common();
+    p.given.push_back(n("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", {1.6e10, 3.2e10, 1.5e10}));
+    p.slots = {slot("bytes_per_chip", "B", "shard bytes"), slot("t_pcie", "s", "PCIe load time")};
+    p.solve = [](const Inputs& in, Trace& tr) {
+      double A = in.num("a_bytes"), N = in.num("n_chips"), bw = in.num("pcie_bw_per_chip_Bps");
+      double per = tr.step("Shard per chip", "A / N", frac(tex(A), tex(N)), A / N, "B");
+      double t = tr.step("All links in parallel", "\\frac{A/N}{BW_{PCIe}}", frac(tex(per), tex(bw)),
+                         pcie_sharded_time(A, N, bw), "s");
+      return Answers{{"bytes_per_chip", per}, {"t_pcie", t}};
+    };
+    r.add(std::move(p));
+  }
+  {
+    Problem p = base("tpus.Q6.c", "ICI gather time onto one chip", "numeric",
+                     setting + "The destination, a corner chip, receives the other shards "
+                               "({fraction_received} of A) over its {links_into_dest} ICI links at "
+                               "{ici_bw_one_way_Bps} one way each. Give the bytes it receives, a lower "
+                               "bound on the gather time, and the estimate for a full AllGather of A over "
+                               "the same links.");
+    p.given = q6_common();
+    p.given.insert(p.given.end(), {n("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", {}, false, 1),
+                                   count("links_into_dest", 2, "ICI links into the destination", {1, 2, 4}),
+                                   n("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", {4.5e10, 9e10})});
+    p.slots = {slot("bytes_received", "B", "bytes received over ICI"), slot("t_ici", "s", "gather time (lower bound)"),
+               slot("t_allgather_estimate", "s", "AllGather estimate")};
+    p.solve = [](const Inputs& in, Trace& tr) {
+      double A = in.num("a_bytes"), f = in.num("fraction_received"), bw = in.num("ici_bw_one_way_Bps");
+      int k = static_cast<int>(in.num("links_into_dest"));
+      double got = tr.step("Bytes that must arrive", "f \\cdot A", prod({f, A}), f * A, "B");
+      double t = tr.step("Receiving over k links", "\\frac{fA}{k W_{uni}}", frac(tex(got), prod({static_cast<double>(k), bw})),
+                         gather_time(got, k, bw), "s");
+      double ag = tr.step("A full AllGather moves about all of A through the same links", "\\frac{A}{k W_{uni}}",
+                          frac(tex(A), prod({static_cast<double>(k), bw})), gather_time(A, k, bw), "s");
+      tr.note("The load on the links is uneven in practice, so the real gather may take up to twice the bound.");
+      return Answers{{"bytes_received", got}, {"t_ici", t}, {"t_allgather_estimate", ag}};
+    };
+    r.add(std::move(p));
+  }
+  {
+    Problem p = base("tpus.Q6.d", "HBM to MXU streaming time", "numeric",
+                     setting + "Once gathered, A and the {vector_bytes} vector stream from HBM "
+                               "({hbm_bw_Bps}) into the MXU. How long does that take, and does A even fit "
+                               "in the destination's {hbm_capacity_per_chip_B} of HBM?");
+    p.given = q6_common();
+    p.given.insert(p.given.end(), {n("vector_bytes", "B", 2097152, "bytes of the bf16 vector"),
+                                   n("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", {8.2e11, 1.6e12}),
+                                   n("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", {1.6e10, 3.2e10})});
+    p.slots = {slot("t_hbm", "s", "HBM streaming time"), yes_no("a_fits_in_dest_hbm", "does A fit in the destination's HBM?")};
+    p.solve = [](const Inputs& in, Trace& tr) {
+      double A = in.num("a_bytes"), v = in.num("vector_bytes"), bw = in.num("hbm_bw_Bps"), cap = in.num("hbm_capacity_per_chip_B");
+      double t = tr.step("Stream A and the vector", "\\frac{A + v}{BW_{HBM}}", frac(tex(A) + " + " + tex(v), tex(bw)),
+                         transfer_time(A + v, bw), "s");
+      double fits = tr.step("A fits?", "A + v \\le C_{HBM}", tex(A + v) + " \\le " + tex(cap), A + v <= cap ? 1 : 0, "bool");
+      if (!fits) tr.note("It does not: A alone is larger than one chip's HBM, so the plan only works in pieces.");
+      return Answers{{"t_hbm", t}, {"a_fits_in_dest_hbm", fits}};
+    };
+    r.add(std::move(p));
+  }
+  {
+    Problem p = base("tpus.Q6.e", "FLOPs and compute time of final matmul", "numeric",
+                     setting + "How many FLOPs is the product {vector} x A, and how long does it take at "
+                               "{peak_bf16_flops_per_s}?");
+    p.given = q6_common();
+    p.given.insert(p.given.end(), {text("vector", "bf16[8, 131072]", "the vector"),
+                                   n("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", {1.97e14, 9.2e14})});
+    p.slots = {slot("flops", "flop", "FLOPs"), slot("t_flops", "s", "compute time")};
+    p.solve = [](const Inputs& in, Trace& tr) {
+      ArraySpec a = parse_array(in.text("a"), "a"), v = parse_array(in.text("vector"), "vector");
+      if (a.dims.size() != 2 || v.dims.size() != 2 || v.dims[1] != a.dims[0])
+        fail("vector", "vector: its last dimension must match A's first to multiply vector x A");
+      double B = v.dims[0], D = a.dims[0], F = a.dims[1], peak = in.num("peak_bf16_flops_per_s");
+      double f = tr.step("FLOPs", "2 B D F", prod({2, B, D, F}), matmul_flops(B, D, F), "flop");
+      double t = tr.step("At peak", "\\mathrm{FLOPs}/\\mathrm{peak}", frac(tex(f), tex(peak)), f / peak, "s");
+      return Answers{{"flops", f}, {"t_flops", t}};
+    };
+    r.add(std::move(p));
+  }
+  {
+    Problem p = base("tpus.Q6.f", "End-to-end time of the gather-and-multiply job", "numeric",
+                     setting + "With PCIe at {pcie_bw_per_chip_Bps} per chip, ICI at {ici_bw_one_way_Bps} "
+                               "one way over {links_into_dest} links into the destination, HBM at "
+                               "{hbm_bw_Bps} and {peak_bf16_flops_per_s} of bf16: how long does the job take "
+                               "if its stages overlap perfectly, and if they run one after another?");
+    p.given = q6_common();
+    p.given.insert(p.given.end(),
+                   {n("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", {1.6e10, 3.2e10}),
+                    n("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", {4.5e10, 9e10}),
+                    count("links_into_dest", 2, "ICI links into the destination", {2, 4}),
+                    n("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", {8.2e11, 1.6e12}),
+                    n("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", {1.97e14, 9.2e14}),
+                    n("vector_bytes", "B", 2097152, "bytes of the bf16 vector")});
+    p.slots = {slot("t_pipelined_lower", "s", "time with full overlap"), slot("t_serial_upper", "s", "time with no overlap")};
+    p.solve = [](const Inputs& in, Trace& tr) {
+      ArraySpec a = parse_array(in.text("a"), "a");
+      if (a.dims.size() != 2) fail("a", "a: A must be a matrix");
+      double A = in.num("a_bytes"), N = in.num("n_chips"), v = in.num("vector_bytes");
+      // The vector is bf16 [rows, D]: its rows are its elements over D.
+      double rows = v / hw::dtype_bytes("bf16", "vector_bytes") / a.dims[0];
+      double flops = matmul_flops(rows, a.dims[0], a.dims[1]);
+      Pipeline pl = q6_pipeline(A, N, in.num("pcie_bw_per_chip_Bps"), static_cast<int>(in.num("links_into_dest")),
+                                in.num("ici_bw_one_way_Bps"), in.num("hbm_bw_Bps"), v, flops, in.num("peak_bf16_flops_per_s"));
+      std::string sum, list;
+      for (const auto& s : pl.stages) {
+        tr.step(s.name, "T = \\mathrm{amount}/\\mathrm{rate}", frac(tex(s.amount), tex(s.rate)), s.seconds, "s");
+        sum += (sum.empty() ? "" : " + ") + tex(s.seconds);
+        list += (list.empty() ? "" : ", ") + tex(s.seconds);
+      }
+      double lo = tr.step("Full overlap: the slowest stage (" + pl.stages[pl.bottleneck].name + ")", "\\max_i T_i",
+                          "\\max(" + list + ")", pl.t_lower, "s");
+      double hi = tr.step("No overlap: the sum", "\\sum_i T_i", sum, pl.t_upper, "s");
+      return Answers{{"t_pipelined_lower", lo}, {"t_serial_upper", hi}};
+    };
+    r.add(std::move(p));
+  }
+}
+
+}  // namespace
+
+void register_problems(Registry& r) {
+  e1(r);
+  e2(r);
+  e3(r);
+  e4(r);
+  e5(r);
+  e6(r);
+  e7(r);
+  e8(r);
+  e9(r);
+  e10(r);
+  pq1(r);
+  q1(r);
+  q2(r, "tpus.Q2.a", "Inventory of a full v5e pod", "v5e", "16x16", "4x2", 1, 1.97e14, 1.6e10, 0.025);
+  q2(r, "tpus.Q2.b", "Inventory of a full v5p pod", "v5p", "16x20x28", "2x2x1", 2, 4.59e14, 9.6e10, 0.02);
+  q3(r);
+  q4(r, false);
+  q4(r, true);
+  q5(r, false);
+  q5(r, true);
+  q6(r);
+}
+
+}  // namespace sb::tpus

@@ -1,0 +1,279 @@
+// The `scaling` command: the same registry and JSON entry point as the web page, in a terminal.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "core/api.hpp"
+#include "core/error.hpp"
+#include "core/registry.hpp"
+#include "core/units.hpp"
+
+using sb::json;
+
+namespace {
+
+const char* kUsage = R"(scaling: the calculators and exercises of "How To Scale Your Model"
+
+usage:
+  scaling list [--json]                      calculators and problems
+  scaling calc NAME [--PARAM VALUE ...] [--json]
+                                             run a calculator (scaling calc NAME --help)
+  scaling problem ID [--json]                a problem: statement, answers, derivation
+  scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]
+                                             grade answers; exit 0 correct, 1 wrong, 2 bad input
+  scaling problems [--json]                  every problem's computed answers
+  scaling chips [--json]                     the hardware tables with sources
+Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
+)";
+
+// Terminal-friendly TeX: enough to read a derivation without a renderer.
+std::string detex(std::string s) {
+  auto rep = [&](const std::string& a, const std::string& b) {
+    for (size_t p = s.find(a); p != std::string::npos; p = s.find(a, p + b.size())) s.replace(p, a.size(), b);
+  };
+  rep("\\frac", "");
+  rep("}{", ")/(");
+  rep("\\cdot", "*");
+  rep("\\times", "x");
+  rep("\\left", "");
+  rep("\\right", "");
+  rep("\\,", " ");
+  rep("\\max", "max");
+  rep("\\min", "min");
+  rep("\\text", "");
+  rep("\\mathrm", "");
+  rep("\\approx", "~");
+  rep("\\le", "<=");
+  rep("\\ge", ">=");
+  rep("{", "(");
+  rep("}", ")");
+  return s;
+}
+
+int print_error(const json& r, bool as_json) {
+  if (as_json) std::cout << r.dump(2) << "\n";
+  const auto& e = r["error"];
+  std::cerr << "error";
+  if (e.contains("field") && !e["field"].get<std::string>().empty()) std::cerr << " in " << e["field"].get<std::string>();
+  std::cerr << ": " << e["message"].get<std::string>() << "\n";
+  return 2;
+}
+
+void print_trace(const json& trace) {
+  if (trace.empty()) return;
+  std::cout << "\nderivation:\n";
+  for (const auto& s : trace) {
+    std::cout << "  " << s["what"].get<std::string>();
+    if (s.contains("formula")) {
+      std::cout << ": " << detex(s["formula"].get<std::string>());
+      if (s.contains("numbers")) std::cout << " = " << detex(s["numbers"].get<std::string>());
+      if (s.contains("text")) std::cout << " = " << s["text"].get<std::string>();
+    }
+    std::cout << "\n";
+  }
+}
+
+void print_help_params(const std::string& title, const std::string& doc, const std::vector<sb::Param>& ps) {
+  std::cout << title << "\n";
+  if (!doc.empty()) std::cout << doc << "\n";
+  std::cout << "\nparameters:\n";
+  for (const auto& p : ps) {
+    json j = sb::to_json(p);
+    std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>() : p.def_text;
+    std::cout << "  --" << p.name << "  " << p.doc << " (default " << def;
+    if (!p.choices.empty() && !p.chip) {
+      std::cout << "; one of";
+      for (const auto& c : p.choices) std::cout << " " << c;
+    }
+    if (p.chip) std::cout << "; any chip id, see scaling chips";
+    std::cout << ")\n";
+  }
+  std::cout << "  --json  machine-readable output\n";
+}
+
+// --name value pairs into a JSON object of strings (the core parses units).
+bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& as_json, bool& help) {
+  for (size_t i = from; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--json") { as_json = true; continue; }
+    if (a == "--help" || a == "-h") { help = true; continue; }
+    if (a.rfind("--", 0) != 0) { std::cerr << "error: expected --NAME VALUE, got '" << a << "'\n"; return false; }
+    std::string name = a.substr(2), val;
+    size_t eq = name.find('=');
+    if (eq != std::string::npos) { val = name.substr(eq + 1); name = name.substr(0, eq); }
+    else if (i + 1 < args.size()) val = args[++i];
+    else { std::cerr << "error in " << name << ": --" << name << " needs a value\n"; return false; }
+    out[name] = val;
+  }
+  return true;
+}
+
+int cmd_list(bool as_json) {
+  json r = sb::api::handle(json{{"op", "list"}});
+  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  std::cout << "calculators:\n";
+  for (const auto& c : r["calculators"]) std::cout << "  " << c["name"].get<std::string>() << "  " << c["title"].get<std::string>() << "\n";
+  std::cout << "problems:\n";
+  for (const auto& p : r["problems"]) std::cout << "  " << p["id"].get<std::string>() << "  " << p["title"].get<std::string>() << "\n";
+  return 0;
+}
+
+int cmd_calc(const std::vector<std::string>& args) {
+  if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
+    std::cout << "usage: scaling calc NAME [--PARAM VALUE ...] [--json]\n\ncalculators:\n";
+    for (const auto& c : sb::Registry::get().calculators()) std::cout << "  " << c.name << "  " << c.title << "\n";
+    return args.size() < 3 ? 2 : 0;
+  }
+  json inputs = json::object();
+  bool as_json = false, help = false;
+  if (!flags(args, 3, inputs, as_json, help)) return 2;
+  if (help) {
+    try {
+      const auto& c = sb::Registry::get().calculator(args[2]);
+      print_help_params("scaling calc " + c.name + ": " + c.title, c.doc, c.params);
+      return 0;
+    } catch (const sb::InputError& e) { std::cerr << "error: " << e.what() << "\n"; return 2; }
+  }
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", args[2]}, {"inputs", inputs}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  std::cout << args[2] << "\n";
+  if (r.contains("values"))
+    for (auto it = r["values"].begin(); it != r["values"].end(); ++it) {
+      const auto& v = it.value();
+      if (v.is_object() && v.contains("text"))
+        std::cout << "  " << (v.contains("label") ? v["label"].get<std::string>() : it.key()) << ": " << v["text"].get<std::string>() << "\n";
+    }
+  if (r.contains("verdict") && r["verdict"].is_string()) std::cout << "verdict: " << r["verdict"].get<std::string>() << "\n";
+  if (r.contains("notes"))
+    for (const auto& n : r["notes"]) if (n.is_string()) std::cout << "note: " << n.get<std::string>() << "\n";
+  print_trace(r["trace"]);
+  return 0;
+}
+
+int cmd_problem(const std::vector<std::string>& args) {
+  if (args.size() < 3 || args[2] == "--help") { std::cout << "usage: scaling problem ID [--json]\n"; return args.size() < 3 ? 2 : 0; }
+  bool as_json = args.size() > 3 && args[3] == "--json";
+  json r = sb::api::handle(json{{"op", "problem"}, {"id", args[2]}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  std::cout << r["id"].get<std::string>() << ": " << r["title"].get<std::string>() << "\n\n" << r["statement"].get<std::string>() << "\n\nanswers:\n";
+  for (const auto& s : r["slots"]) {
+    const auto& a = r["answers"][s["name"].get<std::string>()];
+    std::cout << "  " << s["name"].get<std::string>() << " = " << (a.contains("text") ? a["text"].get<std::string>() : detex(a.value("tex", ""))) << "\n";
+  }
+  if (r.contains("model_answer")) std::cout << "\nmodel answer: " << r["model_answer"].get<std::string>() << "\n";
+  if (r.contains("erratum")) std::cout << "\nerratum: " << r["erratum"].get<std::string>() << "\n";
+  print_trace(r["trace"]);
+  return 0;
+}
+
+int cmd_check(const std::vector<std::string>& args) {
+  if (args.size() < 3 || args[2] == "--help") {
+    std::cout << "usage: scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]\n"
+                 "exit status: 0 all correct, 1 some wrong, 2 bad input\n";
+    return args.size() < 3 ? 2 : 0;
+  }
+  json answers = json::object(), given = json::object();
+  bool as_json = false;
+  for (size_t i = 3; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--json") { as_json = true; continue; }
+    json* into = &answers;
+    if (a == "--given") {
+      if (i + 1 >= args.size()) { std::cerr << "error in given: --given needs NAME=VALUE\n"; return 2; }
+      a = args[++i];
+      into = &given;
+    }
+    size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) { std::cerr << "error: expected SLOT=ANSWER, got '" << a << "'\n"; return 2; }
+    (*into)[a.substr(0, eq)] = a.substr(eq + 1);
+  }
+  json r = sb::api::handle(json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  int code = 0;
+  for (const auto& x : r["results"]) {
+    std::string v = x["verdict"].get<std::string>();
+    if (v == "invalid") code = 2;
+    else if (v != "correct" && v != "empty" && code == 0) code = 1;
+  }
+  if (as_json) { std::cout << r.dump(2) << "\n"; return code; }
+  for (const auto& x : r["results"]) {
+    std::string v = x["verdict"].get<std::string>();
+    if (v == "empty") continue;
+    std::cout << x["slot"].get<std::string>() << ": " << v;
+    if (v == "invalid") std::cout << " (" << x["error"]["message"].get<std::string>() << ")";
+    else if (v != "correct" && x.contains("expected_text")) std::cout << "; expected " << detex(x["expected_text"].get<std::string>());
+    std::cout << "\n";
+    if (x.contains("hint") && !x["hint"].get<std::string>().empty()) std::cout << "  hint: " << x["hint"].get<std::string>() << "\n";
+  }
+  return code;
+}
+
+int cmd_problems(bool as_json) {
+  json out = json::array();
+  for (const auto& p : sb::Registry::get().problems()) {
+    json r = sb::api::handle(json{{"op", "problem"}, {"id", p.id}});
+    json answers = json::array();
+    if (r["ok"].get<bool>())
+      for (const auto& s : r["slots"]) {
+        if (s["kind"] == "formula") continue;
+        const auto& a = r["answers"][s["name"].get<std::string>()];
+        answers.push_back({{"slot", s["name"]}, {"unit", s["unit"]}, {"value", a["value"]}});
+      }
+    else
+      std::cerr << "error in " << p.id << ": " << r["error"]["message"].get<std::string>() << "\n";
+    out.push_back({{"id", p.id}, {"answers", answers}});
+  }
+  if (as_json) { std::cout << out.dump(1) << "\n"; return 0; }
+  for (const auto& p : out) {
+    std::cout << p["id"].get<std::string>() << "\n";
+    for (const auto& a : p["answers"])
+      std::cout << "  " << a["slot"].get<std::string>() << " = "
+                << (a["value"].is_number() ? sb::units::format(a["value"].get<double>(), a["unit"].get<std::string>()) : "n/a") << "\n";
+  }
+  return 0;
+}
+
+int cmd_chips(bool as_json) {
+  json r = sb::api::handle(json{{"op", "chips"}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  for (const auto& c : r["chips"]) {
+    std::cout << c["id"].get<std::string>() << "  " << c["name"].get<std::string>() << "\n";
+    for (auto it = c["specs"].begin(); it != c["specs"].end(); ++it) {
+      const auto& s = it.value();
+      std::string v = s.contains("text") ? s["text"].get<std::string>()
+                      : s["value"].is_number() ? sb::units::format(s["value"].get<double>(), s.value("unit", "count")) : "?";
+      std::cout << "    " << it.key() << " = " << v << "   [" << s.value("source", "") << "]\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  try {
+    if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
+      std::cout << kUsage;
+      return args.size() < 2 ? 2 : 0;
+    }
+    const std::string& cmd = args[1];
+    bool as_json = args.size() > 2 && args[2] == "--json";
+    bool help = args.size() > 2 && (args[2] == "--help" || args[2] == "-h");
+    if (cmd == "list") { if (help) { std::cout << "usage: scaling list [--json]\n"; return 0; } return cmd_list(as_json); }
+    if (cmd == "calc") return cmd_calc(args);
+    if (cmd == "problem") return cmd_problem(args);
+    if (cmd == "check") return cmd_check(args);
+    if (cmd == "problems") { if (help) { std::cout << "usage: scaling problems [--json]\nevery problem's answers computed by the chapter models\n"; return 0; } return cmd_problems(as_json); }
+    if (cmd == "chips") { if (help) { std::cout << "usage: scaling chips [--json]\n"; return 0; } return cmd_chips(as_json); }
+    std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,213 @@
+#include "core/api.hpp"
+
+#include <cmath>
+#include <random>
+
+#include "core/check.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/units.hpp"
+
+namespace sb::api {
+namespace {
+
+std::string str(const json& req, const char* key) {
+  if (!req.contains(key)) fail(key, std::string("the request needs '") + key + "'", "missing");
+  if (!req[key].is_string()) fail(key, std::string("'") + key + "' must be a string", "wrong_type");
+  return req[key].get<std::string>();
+}
+
+const json& obj(const json& req, const char* key) {
+  static const json empty = json::object();
+  if (!req.contains(key) || req[key].is_null()) return empty;
+  if (!req[key].is_object()) fail(key, std::string("'") + key + "' must be a JSON object", "wrong_type");
+  return req[key];
+}
+
+// "{B}" in a statement becomes the input's value with its unit.
+std::string render(const std::string& statement, const Problem& p, const Inputs& in) {
+  std::string out;
+  for (size_t i = 0; i < statement.size(); ++i) {
+    if (statement[i] == '{') {
+      size_t close = statement.find('}', i);
+      if (close != std::string::npos) {
+        std::string name = statement.substr(i + 1, close - i - 1);
+        for (const auto& g : p.given)
+          if (g.name == name) {
+            out += g.kind == Param::Kind::Number
+                       ? units::format(in.num(name), g.unit.empty() ? "count" : g.unit)
+                       : in.text(name);
+            i = close;
+            goto next;
+          }
+      }
+    }
+    out += statement[i];
+  next:;
+  }
+  return out;
+}
+
+json op_list() {
+  const auto& r = Registry::get();
+  json calcs = json::array(), probs = json::array();
+  for (const auto& c : r.calculators())
+    calcs.push_back({{"name", c.name}, {"chapter", c.chapter}, {"title", c.title}, {"doc", c.doc},
+                     {"params", schema_json(c.params)}});
+  for (const auto& p : r.problems())
+    probs.push_back({{"id", p.id}, {"chapter", p.chapter}, {"title", p.title}, {"kind", p.kind}});
+  return {{"calculators", calcs}, {"problems", probs}};
+}
+
+json op_calc(const json& req) {
+  const auto& c = Registry::get().calculator(str(req, "name"));
+  Inputs in(c.params, obj(req, "inputs"));
+  Trace tr;
+  json out = c.run(in, tr);
+  if (!out.is_object()) out = {{"values", out}};
+  out["name"] = c.name;
+  out["inputs"] = in.all();
+  out["trace"] = tr.to_json();
+  return out;
+}
+
+json op_variant(const json& req) {
+  const auto& p = Registry::get().problem(str(req, "id"));
+  uint64_t seed = 1;
+  if (req.contains("seed")) {
+    if (!req["seed"].is_number()) fail("seed", "seed must be a number", "wrong_type");
+    double s = req["seed"].get<double>();
+    if (!std::isfinite(s)) fail("seed", "seed must be finite", "bad_number");
+    seed = static_cast<uint64_t>(std::fabs(std::fmod(s, 1e15)));
+  }
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 1);
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    json given = json::object();
+    for (const auto& g : p.given) {
+      if (g.variants.empty()) continue;
+      given[g.name] = g.variants[rng() % g.variants.size()];
+    }
+    try {
+      Inputs in(p.given, given);
+      Trace tr;
+      if (p.solve) {
+        Answers a = p.solve(in, tr);
+        bool finite = true;
+        for (const auto& [k, v] : a) finite = finite && std::isfinite(v);
+        if (!finite) continue;
+      }
+      return {{"id", p.id}, {"given", given}};
+    } catch (const InputError&) {
+      continue;  // this combination is not a valid problem; draw again
+    }
+  }
+  return {{"id", p.id}, {"given", json::object()}};
+}
+
+json op_parse(const json& req) {
+  std::string unit = str(req, "unit");
+  if (!units::known(unit)) fail("unit", "unknown unit id '" + unit.substr(0, 40) + "'", "bad_unit");
+  double v = units::parse(str(req, "text"), unit, "text");
+  return {{"value", v}, {"text", units::format(v, unit)}};
+}
+
+// Rejects nesting deeper than nlohmann's recursive parser can take safely in a small stack.
+bool too_deep(const std::string& s, int limit) {
+  int depth = 0;
+  bool in_str = false, esc = false;
+  for (char c : s) {
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') in_str = true;
+    else if (c == '[' || c == '{') { if (++depth > limit) return true; }
+    else if (c == ']' || c == '}') --depth;
+  }
+  return false;
+}
+
+json error(const std::string& code, const std::string& field, const std::string& message) {
+  return {{"ok", false}, {"error", {{"code", code}, {"field", field}, {"message", message}}}};
+}
+
+}  // namespace
+
+json solve_problem(const std::string& id, const json& given) {
+  const auto& p = Registry::get().problem(id);
+  Inputs in(p.given, given);
+  Trace tr;
+  Answers a = p.solve ? p.solve(in, tr) : Answers{};
+  json g = json::array();
+  for (const auto& param : p.given) {
+    json j = to_json(param);
+    j["value"] = in.all()[param.name];
+    j["text"] = param.kind == Param::Kind::Number
+                    ? units::format(in.num(param.name), param.unit.empty() ? "count" : param.unit)
+                    : in.text(param.name);
+    j["variable"] = !param.variants.empty();
+    g.push_back(j);
+  }
+  json slots = json::array(), answers = json::object();
+  for (const auto& s : p.slots) {
+    slots.push_back(to_json(s));
+    if (s.kind == Slot::Kind::Formula) {
+      answers[s.name] = {{"tex", s.formula_tex}};
+    } else {
+      auto it = a.find(s.name);
+      double v = it == a.end() ? NAN : it->second;
+      answers[s.name] = value(v, s.kind == Slot::Kind::Bool ? "bool" : s.unit, s.label);
+    }
+  }
+  json out = {{"id", p.id},           {"chapter", p.chapter}, {"title", p.title},
+              {"kind", p.kind},       {"statement", render(p.statement, p, in)},
+              {"given", g},           {"slots", slots},       {"answers", answers},
+              {"trace", tr.to_json()}};
+  if (!p.model_answer.empty()) out["model_answer"] = p.model_answer;
+  if (!p.erratum.empty()) out["erratum"] = p.erratum;
+  if (!p.hint.empty()) out["hint"] = p.hint;
+  return out;
+}
+
+json handle(const json& req) {
+  try {
+    if (!req.is_object()) fail("request", "the request must be a JSON object with an 'op'", "wrong_type");
+    std::string op = str(req, "op");
+    json out;
+    if (op == "list") out = op_list();
+    else if (op == "calc") out = op_calc(req);
+    else if (op == "problem") out = solve_problem(str(req, "id"), obj(req, "given"));
+    else if (op == "check")
+      out = check::grade(Registry::get().problem(str(req, "id")),
+                         req.contains("answers") ? req["answers"] : json::object(), obj(req, "given"));
+    else if (op == "variant") out = op_variant(req);
+    else if (op == "chips") out = hw::chips_json();
+    else if (op == "parse") out = op_parse(req);
+    else fail("op", "unknown op '" + op.substr(0, 40) + "'; ops: list, calc, problem, check, variant, chips, parse", "unknown_op");
+    out["ok"] = true;
+    return out;
+  } catch (const InputError& e) {
+    return error(e.code, e.field, e.what());
+  } catch (const json::exception& e) {
+    return error("bad_json", "request", std::string("malformed request: ") + e.what());
+  } catch (const std::exception& e) {
+    return error("internal", "", std::string("internal error: ") + e.what());
+  } catch (...) {
+    return error("internal", "", "internal error");
+  }
+}
+
+std::string handle(const std::string& text) {
+  try {
+    if (text.size() > (1u << 20)) return error("too_large", "request", "the request is over 1 MiB").dump();
+    if (too_deep(text, 64)) return error("bad_json", "request", "the request nests too deeply").dump();
+    json req = json::parse(text, nullptr, false);
+    if (req.is_discarded()) return error("bad_json", "request", "the request is not valid JSON").dump();
+    return handle(req).dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (...) {
+    return R"({"ok":false,"error":{"code":"internal","field":"","message":"internal error"}})";
+  }
+}
+
+}  // namespace sb::api

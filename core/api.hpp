@@ -1,0 +1,23 @@
+// The JSON entry point every face uses: the wasm binding, the CLI's --json, the fuzzer.
+// Request: {"op": "...", ...}; response: {"ok": true, ...} or {"ok": false, "error": {"code",
+// "message", "field"}}. It never throws.
+//   {"op": "list"}                                   calculators and problems with schemas
+//   {"op": "calc", "name", "inputs": {}}             a calculator's result and trace
+//   {"op": "problem", "id", "given": {}}             statement, inputs, slots, answers, trace
+//   {"op": "check", "id", "answers": {}, "given": {}} grading (see core/check.hpp)
+//   {"op": "variant", "id", "seed"}                  new inputs for "new variant"
+//   {"op": "chips"}                                  the hardware tables with sources
+//   {"op": "parse", "text", "unit"}                  a quantity parsed to base units
+#pragma once
+#include <string>
+#include "core/json.hpp"
+
+namespace sb::api {
+
+json handle(const json& request);
+std::string handle(const std::string& request_text);
+
+// Problem description + computed answers (used by `scaling problems --json` too).
+json solve_problem(const std::string& id, const json& given);
+
+}  // namespace sb::api

@@ -1,0 +1,209 @@
+// The chip tables, parsed once from the JSON that CMake embeds (data/chips.json -> kChipsJson).
+#include "core/hardware.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "core/error.hpp"
+
+namespace sb::hw {
+
+extern const char* const kChipsJson;
+
+namespace {
+
+// Lower-case and drop spaces, '-' and '_' so "TPU v5e", "tpu-v5e" and "tpuv5e" all match.
+std::string normalize(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
+    out.push_back(static_cast<char>(std::tolower(c)));
+  }
+  return out;
+}
+
+std::string lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string join(const std::vector<std::string>& xs) {
+  std::string out;
+  for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + xs[i];
+  return out;
+}
+
+// The embedded data is ours, not the reader's, but a broken file must still surface as a clear
+// error value rather than a crash in the wasm module.
+[[noreturn]] void bad_data(const std::string& message) {
+  throw InputError("bad_chip_data", "chips.json", "chips.json: " + message);
+}
+
+struct Tables {
+  std::vector<Chip> chips;
+  std::vector<std::string> dtype_names;           // widest first: fp32, bf16, fp8, int8, ...
+  std::map<std::string, double> dtype_bytes;
+  json sources = json::object();
+};
+
+Tables load() {
+  Tables t;
+  json doc = json::parse(kChipsJson, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) bad_data("not valid JSON");
+  if (doc.contains("sources") && doc["sources"].is_object()) t.sources = doc["sources"];
+
+  const json& dt = doc.value("dtypes", json::object());
+  if (!dt.is_object() || dt.empty()) bad_data("missing \"dtypes\"");
+  for (auto it = dt.begin(); it != dt.end(); ++it) {
+    if (!it.value().is_number()) bad_data("dtype " + it.key() + " has no byte size");
+    t.dtype_names.push_back(it.key());
+    t.dtype_bytes[it.key()] = it.value().get<double>();
+  }
+  std::stable_sort(t.dtype_names.begin(), t.dtype_names.end(),
+                   [&](const std::string& a, const std::string& b) {
+                     return t.dtype_bytes[a] > t.dtype_bytes[b];
+                   });
+
+  const json& list = doc.value("chips", json::array());
+  if (!list.is_array() || list.empty()) bad_data("missing \"chips\"");
+  for (const json& c : list) {
+    Chip chip;
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) bad_data("a chip without an id");
+    chip.id = c["id"].get<std::string>();
+    chip.name = c.value("name", chip.id);
+    chip.kind = c.value("kind", "");
+    if (c.contains("aliases") && c["aliases"].is_array())
+      for (const json& a : c["aliases"])
+        if (a.is_string()) chip.aliases.push_back(a.get<std::string>());
+    const json& specs = c.value("specs", json::object());
+    if (!specs.is_object()) bad_data(chip.id + ": specs is not an object");
+    for (auto it = specs.begin(); it != specs.end(); ++it) {
+      const json& s = it.value();
+      Spec spec;
+      if (s.contains("value") && s["value"].is_number()) {
+        spec.value = s["value"].get<double>();
+        spec.unit = s.value("unit", "");
+        if (spec.unit.empty()) bad_data(chip.id + "." + it.key() + " has no unit");
+      } else if (s.contains("text") && s["text"].is_string()) {
+        spec.text = s["text"].get<std::string>();
+      } else {
+        bad_data(chip.id + "." + it.key() + " has neither a value nor a text");
+      }
+      spec.source = s.value("source", "");
+      spec.note = s.value("note", "");
+      chip.specs[it.key()] = std::move(spec);
+    }
+    t.chips.push_back(std::move(chip));
+  }
+  return t;
+}
+
+const Tables& tables() {
+  static const Tables t = load();
+  return t;
+}
+
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+bool Chip::has(const std::string& key) const { return specs.count(key) > 0; }
+
+double Chip::get(const std::string& key, const std::string& field) const {
+  auto it = specs.find(key);
+  if (it == specs.end())
+    throw InputError("no_figure", field,
+                     "The book gives no " + key + " figure for " + name + ".");
+  if (it->second.unit.empty())
+    throw InputError("no_figure", field,
+                     name + "'s " + key + " is a text (\"" + it->second.text + "\"), not a number.");
+  return it->second.value;
+}
+
+std::string Chip::get_text(const std::string& key, const std::string& field) const {
+  auto it = specs.find(key);
+  if (it == specs.end())
+    throw InputError("no_figure", field,
+                     "The book gives no " + key + " figure for " + name + ".");
+  if (!it->second.unit.empty()) return fmt_number(it->second.value);
+  return it->second.text;
+}
+
+double Chip::peak(const std::string& dtype, const std::string& field) const {
+  const std::string d = lower(dtype);
+  dtype_bytes(d, field);  // an unknown dtype is a different mistake from a missing figure
+  const std::string key = "peak_flops_" + d;
+  if (!has(key))
+    throw InputError("no_figure", field,
+                     "The book gives no " + d + " peak FLOPs/s (" + key + ") for " + name + ".");
+  return get(key, field);
+}
+
+const std::vector<Chip>& chips() { return tables().chips; }
+
+const Chip& chip(const std::string& id, const std::string& field) {
+  const std::string want = normalize(id);
+  if (!want.empty()) {
+    for (const Chip& c : chips()) {
+      if (normalize(c.id) == want) return c;
+      for (const std::string& a : c.aliases)
+        if (normalize(a) == want) return c;
+    }
+  }
+  throw InputError("unknown_chip", field,
+                   "Unknown chip \"" + id + "\". Valid chips: " + join(chip_ids()) + ".");
+}
+
+std::vector<std::string> chip_ids() {
+  std::vector<std::string> ids;
+  for (const Chip& c : chips()) ids.push_back(c.id);
+  return ids;
+}
+
+json chips_json() {
+  json out = json::object();
+  json list = json::array();
+  for (const Chip& c : chips()) {
+    json specs = json::object();
+    for (const auto& [key, s] : c.specs) {
+      json j = json::object();
+      if (s.unit.empty()) j["text"] = s.text;
+      else j["value"] = s.value;
+      j["unit"] = s.unit;
+      j["source"] = s.source;
+      j["note"] = s.note;
+      specs[key] = std::move(j);
+    }
+    list.push_back({{"id", c.id},
+                    {"name", c.name},
+                    {"kind", c.kind},
+                    {"aliases", c.aliases},
+                    {"specs", std::move(specs)}});
+  }
+  out["chips"] = std::move(list);
+  json dt = json::object();
+  for (const auto& [name, bytes] : tables().dtype_bytes) dt[name] = bytes;
+  out["dtypes"] = std::move(dt);
+  out["sources"] = tables().sources;
+  return out;
+}
+
+double dtype_bytes(const std::string& dtype, const std::string& field) {
+  const auto& m = tables().dtype_bytes;
+  auto it = m.find(lower(dtype));
+  if (it == m.end())
+    throw InputError("unknown_dtype", field,
+                     "Unknown dtype \"" + dtype + "\". Valid dtypes: " + join(dtypes()) + ".");
+  return it->second;
+}
+
+const std::vector<std::string>& dtypes() { return tables().dtype_names; }
+
+}  // namespace sb::hw

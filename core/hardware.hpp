@@ -1,0 +1,44 @@
+// The chip tables: every TPU and GPU the book lists, loaded from data/chips.json (embedded at
+// build time), each figure with its unit and source. Quantities are in base units.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+#include "core/json.hpp"
+
+namespace sb::hw {
+
+struct Spec {
+  double value = 0;        // numeric specs
+  std::string text;        // text specs ("16x16", "2x2x1")
+  std::string unit;        // units id, or "" for text
+  std::string source;      // a key of chips.json "sources": "tpus.md spec table", "derived", ...
+  std::string note;
+};
+
+struct Chip {
+  std::string id;          // "v5e", "h100"
+  std::string name;        // "TPU v5e", "NVIDIA H100 SXM"
+  std::string kind;        // "tpu" or "gpu"
+  std::vector<std::string> aliases;
+  std::map<std::string, Spec> specs;
+
+  bool has(const std::string& key) const;
+  // Numeric spec; throws InputError(field) naming the chip and key when the book gives none.
+  double get(const std::string& key, const std::string& field = "chip") const;
+  std::string get_text(const std::string& key, const std::string& field = "chip") const;
+  // Peak FLOPs/s for a compute dtype ("bf16" -> peak_flops_bf16).
+  double peak(const std::string& dtype, const std::string& field = "dtype_compute") const;
+};
+
+const std::vector<Chip>& chips();
+// By id or alias, case-insensitive ("v5e", "TPU v5e", "tpu-v5e"); InputError(field) if unknown.
+const Chip& chip(const std::string& id, const std::string& field = "chip");
+std::vector<std::string> chip_ids();
+json chips_json();        // {"chips": [...], "dtypes": {...}, "sources": {...}}
+
+// Bytes per element: fp32 4, bf16 2, fp8 1, int8 1, int4 0.5. InputError(field) if unknown.
+double dtype_bytes(const std::string& dtype, const std::string& field);
+const std::vector<std::string>& dtypes();
+
+}  // namespace sb::hw

@@ -1,0 +1,5 @@
+#pragma once
+#include <nlohmann/json.hpp>
+namespace sb {
+using json = nlohmann::json;
+}

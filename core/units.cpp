@@ -1,0 +1,333 @@
+#include "core/units.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace sb::units {
+namespace {
+
+// Dimension exponents: time, bytes, FLOPs, tokens, dollars. Counts, ratios and chips are bare.
+struct Dim {
+  int t = 0, b = 0, f = 0, tok = 0, usd = 0;
+  bool operator==(const Dim&) const = default;
+};
+Dim operator-(Dim a) { return {-a.t, -a.b, -a.f, -a.tok, -a.usd}; }
+Dim operator+(Dim a, Dim b) {
+  return {a.t + b.t, a.b + b.b, a.f + b.f, a.tok + b.tok, a.usd + b.usd};
+}
+
+struct UnitInfo {
+  const char* id;
+  Dim dim;
+  const char* symbol;
+  const char* example;
+};
+
+const UnitInfo kUnits[] = {
+    {"s", {1, 0, 0, 0, 0}, "s", "1.2 ms"},
+    {"B", {0, 1, 0, 0, 0}, "B", "16 GB"},
+    {"flop", {0, 0, 1, 0, 0}, "FLOPs", "1.4e12 FLOPs"},
+    {"flop_per_s", {-1, 0, 1, 0, 0}, "FLOPs/s", "1.97e14 FLOPs/s"},
+    {"B_per_s", {-1, 1, 0, 0, 0}, "B/s", "45 GB/s"},
+    {"flop_per_B", {0, -1, 1, 0, 0}, "FLOPs/B", "240 FLOPs/B"},
+    {"tokens", {0, 0, 0, 1, 0}, "tokens", "4096 tokens"},
+    {"tokens_per_s", {-1, 0, 0, 1, 0}, "tokens/s", "1500 tokens/s"},
+    {"per_s", {-1, 0, 0, 0, 0}, "/s", "30 /s"},
+    {"count", {}, "", "8192"},
+    {"ratio", {}, "", "0.5"},
+    {"chips", {}, "chips", "256"},
+    {"usd", {0, 0, 0, 0, 1}, "$", "$1.20"},
+    {"usd_per_hour", {-1, 0, 0, 0, 1}, "$/h", "$4.20/h"},
+    {"bool", {}, "", "yes"},
+};
+
+const UnitInfo* find(std::string_view id) {
+  for (const auto& u : kUnits)
+    if (id == u.id) return &u;
+  return nullptr;
+}
+
+struct Base {
+  const char* name;
+  Dim dim;
+  double scale;
+};
+
+// Unit words a reader may type. Prefixes are tried only when the whole word is not listed here.
+const Base kBases[] = {
+    {"s", {1}, 1},          {"sec", {1}, 1},        {"secs", {1}, 1},
+    {"second", {1}, 1},     {"seconds", {1}, 1},    {"min", {1}, 60},
+    {"h", {1}, 3600},       {"hr", {1}, 3600},      {"hour", {1}, 3600},
+    {"hours", {1}, 3600},   {"day", {1}, 86400},    {"days", {1}, 86400},
+    {"B", {0, 1}, 1},       {"byte", {0, 1}, 1},    {"bytes", {0, 1}, 1},
+    {"b", {0, 1}, 0.125},   {"bit", {0, 1}, 0.125}, {"bits", {0, 1}, 0.125},
+    {"FLOP", {0, 0, 1}, 1}, {"FLOPs", {0, 0, 1}, 1}, {"flop", {0, 0, 1}, 1},
+    {"flops", {0, 0, 1}, 1}, {"OP", {0, 0, 1}, 1},  {"OPs", {0, 0, 1}, 1},
+    {"op", {0, 0, 1}, 1},   {"ops", {0, 0, 1}, 1},
+    // "FLOPS" and "OPS" in capitals are the common spelling of a rate.
+    {"FLOPS", {-1, 0, 1}, 1}, {"OPS", {-1, 0, 1}, 1},
+    {"token", {0, 0, 0, 1}, 1}, {"tokens", {0, 0, 0, 1}, 1}, {"tok", {0, 0, 0, 1}, 1},
+    {"USD", {0, 0, 0, 0, 1}, 1}, {"usd", {0, 0, 0, 0, 1}, 1}, {"dollars", {0, 0, 0, 0, 1}, 1},
+    {"$", {0, 0, 0, 0, 1}, 1},
+    {"Hz", {-1}, 1},
+    {"chip", {}, 1},        {"chips", {}, 1},       {"device", {}, 1},
+    {"devices", {}, 1},     {"x", {}, 1},           {"%", {}, 0.01},
+    {"elements", {}, 1},    {"params", {}, 1},
+};
+
+struct Prefix {
+  const char* p;
+  double scale;
+};
+const Prefix kPrefixes[] = {
+    {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+    {"Pi", 1125899906842624.0}, {"p", 1e-12}, {"n", 1e-9}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"\xCE\xBC", 1e-6},
+    {"m", 1e-3}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
+    {"E", 1e18},
+};
+
+bool word(std::string_view w, Dim& dim, double& scale) {
+  for (const auto& b : kBases)
+    if (w == b.name) {
+      dim = b.dim;
+      scale = b.scale;
+      return true;
+    }
+  for (const auto& p : kPrefixes) {
+    std::string_view pre(p.p);
+    if (w.size() > pre.size() && w.substr(0, pre.size()) == pre) {
+      auto rest = w.substr(pre.size());
+      for (const auto& b : kBases)
+        if (rest == b.name && b.dim != Dim{}) {
+          dim = b.dim;
+          scale = b.scale * p.scale;
+          return true;
+        }
+    }
+  }
+  return false;
+}
+
+std::string trim(std::string_view s) {
+  size_t a = 0, e = s.size();
+  while (a < e && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (e > a && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(a, e - a));
+}
+
+std::string dim_name(const Dim& d) {
+  for (const auto& u : kUnits)
+    if (u.dim == d && u.symbol[0]) return std::string("a quantity in ") + u.symbol;
+  if (d == Dim{}) return "a plain number";
+  return "a unit of another kind";
+}
+
+}  // namespace
+
+bool known(std::string_view unit) { return find(unit) != nullptr; }
+
+double parse(std::string_view raw, std::string_view unit, const std::string& field) {
+  const UnitInfo* u = find(unit);
+  if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
+  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
+  std::string s = trim(raw);
+  if (s.empty()) fail(field, "no value given; type a number like " + std::string(u->example), "empty");
+
+  if (std::string(unit) == "bool") {
+    std::string l;
+    for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l == "yes" || l == "true" || l == "1" || l == "y") return 1;
+    if (l == "no" || l == "false" || l == "0" || l == "n") return 0;
+    fail(field, "expected yes or no, got '" + s + "'", "bad_number");
+  }
+
+  double sign_scale = 1;
+  if (s[0] == '$') s = trim(s.substr(1)), s += " $";
+  // Digits may be grouped with commas, underscores or thin spaces: "1,024", "8_192".
+  std::string num;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) num += s[i++];
+  bool digits = false;
+  while (i < s.size()) {
+    char c = s[i];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      num += c;
+      digits = digits || std::isdigit(static_cast<unsigned char>(c));
+      ++i;
+    } else if ((c == ',' || c == '_') && digits && i + 1 < s.size() &&
+               std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
+      ++i;
+    } else if ((c == 'e' || c == 'E') && digits && i + 1 < s.size() &&
+               (std::isdigit(static_cast<unsigned char>(s[i + 1])) ||
+                ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < s.size() &&
+                 std::isdigit(static_cast<unsigned char>(s[i + 2]))))) {
+      num += c;
+      num += s[i + 1];
+      i += 2;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) num += s[i++];
+      break;
+    } else {
+      break;
+    }
+  }
+  if (!digits) fail(field, "'" + s + "' does not start with a number; try " + u->example, "bad_number");
+  char* end = nullptr;
+  double v = std::strtod(num.c_str(), &end);
+  if (!end || *end != '\0') fail(field, "'" + num + "' is not a number", "bad_number");
+  // "x 10^k" or "*10^k" after the mantissa, as written in the book.
+  std::string rest = trim(std::string_view(s).substr(i));
+  for (const char* times : {"x10^", "x 10^", "*10^", "* 10^", "\xC3\x97" "10^", "\xC3\x97 10^"}) {
+    std::string t(times);
+    if (rest.rfind(t, 0) == 0) {
+      size_t j = t.size();
+      std::string e;
+      if (j < rest.size() && (rest[j] == '-' || rest[j] == '+')) e += rest[j++];
+      while (j < rest.size() && std::isdigit(static_cast<unsigned char>(rest[j]))) e += rest[j++];
+      if (e.empty() || e == "-" || e == "+") fail(field, "missing exponent after 10^", "bad_number");
+      v *= std::pow(10.0, std::atof(e.c_str()));
+      rest = trim(std::string_view(rest).substr(j));
+      break;
+    }
+  }
+
+  Dim dim{};
+  double scale = 1;
+  if (!rest.empty()) {
+    // A bare multiplier on a count: "2k", "1.5M".
+    bool bare_done = false;
+    if (u->dim == Dim{} && (rest == "k" || rest == "K" || rest == "M" || rest == "G" || rest == "T")) {
+      scale = rest == "M" ? 1e6 : rest == "G" ? 1e9 : rest == "T" ? 1e12 : 1e3;
+      bare_done = true;
+    }
+    if (!bare_done) {
+      // "<num> <prefix>unit[/<prefix>unit]" or "... per unit".
+      std::string r = " " + rest;
+      size_t per = r.find(" per ");
+      std::string top = r, bottom;
+      if (per != std::string::npos) {
+        top = trim(r.substr(0, per));
+        bottom = trim(r.substr(per + 5));
+        if (bottom.find('/') != std::string::npos || bottom.find(" per ") != std::string::npos)
+          fail(field, "only one 'per' is allowed in a unit", "bad_unit");
+      } else if (size_t sl = r.find('/'); sl != std::string::npos) {
+        r = trim(r);
+        sl = r.find('/');
+        top = trim(r.substr(0, sl));
+        bottom = trim(r.substr(sl + 1));
+        if (bottom.find('/') != std::string::npos) fail(field, "only one '/' is allowed in a unit", "bad_unit");
+      }
+      // Scale words before the unit ("2 M tokens", "1.5 k chips").
+      Dim dt{};
+      double st = 1;
+      top = trim(top);
+      if (!top.empty() && top != "1") {
+        size_t sp = top.find(' ');
+        if (sp != std::string::npos) {
+          std::string pre = trim(top.substr(0, sp)), w = trim(top.substr(sp + 1));
+          Dim d0; double s0;
+          if (pre.size() == 1 && std::string("kKMGT").find(pre[0]) != std::string::npos && word(w, d0, s0)) {
+            dt = d0;
+            st = s0 * (pre == "M" ? 1e6 : pre == "G" ? 1e9 : pre == "T" ? 1e12 : 1e3);
+          } else {
+            fail(field, "cannot read the unit '" + rest + "'; try " + u->example, "bad_unit");
+          }
+        } else if (!word(top, dt, st)) {
+          fail(field, "unknown unit '" + top + "'; try " + u->example, "bad_unit");
+        }
+      }
+      Dim db{};
+      double sb_ = 1;
+      if (per != std::string::npos || r.find('/') != std::string::npos) {
+        if (bottom.empty() || !word(bottom, db, sb_))
+          fail(field, "unknown unit '" + bottom + "' after '/'; try " + u->example, "bad_unit");
+      }
+      dim = dt + (-db);
+      scale = st / sb_;
+    }
+  }
+  if (!rest.empty() && dim != u->dim) {
+    fail(field, "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(dim) +
+                    " ('" + rest + "')",
+         "wrong_unit");
+  }
+  v *= scale * sign_scale;
+  if (!std::isfinite(v)) fail(field, "the value is not a finite number", "bad_number");
+  return v;
+}
+
+std::string number(double v, int sig) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return "0";
+  double a = std::fabs(v);
+  char buf[64];
+  if (a >= 1e6 || a < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.*e", sig - 1, v);
+    // 1.970e+14 -> 1.97e14
+    std::string s(buf);
+    size_t e = s.find('e');
+    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+    if (mant.find('.') != std::string::npos) {
+      while (mant.back() == '0') mant.pop_back();
+      if (mant.back() == '.') mant.pop_back();
+    }
+    int exi = std::atoi(ex.c_str());
+    return mant + "e" + std::to_string(exi);
+  }
+  std::snprintf(buf, sizeof buf, "%.*g", sig, v);
+  std::string s(buf);
+  if (s.find('e') != std::string::npos) {  // %g chose exponent form for e.g. 123456 with sig 4
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    s = buf;
+  }
+  return s;
+}
+
+std::string symbol(std::string_view unit) {
+  const UnitInfo* u = find(unit);
+  return u ? u->symbol : std::string(unit);
+}
+
+std::string example(std::string_view unit) {
+  const UnitInfo* u = find(unit);
+  return u ? u->example : "";
+}
+
+namespace {
+std::string prefixed(double v, const char* sym, bool small_too) {
+  struct P { double s; const char* p; };
+  static const P big[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  static const P tiny[] = {{1, ""}, {1e-3, "m"}, {1e-6, "\xC2\xB5"}, {1e-9, "n"}, {1e-12, "p"}};
+  double a = std::fabs(v);
+  if (a == 0 || !std::isfinite(v)) return number(v) + " " + sym;
+  for (const auto& p : big)
+    if (a >= p.s) return number(v / p.s) + " " + p.p + sym;
+  if (small_too)
+    for (const auto& p : tiny)
+      if (a >= p.s * 0.9999999) return number(v / p.s) + " " + p.p + sym;
+  return number(v) + " " + sym;
+}
+}  // namespace
+
+std::string format(double v, std::string_view unit) {
+  std::string u(unit);
+  if (u == "s") {
+    if (std::fabs(v) >= 3600 * 24) return number(v / 86400) + " days";
+    if (std::fabs(v) >= 3600) return number(v / 3600) + " h";
+    return prefixed(v, "s", true);
+  }
+  if (u == "B") return prefixed(v, "B", false);
+  if (u == "B_per_s") return prefixed(v, "B/s", false);
+  if (u == "bool") return v != 0 ? "yes" : "no";
+  if (u == "usd") return "$" + number(v);
+  if (u == "usd_per_hour") return "$" + number(v) + "/h";
+  std::string sym = symbol(unit);
+  return sym.empty() ? number(v) : number(v) + " " + sym;
+}
+
+}  // namespace sb::units

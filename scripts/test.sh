@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every test layer, in order: GoogleTest (ctest), node tests of the wasm module, browser tests in
+# headless Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under
+# ASan + UBSan. Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+
+echo "== GoogleTest"
+ctest --test-dir build/native --output-on-failure -j 2
+
+echo "== node tests of the wasm module"
+node --test tests/node/
+
+echo "== browser tests (headless Chromium)"
+node --test --test-concurrency=1 tests/browser/
+
+echo "== fuzzers (bounded)"
+FUZZ_RUNS="${FUZZ_RUNS:-20000}" scripts/fuzz.sh
+
+if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
+  echo "== GoogleTest under ASan + UBSan"
+  scripts/asan.sh
+fi

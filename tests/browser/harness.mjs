@@ -1,0 +1,128 @@
+// Browser-test harness: builds the site, serves it with web/serve.mjs on a free port, drives
+// Debian's Chromium through playwright-core, and fails a test on any console error, page error,
+// failed request or Content-Security-Policy violation.
+//   const s = await startSite(); const page = await s.page('index.html'); ...; await s.close();
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const shots = process.env.SB_SHOTS || '/tmp/shots';
+const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
+
+let built = false;
+// Builds build/site once per test process (SB_SKIP_BUILD=1 uses what is there).
+export async function buildSite() {
+  if (built || process.env.SB_SKIP_BUILD === '1') return;
+  const { build } = await import(path.join(root, 'web', 'build.mjs'));
+  build({ quiet: true });
+  built = true;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+function startServer(port) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs')], {
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`server did not start: ${out}`)); }, 10000);
+    const onData = (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[^\s]+\//);
+      if (m) { clearTimeout(timer); resolve({ child, url: m[0] }); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited (${code}): ${out}`)); });
+  });
+}
+
+// Starts server + browser. Each page() gets a fresh context (fresh storage) unless one is passed.
+export async function startSite() {
+  await buildSite();
+  fs.mkdirSync(shots, { recursive: true });
+  const port = await freePort();
+  const { child, url } = await startServer(port);
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
+    });
+  } catch (e) {
+    child.kill();
+    throw e;
+  }
+  const problems = [];
+  const watch = (page) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console error on ${page.url()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`page error on ${page.url()}: ${err.message}`));
+    page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+    page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`); });
+  };
+  // CSP violations also reach the console, but record them explicitly too.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI}`);
+    });
+  });
+  context.on('page', watch);
+  for (const p of context.pages()) watch(p);
+
+  return {
+    url,
+    context,
+    problems,
+    // Opens `rel` (relative to the site root) in a new tab and waits for the widgets to settle.
+    async page(rel = 'index.html') {
+      const page = await context.newPage();
+      await page.goto(new URL(rel, url).href, { waitUntil: 'load' });
+      return page;
+    },
+    // A fresh reader: clears the site's localStorage (the profile is shared by the tests of a file).
+    async reset() {
+      const page = await context.newPage();
+      // A plain resource of the origin is enough to reach its storage; the browser's own favicon
+      // request for it is answered here rather than by a 404.
+      await page.route('**/favicon.ico', (r) => r.fulfill({ status: 204, body: '' }));
+      await page.goto(new URL('css/site.css', url).href);
+      await page.evaluate(() => localStorage.clear());
+      await page.close();
+    },
+    // Throws if anything went wrong in any page so far.
+    assertClean() {
+      if (problems.length) throw new Error(`browser problems:\n  ${problems.join('\n  ')}`);
+    },
+    async shot(page, name) {
+      await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    },
+    async close() {
+      try { await context.close(); } finally {
+        child.kill();
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+// Clears localStorage for the site origin (fresh reader).
+export async function clearStorage(page) {
+  await page.evaluate(() => localStorage.clear());
+}

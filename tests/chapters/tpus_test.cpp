@@ -1,0 +1,371 @@
+// The TPU chapter: values derived by hand (arithmetic in the comments), the wraparound rules of each
+// generation, hop counts and routes, transfer stages, bad input naming its field, and the
+// calculators and problems through the JSON entry point.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "chapters/tpus/model.hpp"
+#include "core/api.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+
+using namespace sb;
+using namespace sb::tpus;
+
+namespace {
+
+// The field an InputError names, or "" if the call did not throw one.
+template <class F>
+std::string field_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.field;
+  }
+  return "";
+}
+
+Torus on(const std::string& chip, const std::string& shape, const std::string& wrap = "auto") {
+  return slice_torus(hw::chip(chip), parse_shape(shape, "shape"), wrap);
+}
+
+json calc(const std::string& name, const json& inputs) {
+  return api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- shapes ----------
+
+TEST(TpusShape, ParsesTheUsualSpellings) {
+  EXPECT_EQ(parse_shape("4x4x4", "shape"), (Dims{4, 4, 4}));
+  EXPECT_EQ(parse_shape("16 x 16", "shape"), (Dims{16, 16}));
+  EXPECT_EQ(parse_shape(" 2X2X1 ", "shape"), (Dims{2, 2, 1}));
+  EXPECT_EQ(parse_shape("8", "shape"), (Dims{8}));
+  EXPECT_EQ(shape_text({16, 20, 28}), "16x20x28");
+}
+
+TEST(TpusShape, BadShapesNameTheField) {
+  for (const char* bad : {"", "4x", "x4", "4xa", "4.5x4", "0x4", "-2x4", "2x2x2x2", "4x4 x", "1e3x2"})
+    EXPECT_EQ(field_of([&] { parse_shape(bad, "shape"); }), "shape") << bad;
+  // Too many axes for the chip's torus: v5e is 2D.
+  EXPECT_EQ(field_of([] { on("v5e", "4x4x4"); }), "shape");
+  // Larger than the pod: v5e's pod is 16x16, so 32x16 (512 chips) cannot exist.
+  EXPECT_EQ(field_of([] { on("v5e", "32x16"); }), "shape");
+  // v5p's pod is 16x20x28 = 8960 chips; 32x32x32 = 32768 chips is too many.
+  EXPECT_EQ(field_of([] { on("v5p", "32x32x32"); }), "shape");
+  EXPECT_EQ(field_of([] { hw::chip("v99", "chip"); }), "chip");
+  EXPECT_EQ(field_of([] { on("v5e", "4x4", "sometimes"); }), "wrap");
+}
+
+// ---------------------------------------------------------------- wraparound ----------
+
+TEST(TpusWrap, CubeRuleOnV4V5pAndTpu7x) {
+  // Whole 4x4x4 cubes wrap on every axis.
+  EXPECT_EQ(on("v5p", "4x4x4").wrap, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(on("v5p", "4x4x8").wrap, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(on("v4p", "16x16x16").wrap, (std::vector<bool>{true, true, true}));
+  // 2x2x4 has an axis of 4 but is not made of whole cubes: no wrap anywhere.
+  EXPECT_EQ(on("v5p", "2x2x4").wrap, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(on("v5p", "2x2x1").wrap, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(on("v4p", "4x4x2").wrap, (std::vector<bool>{false, false, false}));
+  // "16x16" on a 3D chip is 16x16x1: not whole cubes, so no wrap.
+  EXPECT_EQ(on("v5p", "16x16").wrap, (std::vector<bool>{false, false}));
+  // TPU7x: the cube rule is our assumption, flagged as inferred.
+  EXPECT_EQ(on("tpu7x", "4x4x8").wrap, (std::vector<bool>{true, true, true}));
+  EXPECT_TRUE(topology_of(hw::chip("tpu7x")).inferred);
+  EXPECT_FALSE(topology_of(hw::chip("v5p")).inferred);
+}
+
+TEST(TpusWrap, FullSideRuleOnV5eV6eAndV3) {
+  // v5e/v6e: an axis wraps iff it is 16 long (the pod side).
+  EXPECT_EQ(on("v5e", "8x16").wrap, (std::vector<bool>{false, true}));
+  EXPECT_EQ(on("v5e", "16x16").wrap, (std::vector<bool>{true, true}));
+  EXPECT_EQ(on("v6e", "4x4").wrap, (std::vector<bool>{false, false}));
+  // v3: one fixed 32x32 torus, so only a full side of 32 wraps.
+  EXPECT_EQ(on("v3", "32x32").wrap, (std::vector<bool>{true, true}));
+  EXPECT_EQ(on("v3", "16x32").wrap, (std::vector<bool>{false, true}));
+  // Forced by hand.
+  EXPECT_EQ(on("v5e", "16x16", "none").wrap, (std::vector<bool>{false, false}));
+  EXPECT_EQ(on("v5e", "4x4", "all").wrap, (std::vector<bool>{true, true}));
+}
+
+// ---------------------------------------------------------------- hops and routes ----------
+
+TEST(TpusHops, DistancesFromTheNotes) {
+  Torus pod = on("v5e", "16x16"), small = on("v5e", "4x4");
+  // Ring of 16: min(15, 16 - 15) = 1 per axis, 1 + 1 = 2.
+  EXPECT_EQ(hops(pod, {0, 0}, {15, 15}), 2);
+  // min(8, 8) = 8 per axis: 16, the worst case.
+  EXPECT_EQ(hops(pod, {0, 0}, {8, 8}), 16);
+  // No wrap on 4x4: |1-0| + |2-0| = 3 and |3| + |3| = 6.
+  EXPECT_EQ(hops(small, {0, 0}, {1, 2}), 3);
+  EXPECT_EQ(hops(small, {0, 0}, {3, 3}), 6);
+  EXPECT_EQ(hops_per_axis(on("v5e", "8x16"), {0, 0}, {7, 15}), (std::vector<int>{7, 1}));
+}
+
+TEST(TpusHops, MaxDistance) {
+  // Rings: floor(16/2) + floor(16/2) = 16; lines: 3 + 3 = 6.
+  EXPECT_EQ(max_distance(on("v5e", "16x16")), 16);
+  EXPECT_EQ(max_distance(on("v5e", "4x4")), 6);
+  // 4x4x4 wrapped: 2 + 2 + 2 = 6; 2x2x4 unwrapped: 1 + 1 + 3 = 5.
+  EXPECT_EQ(max_distance(on("v5p", "4x4x4")), 6);
+  EXPECT_EQ(max_distance(on("v5p", "2x2x4")), 5);
+}
+
+TEST(TpusHops, RoutesGoTheShortWayRound) {
+  // Axis 0 first: 0 -> 15 wraps backwards in one hop, then axis 1 likewise.
+  EXPECT_EQ(route(on("v5e", "16x16"), {0, 0}, {15, 15}), (std::vector<Dims>{{0, 0}, {15, 0}, {15, 15}}));
+  EXPECT_EQ(route(on("v5e", "4x4"), {0, 0}, {1, 2}), (std::vector<Dims>{{0, 0}, {1, 0}, {1, 1}, {1, 2}}));
+  // 3D, no wrap on 2x2x4: (1,1,3) -> (0,0,0) is 1 + 1 + 3 = 5 hops, 6 chips on the path.
+  auto p = route(on("v5p", "2x2x4"), {1, 1, 3}, {0, 0, 0});
+  EXPECT_EQ(p.size(), 6u);
+  EXPECT_EQ(p.back(), (Dims{0, 0, 0}));
+  EXPECT_EQ(route(on("v5e", "4x4"), {2, 2}, {2, 2}), (std::vector<Dims>{{2, 2}}));
+}
+
+TEST(TpusHops, NeighboursAndPorts) {
+  // A corner of an unwrapped 4x4 has 2 neighbours; on the wrapped pod it has 4.
+  EXPECT_EQ(neighbours(on("v5e", "4x4"), {0, 0}).size(), 2u);
+  EXPECT_EQ(neighbours(on("v5e", "16x16"), {0, 0}).size(), 4u);
+  // 3D torus: 6 links.
+  EXPECT_EQ(neighbours(on("v5p", "4x4x4"), {0, 0, 0}).size(), 6u);
+  // 2x2x1 on v5p: one neighbour along each of the two axes of length 2.
+  EXPECT_EQ(neighbours(on("v5p", "2x2x1"), {0, 0, 0}).size(), 2u);
+  // Both coordinates differ -> 2 ports; only one differs -> 1.
+  EXPECT_EQ(ports_toward(on("v5e", "4x4"), {0, 0}, {3, 3}), 2);
+  EXPECT_EQ(ports_toward(on("v5e", "4x4"), {0, 0}, {0, 3}), 1);
+}
+
+TEST(TpusHops, Coordinates) {
+  Torus t = on("v5e", "4x4");
+  EXPECT_EQ(parse_coord("(3, 3)", t, "to"), (Dims{3, 3}));
+  EXPECT_EQ(parse_coord("TPU{0,0}", t, "to"), (Dims{0, 0}));
+  EXPECT_EQ(parse_coord("1,2", t, "to"), (Dims{1, 2}));
+  EXPECT_EQ(field_of([&] { parse_coord("0,0,0", t, "to"); }), "to");  // 3 numbers on a 2D slice
+  EXPECT_EQ(field_of([&] { parse_coord("4,0", t, "to"); }), "to");    // axis runs 0..3
+  EXPECT_EQ(field_of([&] { parse_coord("-1,0", t, "from"); }), "from");
+  EXPECT_EQ(field_of([&] { parse_coord("a,0", t, "from"); }), "from");
+  EXPECT_EQ(field_of([&] { parse_coord("(0,0", t, "from"); }), "from");
+}
+
+TEST(TpusHops, Bisection) {
+  // 16x16 rings: cut across either axis, 256/16 = 16 chips per plane x 2 (wrap) = 32 links;
+  // 32 x 4.5e10 = 1.44e12 B/s one way.
+  EXPECT_DOUBLE_EQ(bisection_links(on("v5e", "16x16")), 32);
+  EXPECT_DOUBLE_EQ(bisection_bw(on("v5e", "16x16"), 4.5e10), 1.44e12);
+  // 8x16: axis 0 (line) 128/8 = 16 links; axis 1 (ring) 128/16 x 2 = 16 links: min 16.
+  EXPECT_DOUBLE_EQ(bisection_links(on("v5e", "8x16")), 16);
+  // 4x4 lines: 16/4 = 4 links. 4x4x4 rings: 64/4 x 2 = 32.
+  EXPECT_DOUBLE_EQ(bisection_links(on("v5e", "4x4")), 4);
+  EXPECT_DOUBLE_EQ(bisection_links(on("v5p", "4x4x4")), 32);
+  // One chip cannot be halved.
+  EXPECT_DOUBLE_EQ(bisection_links(on("v5e", "1x1")), 0);
+}
+
+// ---------------------------------------------------------------- counting ----------
+
+TEST(TpusInventory, FullPods) {
+  Inventory e = inventory(hw::chip("v5e"), {16, 16});
+  EXPECT_DOUBLE_EQ(e.chips, 256);                    // 16 x 16
+  EXPECT_DOUBLE_EQ(e.hosts, 32);                     // 256 / 8
+  EXPECT_DOUBLE_EQ(e.cores, 256);                    // 256 x 1
+  EXPECT_DOUBLE_EQ(e.flops.at("bf16"), 5.0432e16);   // 256 x 1.97e14
+  EXPECT_DOUBLE_EQ(e.hbm_bytes, 4.096e12);           // 256 x 16e9
+  Inventory p = inventory(hw::chip("v5p"), {16, 20, 28});
+  EXPECT_DOUBLE_EQ(p.chips, 8960);                   // 16 x 20 x 28
+  EXPECT_DOUBLE_EQ(p.hosts, 2240);                   // 8960 / 4
+  EXPECT_DOUBLE_EQ(p.cores, 17920);                  // 8960 x 2
+  EXPECT_TRUE(p.megacore);
+  EXPECT_NEAR(p.flops.at("bf16"), 4.11264e18, 1e6);  // 8960 x 4.59e14
+  // A 2x2 v5e fills half a host: ceil(4/8) = 1.
+  EXPECT_DOUBLE_EQ(inventory(hw::chip("v5e"), {2, 2}).hosts, 1);
+  EXPECT_EQ(field_of([] { inventory(hw::chip("h100"), {2, 2}); }), "chip");
+}
+
+TEST(TpusInventory, DecodeFloor) {
+  // 2e11 params x 2 B / 32 chips = 1.25e10 B per chip; / 1.2e12 B/s = 10.4167 ms.
+  EXPECT_NEAR(decode_step_floor(2e11, 2, 32, 1.2e12), 1.25e10 / 1.2e12, 1e-15);
+  EXPECT_NEAR(decode_step_floor(2e11, 2, 32, 1.2e12), 0.0104167, 1e-6);
+}
+
+// ---------------------------------------------------------------- MXU / VPU ----------
+
+TEST(TpusMxu, Throughput) {
+  // 2 x 8 x 128^2 / 8 = 32768 FLOPs/cycle; x 1.5e9 = 4.9152e13 per MXU.
+  EXPECT_DOUBLE_EQ(mxu_flops_per_cycle(128), 32768);
+  EXPECT_DOUBLE_EQ(mxu_flops_per_s(128, 1.5e9), 4.9152e13);
+  // v5e: 1 core x 4 MXUs x 4.9152e13 = 1.96608e14.
+  EXPECT_DOUBLE_EQ(chip_mxu_flops_per_s(1, 4, 128, 1.5e9), 1.96608e14);
+  // 256 vs 128: (256/128)^2 = 4x per cycle; 2 x 256^2 = 131072.
+  EXPECT_DOUBLE_EQ(mxu_flops_per_cycle(256) / mxu_flops_per_cycle(128), 4);
+  EXPECT_DOUBLE_EQ(mxu_flops_per_cycle(256), 131072);
+  EXPECT_DOUBLE_EQ(mxu_cells(128), 16384);
+}
+
+TEST(TpusMxu, Padding) {
+  // 200 -> 256, 4096 stays, 1000 -> 1024: 200*4096*1000 / (256*4096*1024) = 200000/262144.
+  EXPECT_DOUBLE_EQ(padded_dim(200, 128), 256);
+  EXPECT_DOUBLE_EQ(padded_dim(4096, 128), 4096);
+  EXPECT_DOUBLE_EQ(mxu_utilisation({200, 4096, 1000}, 128), 200000.0 / 262144.0);
+  // On a 256 MXU, 128-wide operands are a quarter used in 2D: 128*128 / (256*256) = 0.25.
+  EXPECT_DOUBLE_EQ(mxu_utilisation({128, 128}, 256), 0.25);
+}
+
+TEST(TpusMxu, VpuAndRegisters) {
+  // 8 x 128 x 4 = 4096 ALUs; x 1.75e9 = 7.168e12 FLOPs/s per v5p core.
+  EXPECT_DOUBLE_EQ(vpu_alus_per_core(8, 128, 4), 4096);
+  EXPECT_DOUBLE_EQ(vpu_flops_per_s_core(4096, 1.75e9), 7.168e12);
+  // 64 x 8 x 128 x 4 B = 262144 B.
+  EXPECT_DOUBLE_EQ(vreg_bytes_per_core(64), 262144);
+  // log2(8) = 3 rotate-and-add rounds.
+  EXPECT_EQ(sublane_reduction_steps(8), 3);
+  EXPECT_EQ(field_of([] { sublane_reduction_steps(6); }), "sublanes");
+  // 22 x 8.2e11 = 1.804e13.
+  EXPECT_DOUBLE_EQ(vmem_bw(8.2e11), 1.804e13);
+}
+
+TEST(TpusRoofline, CriticalBatches) {
+  // Q4: I = 3.94e14/8.2e11 = 480.49; 2DF/I = 2*67108864/480.49 = 279335.6; - 20480 = 258855.6;
+  // 67108864 / 258855.6 = 259.25.
+  double I = critical_intensity(3.94e14, 8.2e11);
+  EXPECT_NEAR(b_crit_exact(4096, 16384, 1, 1, 1, I), 259.25, 0.01);
+  // Q3: weights only, 2 x 9.2e14 / (2 x 1.6e10) = 57500; D_min = 57500 (2 + 2*4) / 8 = 71875.
+  EXPECT_DOUBLE_EQ(b_crit_weights_only(9.2e14, 1.6e10, 2), 57500);
+  EXPECT_DOUBLE_EQ(d_min_compute_bound(57500, 2, 2, 4), 71875);
+  // Never compute-bound: D = F = 1000 bf16 over PCIe: 2e6/57500 = 34.8 < 2000 + 2000.
+  EXPECT_TRUE(std::isinf(b_crit_exact(1000, 1000, 2, 2, 2, 57500)));
+  // T at B=1 memory-bound: (67108864 + 20480)/8.2e11 = 8.1865e-5 s.
+  EXPECT_NEAR(matmul_time(1, 4096, 16384, 1, 1, 1, 3.94e14, 8.2e11), 67129344 / 8.2e11, 1e-15);
+}
+
+// ---------------------------------------------------------------- transfers ----------
+
+TEST(TpusTransfer, PointToPoint) {
+  // Q5: 2^24 B over 2 links of 4.5e10: 16777216 / 9e10 = 1.86414e-4 s; + 6 hops x 1 us.
+  EXPECT_DOUBLE_EQ(ici_first_byte(6, 1e-6), 6e-6);
+  EXPECT_DOUBLE_EQ(ici_bulk(16777216, 2, 4.5e10), 16777216 / 9e10);
+  EXPECT_DOUBLE_EQ(ici_p2p_time(16777216, 2, 4.5e10, 6, 1e-6), 16777216 / 9e10 + 6e-6);
+  // A ring pushes both ways: 2 x 4.5e10 = 9e10; a line 4.5e10.
+  EXPECT_DOUBLE_EQ(axis_bw(4.5e10, true), 9e10);
+  EXPECT_DOUBLE_EQ(axis_bw(4.5e10, false), 4.5e10);
+}
+
+TEST(TpusTransfer, PipelineOfQuestion6) {
+  const double A = 17179869184.0;  // 2^34 B
+  // PCIe: 2^34/16 = 2^30 B at 1.6e10 -> 67.108864 ms.
+  EXPECT_DOUBLE_EQ(pcie_sharded_time(A, 16, 1.6e10), 1073741824 / 1.6e10);
+  // ICI: 15/16 of 2^34 = 16106127360 B into 2 links of 4.5e10 -> 0.178957 s.
+  EXPECT_DOUBLE_EQ(gather_time(A * 15 / 16, 2, 4.5e10), 16106127360.0 / 9e10);
+  // v5e host DCN: 8 x 3.125e9 = 2.5e10.
+  EXPECT_DOUBLE_EQ(host_dcn_bw(8, 3.125e9), 2.5e10);
+  Pipeline p = pipeline({make_stage("PCIe", "pcie", A / 16, 1.6e10), make_stage("ICI", "ici", A * 15 / 16, 9e10),
+                         make_stage("HBM", "hbm", A + 2097152, 8.2e11),
+                         make_stage("compute", "compute", 2.0 * 8 * 131072 * 131072, 1.97e14)});
+  // Stages: 0.067109 + 0.178957 + 0.020954 (17182 MB / 8.2e11) + 0.001395 (2.749e11 / 1.97e14).
+  EXPECT_EQ(p.bottleneck, 1);
+  EXPECT_DOUBLE_EQ(p.t_lower, 16106127360.0 / 9e10);
+  EXPECT_NEAR(p.t_upper, 0.067109 + 0.178957 + 0.020954 + 0.001395, 2e-6);
+  // Latency adds to a stage: 1e9 B / 1e10 B/s + 5 us.
+  EXPECT_DOUBLE_EQ(make_stage("x", "ici", 1e9, 1e10, 5e-6).seconds, 0.1 + 5e-6);
+}
+
+TEST(TpusArrays, Parse) {
+  // 8 x 128 x 8192 = 2^23 elements x 2 B = 2^24 B.
+  EXPECT_DOUBLE_EQ(parse_array("bf16[8, 128, 8192]", "array").bytes, 16777216);
+  // (128*1024)^2 x 1 B = 2^34 B.
+  EXPECT_DOUBLE_EQ(parse_array("int8[128*1024, 128*1024]", "a").bytes, 17179869184.0);
+  EXPECT_EQ(field_of([] { parse_array("bf17[8]", "array"); }), "array");
+  EXPECT_EQ(field_of([] { parse_array("bf16[B, 8]", "array"); }), "array");
+  EXPECT_EQ(field_of([] { parse_array("bf16 8", "array"); }), "array");
+}
+
+// ---------------------------------------------------------------- through the JSON API ----------
+
+TEST(TpusApi, InventoryDrawsWrap) {
+  json r = calc("tpus.inventory", {{"chip", "v5p"}, {"shape", "4x4x4"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["torus"]["wrap"], json({true, true, true}));
+  EXPECT_DOUBLE_EQ(r["values"]["chips"]["value"].get<double>(), 64);   // 4^3
+  EXPECT_DOUBLE_EQ(r["values"]["hosts"]["value"].get<double>(), 16);   // 64 / 4
+  r = calc("tpus.inventory", {{"chip", "TPU v5p"}, {"shape", "2x2x4"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["torus"]["wrap"], json({false, false, false}));
+  EXPECT_FALSE(r["trace"].empty());
+}
+
+TEST(TpusApi, TopologyPath) {
+  json r = calc("tpus.topology", {{"chip", "v5e"}, {"shape", "16x16"}, {"from", "0,0"}, {"to", "15,15"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_DOUBLE_EQ(r["values"]["hops"]["value"].get<double>(), 2);  // 1 + 1 round the rings
+  EXPECT_EQ(r["path"], json({{0, 0}, {15, 0}, {15, 15}}));
+  EXPECT_EQ(r["torus"]["dims"], json({16, 16}));
+  EXPECT_EQ(r["hops_per_axis"], json({1, 1}));
+}
+
+TEST(TpusApi, TransferNamesBottleneck) {
+  // Q6 route 1 through the calculator: ICI gather is the slowest stage (0.179 s).
+  json r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "host_gather_ici"}, {"bytes", 17179869184.0},
+                                  {"shape", "4x4"}, {"to", "0,0"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["bottleneck"]["kind"], "ici");
+  // 16106127360 / 9e10 + 6 hops x 1 us (path latency of the far corner).
+  EXPECT_NEAR(r["values"]["t_lower"]["value"].get<double>(), 16106127360.0 / 9e10 + 6e-6, 1e-12);
+  // Route 2: DCN then a single PCIe link: 2^34 / 1.6e10 = 1.0737 s is the bottleneck.
+  r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "host_gather_dcn"}, {"bytes", 17179869184.0},
+                             {"shape", "4x4"}, {"to", "0,0"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["bottleneck"]["kind"], "pcie");
+  EXPECT_NEAR(r["values"]["t_lower"]["value"].get<double>(), 17179869184.0 / 1.6e10, 1e-9);
+  // Plain HBM: 8.2e11 B at 8.2e11 B/s = 1 s.
+  r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "hbm"}, {"bytes", "820 GB"}});
+  EXPECT_NEAR(r["values"]["t_lower"]["value"].get<double>(), 1.0, 1e-12);
+}
+
+TEST(TpusApi, BadInputsNameTheField) {
+  auto field = [](const json& r) { return r["error"]["field"].get<std::string>(); };
+  EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "0x4"}})), "shape");
+  EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "4x4x4x4"}})), "shape");
+  EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "64x64"}})), "shape");
+  EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "nope"}, {"shape", "4x4"}})), "chip");
+  EXPECT_EQ(field(calc("tpus.topology", {{"chip", "v5e"}, {"shape", "4x4"}, {"from", "0,0"}, {"to", "9,9"}})), "to");
+  EXPECT_EQ(field(calc("tpus.transfer", {{"route", "carrier pigeon"}})), "route");
+  EXPECT_EQ(field(calc("tpus.transfer", {{"bytes", -5}})), "bytes");
+  // v6e's MXU count is not in the book: the calculator asks for it.
+  EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v6e"}})), "mxus_per_core");
+  EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v5e"}, {"M", 0}})), "M");
+}
+
+TEST(TpusApi, ProblemsSolveAndGrade) {
+  json r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q5.b"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  // 2^24 / 9e10 + 6e-6 = 1.924135e-4 s.
+  EXPECT_NEAR(r["answers"]["t_transfer"]["value"].get<double>(), 16777216 / 9e10 + 6e-6, 1e-12);
+  r = api::handle(json{{"op", "check"}, {"id", "tpus.Q2.a"}, {"answers", {{"chips", "256"}, {"hosts", "32"}}}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  for (const auto& x : r["results"])
+    if (x["slot"] == "chips" || x["slot"] == "hosts") EXPECT_EQ(x["verdict"], "correct") << x.dump();
+  // A variant: wraparound forced on a 16x16 pod makes the Q5 corner-to-corner trip 2 hops.
+  r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q5.a"},
+                       {"given", {{"slice", "16x16"}, {"wraparound", "auto"}, {"dst", "(15,15)"}}}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_DOUBLE_EQ(r["answers"]["hops"]["value"].get<double>(), 2);
+  // Q1 fits: 1.25e10 B per chip <= 3.2e10; with 2 chips, 2e11 B > 3.2e10 does not.
+  r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q1"}, {"given", {{"n_chips", 2}}}});
+  EXPECT_DOUBLE_EQ(r["answers"]["fits_in_hbm"]["value"].get<double>(), 0);
+  // Bad slice in a problem names its field.
+  r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q5.a"}, {"given", {{"src", "(0,0,0)"}}}});
+  EXPECT_EQ(r["error"]["field"], "src");
+  // Every tpus problem solves with its defaults.
+  json list = api::handle(json{{"op", "list"}});
+  int n = 0;
+  for (const auto& p : list["problems"]) {
+    if (p["chapter"] != "tpus") continue;
+    ++n;
+    json s = api::handle(json{{"op", "problem"}, {"id", p["id"]}});
+    EXPECT_TRUE(s["ok"].get<bool>()) << p["id"] << s.dump();
+  }
+  // tpus.json: E1-E10, PQ1, Q1, Q2.a-b, Q3, Q4.a-b, Q5.a-b, Q6.a-f = 10 + 1 + 1 + 2 + 1 + 2 + 2 + 6 = 25.
+  EXPECT_EQ(n, 25);
+}

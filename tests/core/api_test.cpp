@@ -1,0 +1,115 @@
+#include "core/api.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "core/registry.hpp"
+
+using sb::json;
+
+namespace {
+std::string a_text(const json& v) { return v["text"].get<std::string>(); }
+json call(const std::string& text) { return json::parse(sb::api::handle(text)); }
+}  // namespace
+
+TEST(Api, BadRequestsAreErrorValues) {
+  struct Case { std::string req, code, field; };
+  for (const auto& c : std::vector<Case>{
+           {"", "bad_json", "request"},
+           {"{", "bad_json", "request"},
+           {"[]", "wrong_type", "request"},
+           {"{}", "missing", "op"},
+           {R"({"op": 3})", "wrong_type", "op"},
+           {R"({"op": "fly"})", "unknown_op", "op"},
+           {R"({"op": "calc"})", "missing", "name"},
+           {R"({"op": "calc", "name": "no.such"})", "unknown_calculator", "name"},
+           {R"({"op": "problem", "id": "no.such"})", "unknown_problem", "id"},
+           {R"({"op": "parse", "text": "1 GB", "unit": "s"})", "wrong_unit", "text"},
+           {std::string(100, '[') + std::string(100, ']'), "bad_json", "request"},
+       }) {
+    json r = call(c.req);
+    EXPECT_FALSE(r["ok"].get<bool>()) << c.req;
+    EXPECT_EQ(r["error"]["code"], c.code) << c.req;
+    EXPECT_EQ(r["error"]["field"], c.field) << c.req;
+  }
+}
+
+TEST(Api, ParseOp) {
+  json r = call(R"({"op": "parse", "text": "45 GB/s", "unit": "B_per_s"})");
+  ASSERT_TRUE(r["ok"].get<bool>());
+  EXPECT_DOUBLE_EQ(r["value"].get<double>(), 45e9);
+  EXPECT_EQ(r["text"], "45 GB/s");
+}
+
+TEST(Api, EveryProblemSolvesAndHasUniqueId) {
+  std::set<std::string> ids;
+  for (const auto& p : sb::Registry::get().problems()) {
+    EXPECT_TRUE(ids.insert(p.id).second) << "duplicate " << p.id;
+    json r = sb::api::handle(json{{"op", "problem"}, {"id", p.id}});
+    ASSERT_TRUE(r["ok"].get<bool>()) << p.id << ": " << r.dump();
+    EXPECT_FALSE(r["statement"].get<std::string>().empty()) << p.id;
+    if (p.slots.empty()) EXPECT_FALSE(p.model_answer.empty()) << p.id << " has neither slots nor a model answer";
+    for (const auto& s : r["slots"]) {
+      const auto& a = r["answers"][s["name"].get<std::string>()];
+      if (s["kind"] != "formula") EXPECT_TRUE(a["value"].is_number()) << p.id << "." << s["name"];
+    }
+    // The model's own answers grade as correct.
+    json answers = json::object();
+    for (const auto& s : r["slots"])
+      if (s["kind"] != "formula") answers[s["name"].get<std::string>()] = a_text(r["answers"][s["name"].get<std::string>()]);
+    json g = sb::api::handle(json{{"op", "check"}, {"id", p.id}, {"answers", answers}});
+    ASSERT_TRUE(g["ok"].get<bool>()) << p.id;
+    for (const auto& x : g["results"])
+      if (x["verdict"] != "empty") EXPECT_EQ(x["verdict"], "correct") << p.id << "." << x["slot"] << " " << x.dump();
+    // A variant still solves.
+    json v = sb::api::handle(json{{"op", "variant"}, {"id", p.id}, {"seed", 3}});
+    ASSERT_TRUE(v["ok"].get<bool>()) << p.id;
+    json again = sb::api::handle(json{{"op", "problem"}, {"id", p.id}, {"given", v["given"]}});
+    EXPECT_TRUE(again["ok"].get<bool>()) << p.id << " variant " << v["given"].dump() << " " << again.dump();
+  }
+}
+
+TEST(Api, EveryCalculatorRunsOnItsDefaults) {
+  for (const auto& c : sb::Registry::get().calculators()) {
+    json r = sb::api::handle(json{{"op", "calc"}, {"name", c.name}, {"inputs", json::object()}});
+    EXPECT_TRUE(r["ok"].get<bool>()) << c.name << ": " << r.dump();
+    EXPECT_FALSE(r["trace"].empty()) << c.name << " records no derivation";
+    // Wrong JSON types for every input are errors naming that input.
+    for (const auto& p : c.params) {
+      json bad = sb::api::handle(json{{"op", "calc"}, {"name", c.name}, {"inputs", {{p.name, json::array()}}}});
+      EXPECT_FALSE(bad["ok"].get<bool>()) << c.name << "." << p.name;
+      EXPECT_EQ(bad["error"]["field"], p.name) << c.name;
+    }
+  }
+}
+
+// The catalogue (../shared/book/problems) lies beside the repo on these machines; where it is,
+// every item of the chapters we implement must exist here with the same slot names and units.
+TEST(Api, CatalogueCoverage) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(SB_SOURCE_DIR) / ".." / "shared" / "book" / "problems";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no catalogue at " << dir;
+  for (const char* chapter : {"roofline", "tpus", "sharding"}) {
+    std::ifstream f(dir / (std::string(chapter) + ".json"));
+    json cat = json::parse(f);
+    for (const auto& item : cat) {
+      std::string id = item["id"];
+      const sb::Problem* p = nullptr;
+      for (const auto& q : sb::Registry::get().problems())
+        if (q.id == id) p = &q;
+      if (!p) { ADD_FAILURE() << "missing problem " << id; continue; }
+      for (const auto& s : item["answers"]) {
+        bool found = false;
+        for (const auto& slot : p->slots)
+          if (slot.name == s["slot"]) {
+            found = true;
+            EXPECT_EQ(slot.unit, s["unit"].get<std::string>()) << id << "." << slot.name;
+          }
+        EXPECT_TRUE(found) << "missing slot " << id << "." << s["slot"];
+      }
+    }
+  }
+}

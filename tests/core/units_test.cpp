@@ -1,0 +1,81 @@
+#include "core/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+using sb::units::format;
+using sb::units::parse;
+
+TEST(Units, ParsesBareNumbersInBaseUnits) {
+  EXPECT_DOUBLE_EQ(parse("240", "tokens", "b"), 240);
+  EXPECT_DOUBLE_EQ(parse(" 1.97e14 ", "flop_per_s", "p"), 1.97e14);
+  EXPECT_DOUBLE_EQ(parse("1,024", "count", "n"), 1024);
+  EXPECT_DOUBLE_EQ(parse("8_192", "count", "n"), 8192);
+  EXPECT_DOUBLE_EQ(parse("2k", "count", "n"), 2000);
+  EXPECT_DOUBLE_EQ(parse("-3", "ratio", "r"), -3);
+}
+
+TEST(Units, ParsesPrefixesAndUnits) {
+  EXPECT_DOUBLE_EQ(parse("1.2 ms", "s", "t"), 1.2e-3);
+  EXPECT_DOUBLE_EQ(parse("300us", "s", "t"), 300e-6);
+  EXPECT_DOUBLE_EQ(parse("2 min", "s", "t"), 120);
+  EXPECT_DOUBLE_EQ(parse("45 GB/s", "B_per_s", "bw"), 45e9);
+  EXPECT_DOUBLE_EQ(parse("4.5e10 B/s", "B_per_s", "bw"), 4.5e10);
+  // 16 GiB = 16 * 2^30 = 17179869184 B; 16 GB = 16e9 B.
+  EXPECT_DOUBLE_EQ(parse("16 GiB", "B", "hbm"), 17179869184.0);
+  EXPECT_DOUBLE_EQ(parse("16 GB", "B", "hbm"), 16e9);
+  // 400 Gb/s (bits) = 400e9 / 8 = 5e10 B/s.
+  EXPECT_DOUBLE_EQ(parse("400 Gb/s", "B_per_s", "bw"), 5e10);
+  EXPECT_DOUBLE_EQ(parse("197 TFLOPs/s", "flop_per_s", "p"), 1.97e14);
+  EXPECT_DOUBLE_EQ(parse("197 TFLOPS", "flop_per_s", "p"), 1.97e14);
+  EXPECT_DOUBLE_EQ(parse("240 FLOPs/B", "flop_per_B", "i"), 240);
+  EXPECT_DOUBLE_EQ(parse("2 M tokens", "tokens", "b"), 2e6);
+  EXPECT_DOUBLE_EQ(parse("50%", "ratio", "r"), 0.5);
+  EXPECT_DOUBLE_EQ(parse("1.5 x 10^3", "count", "n"), 1500);
+  EXPECT_DOUBLE_EQ(parse("yes", "bool", "q"), 1);
+  EXPECT_DOUBLE_EQ(parse("No", "bool", "q"), 0);
+  EXPECT_DOUBLE_EQ(parse("3 per s", "per_s", "r"), 3);
+}
+
+TEST(Units, RejectsBadInputNamingTheField) {
+  for (const char* bad : {"", "   ", "abc", "1.2 parsecs", "1 GB/s/s", "--3", "1e400", "nan", "inf"}) {
+    try {
+      parse(bad, "s", "t_math");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const sb::InputError& e) {
+      EXPECT_EQ(e.field, "t_math") << bad;
+    }
+  }
+  // A size where a time is asked: the message names both kinds.
+  try {
+    parse("3 GB", "s", "t_math");
+    ADD_FAILURE();
+  } catch (const sb::InputError& e) {
+    EXPECT_EQ(e.code, "wrong_unit");
+    EXPECT_NE(std::string(e.what()).find("s"), std::string::npos);
+  }
+  EXPECT_THROW(parse("maybe", "bool", "q"), sb::InputError);
+  EXPECT_THROW(parse(std::string(300, '1'), "count", "n"), sb::InputError);
+}
+
+TEST(Units, FormatsWithPrefixes) {
+  EXPECT_EQ(format(1.37e-3, "s"), "1.37 ms");
+  EXPECT_EQ(format(2.5e-6, "s"), "2.5 \xC2\xB5s");
+  EXPECT_EQ(format(8.2e11, "B_per_s"), "820 GB/s");
+  EXPECT_EQ(format(16e9, "B"), "16 GB");
+  EXPECT_EQ(format(1.97e14, "flop_per_s"), "1.97e14 FLOPs/s");
+  EXPECT_EQ(format(240.2439, "flop_per_B"), "240.2 FLOPs/B");
+  EXPECT_EQ(format(1, "bool"), "yes");
+  EXPECT_EQ(sb::units::number(8192), "8192");
+  EXPECT_EQ(sb::units::number(123456), "123456");
+  EXPECT_EQ(sb::units::number(2097152), "2.097e6");
+}
+
+TEST(Units, RoundTripsWhatItFormats) {
+  for (double v : {1.37e-3, 4.5e10, 1.97e14, 2.5e-6, 96e9})
+    for (const char* u : {"s", "B", "B_per_s", "flop_per_s"}) {
+      double back = parse(format(v, u), u, "x");
+      EXPECT_NEAR(back, v, v * 1e-3) << format(v, u);
+    }
+}

@@ -1,0 +1,103 @@
+// Plots on uPlot for chapter widgets: log-log lines and points, and the roofline.
+//   const p = logLogPlot(el, {xLabel, yLabel, xs, series: [{label, ys, stroke, points: true}]})
+//   const r = rooflinePlot(el, {peak, bw, intensity, label, roofs: [{label, peak, bw}]})
+//   r.update({...same options}); r.destroy()
+import uPlot from '../vendor/uplot/uPlot.esm.js';
+import { fmtQuantity } from './format.js';
+import { ensureWidgetStyles } from './core.js';
+
+const COLORS = ['#1f5fbf', '#15803d', '#7e22ce', '#0e7490', '#b45309', '#be185d'];
+
+// Log-spaced grid from lo to hi with n points, plus the given extra x values, sorted and unique.
+export function logGrid(lo, hi, n = 120, extra = []) {
+  const xs = [];
+  const a = Math.log10(lo), b = Math.log10(hi);
+  for (let i = 0; i < n; i++) xs.push(10 ** (a + (b - a) * i / (n - 1)));
+  for (const x of extra) if (Number.isFinite(x) && x > 0) xs.push(x);
+  xs.sort((p, q) => p - q);
+  return xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
+}
+
+function axisValues(unit) {
+  return (u, splits) => splits.map((v) => (v == null ? '' : fmtQuantity(v, unit, 3)));
+}
+
+function sizeOf(el, height) {
+  const w = Math.max(280, Math.floor(el.clientWidth || el.getBoundingClientRect().width || 600));
+  return { width: w, height };
+}
+
+// A log-log plot. series: [{label, ys (aligned with xs; null for no point), stroke, points (dots
+// only, no line), width, dash}]. Units format the axes (fmtQuantity).
+export function logLogPlot(el, opts) {
+  ensureWidgetStyles();
+  const height = opts.height || 320;
+  const build = (o) => ({
+    ...sizeOf(el, height),
+    title: o.title || '',
+    scales: { x: { distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
+    axes: [
+      { label: o.xLabel || '', values: axisValues(o.xUnit), size: 44, labelSize: 22 },
+      { label: o.yLabel || '', values: axisValues(o.yUnit), size: 96, labelSize: 22, labelGap: 4 },
+    ],
+    legend: { show: true, live: false },
+    cursor: { drag: { x: false, y: false } },
+    series: [
+      { label: o.xLabel || 'x', value: (u, v) => (v == null ? '' : fmtQuantity(v, o.xUnit)) },
+      ...o.series.map((s, i) => ({
+        label: s.label,
+        stroke: s.stroke || COLORS[i % COLORS.length],
+        width: s.width ?? (s.points ? 0 : 2),
+        dash: s.dash,
+        spanGaps: !s.points,
+        paths: s.points ? () => null : undefined,
+        points: s.points ? { show: true, size: s.size || 10, fill: s.stroke || COLORS[i % COLORS.length] } : { show: false },
+        value: (u, v) => (v == null ? '' : fmtQuantity(v, o.yUnit)),
+      })),
+    ],
+  });
+  const data = (o) => [o.xs, ...o.series.map((s) => s.ys)];
+  let current = opts;
+  let plot = new uPlot(build(opts), data(opts), el);
+  const ro = typeof ResizeObserver !== 'undefined'
+    ? new ResizeObserver(() => plot.setSize(sizeOf(el, height))) : null;
+  ro?.observe(el);
+  return {
+    get uplot() { return plot; },
+    // New data; rebuilds the plot when the series themselves change.
+    update(o) {
+      const same = o.series.length === current.series.length && o.series.every((s, i) => s.label === current.series[i].label);
+      current = o;
+      if (same) plot.setData(data(o));
+      else { plot.destroy(); plot = new uPlot(build(o), data(o), el); }
+    },
+    destroy() { ro?.disconnect(); plot.destroy(); },
+  };
+}
+
+// Attainable FLOPs/s at intensity I: min(peak, I * bw) (the roofline of "All About Rooflines").
+export function roofline(I, peak, bw) {
+  return Math.min(peak, I * bw);
+}
+
+function rooflineSeries(o) {
+  const roofs = [{ label: o.roofLabel || 'roofline', peak: o.peak, bw: o.bw }, ...(o.roofs || [])];
+  const ridges = roofs.map((r) => r.peak / r.bw);
+  const lo = o.xMin || Math.min(o.intensity || Infinity, ...ridges) / 30;
+  const hi = o.xMax || Math.max(o.intensity || 0, ...ridges) * 30;
+  const xs = logGrid(Math.max(lo, 1e-3), hi, 160, [...ridges, o.intensity]);
+  const at = (x0) => (x) => (x === x0 ? roofline(x, o.peak, o.bw) : null);
+  const series = roofs.map((r, i) => ({ label: r.label, ys: xs.map((x) => roofline(x, r.peak, r.bw)), stroke: COLORS[i % COLORS.length] }));
+  series.push({ label: `ridge (${fmtQuantity(ridges[0], 'flop_per_B')})`, ys: xs.map(at(ridges[0])), points: true, stroke: '#6b7280', size: 8 });
+  if (Number.isFinite(o.intensity) && o.intensity > 0) {
+    series.push({ label: o.label || 'this operation', ys: xs.map(at(o.intensity)), points: true, stroke: '#c2410c', size: 12 });
+  }
+  return { xs, series, xLabel: 'arithmetic intensity (FLOPs/B)', yLabel: 'attainable FLOPs/s', xUnit: 'flop_per_B', yUnit: 'flop_per_s', height: o.height, title: o.title };
+}
+
+// The roofline plot: min(peak, I * bw) over intensity, the ridge point peak/bw, and the operation
+// at its intensity. Optional extra roofs (other chips or memories) as [{label, peak, bw}].
+export function rooflinePlot(el, opts) {
+  const p = logLogPlot(el, rooflineSeries(opts));
+  return { get uplot() { return p.uplot; }, update: (o) => p.update(rooflineSeries(o)), destroy: () => p.destroy() };
+}

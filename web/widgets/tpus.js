@@ -1,0 +1,296 @@
+// Chapter widgets for tpus.html. The page shell (nav, chip choice, calculators and one exercise
+// per problem) comes from lib/page.js; chapter widgets are defined below it and fill the page's
+// <section data-widget=...> slots. See web/README.md.
+//
+// <sb-slice-explorer>: pick a TPU and a slice shape; the ICI torus is drawn as SVG (a 3D slice as
+// its 2D layers side by side). Solid lines are neighbour links; dashed arcs are wraparound links
+// (they leave one edge and come back in at the opposite one). Click two chips to see their
+// distance and the route between them. Below: the slice's inventory (tpus.inventory) and the
+// transfer-time calculator (tpus.transfer) with its stages drawn as bars, the bottleneck marked.
+// Everything shown is computed by the core (tpus.topology, tpus.inventory, tpus.transfer).
+import '../lib/page.js';
+import { SbCalc, scaling, chipTable, getChip, onChip, urlGroup, urlSet, widgetKey, h } from '../lib/widgets.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const MAX_DRAWN = 4096;  // chips; larger slices are summarised instead of drawn
+const COLORS = {
+  node: '#e8eef7', nodeStroke: '#5b6b82', link: '#9aa7b8', wrap: '#c2410c', path: '#2563eb',
+  from: '#16a34a', to: '#dc2626', text: '#334155', layer: '#f8fafc',
+};
+
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+const key = (c) => c.join(',');
+
+// Where each chip sits: axis 0 runs right, axis 1 down, axis 2 picks the layer (layers side by side,
+// wrapping onto more rows of layers when there are many).
+function layout(dims) {
+  const nx = dims[0], ny = dims[1] ?? 1, nz = dims[2] ?? 1;
+  const cell = Math.max(9, Math.min(46, Math.floor(440 / Math.max(nx, ny))));
+  const margin = Math.round(cell * 0.9) + 14;
+  const layerW = nx * cell + 2 * margin, layerH = ny * cell + 2 * margin + 16;
+  const perRow = Math.max(1, Math.min(nz, Math.floor(1100 / layerW) || 1));
+  const rows = Math.ceil(nz / perRow);
+  const pos = (c) => {
+    const z = c[2] ?? 0;
+    const ox = (z % perRow) * layerW + margin, oy = Math.floor(z / perRow) * layerH + margin + 16;
+    return [ox + (c[0] + 0.5) * cell, oy + ((c[1] ?? 0) + 0.5) * cell];
+  };
+  const origin = (z) => [(z % perRow) * layerW, Math.floor(z / perRow) * layerH];
+  return { nx, ny, nz, cell, margin, layerW, layerH, perRow, width: perRow * layerW, height: rows * layerH, pos, origin };
+}
+
+// A dashed stub leaving an edge chip outward and curling back: one end of a wraparound link.
+function wrapStub(x, y, dx, dy, len, attrs) {
+  const ex = x + dx * len, ey = y + dy * len;
+  // Curl sideways so the stub reads as an arc rather than a line.
+  const cx = x + dx * len * 0.7 + dy * len * 0.5, cy = y + dy * len * 0.7 + dx * len * 0.5;
+  return s('path', { d: `M ${x} ${y} Q ${cx} ${cy} ${ex} ${ey}`, fill: 'none', ...attrs });
+}
+
+function drawTorus(t, { path = [], from = null, to = null, onPick }) {
+  const dims = t.dims, wrap = t.wrap;
+  const n = dims.reduce((a, b) => a * b, 1);
+  if (n > MAX_DRAWN) {
+    return h('p', { class: 'sb-muted' }, `A ${dims.join('x')} slice has ${n} chips: too many to draw. ` +
+      'The distances and the inventory below still hold.');
+  }
+  const L = layout(dims);
+  const r = Math.max(3, L.cell * 0.28);
+  const svg = s('svg', { viewBox: `0 0 ${L.width} ${L.height}`, width: L.width, height: L.height, role: 'img',
+    'aria-label': `ICI torus of a ${dims.join('x')} slice; wraparound on axes: ` +
+      (wrap.map((w, i) => (w ? i : null)).filter((x) => x !== null).join(', ') || 'none') });
+  svg.style.maxWidth = '100%';
+  svg.style.height = 'auto';
+  const links = s('g', { class: 'sb-torus-links' }), wraps = s('g', { class: 'sb-torus-wraps' });
+  const hot = s('g', { class: 'sb-torus-path' }), nodes = s('g', { class: 'sb-torus-nodes' });
+  const dense = n > 1024;
+  const stubLen = L.margin - 6;
+  const stubAttrs = { stroke: COLORS.wrap, 'stroke-width': dense ? 1 : 1.6, 'stroke-dasharray': '4 3', 'data-wrap': '' };
+
+  for (let z = 0; z < L.nz; z++) {
+    const [ox, oy] = L.origin(z);
+    svg.append(s('rect', { x: ox + 4, y: oy + 18, width: L.layerW - 8, height: L.layerH - 22, rx: 6,
+      fill: COLORS.layer, stroke: '#e2e8f0' }));
+    if (dims.length === 3) {
+      svg.append(s('text', { x: ox + 8, y: oy + 13, 'font-size': 12, fill: COLORS.text },
+        `layer z = ${z}` + (wrap[2] && z === L.nz - 1 ? '  (wraps to z = 0)' : '')));
+    }
+    for (let y = 0; y < L.ny; y++) {
+      for (let x = 0; x < L.nx; x++) {
+        const c = dims.length === 1 ? [x] : dims.length === 2 ? [x, y] : [x, y, z];
+        const [px, py] = L.pos(c);
+        if (!dense) {
+          if (x + 1 < L.nx) links.append(s('line', { x1: px, y1: py, x2: px + L.cell, y2: py, stroke: COLORS.link, 'stroke-width': 1.4 }));
+          if (y + 1 < L.ny) links.append(s('line', { x1: px, y1: py, x2: px, y2: py + L.cell, stroke: COLORS.link, 'stroke-width': 1.4 }));
+        }
+        // Wraparound: dashed arcs out of both opposite edges.
+        if (wrap[0] && x === 0) wraps.append(wrapStub(px, py, -1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
+        if (wrap[0] && x === L.nx - 1) wraps.append(wrapStub(px, py, 1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
+        if (wrap[1] && y === 0) wraps.append(wrapStub(px, py, 0, -1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
+        if (wrap[1] && y === L.ny - 1) wraps.append(wrapStub(px, py, 0, 1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
+        const k = key(c);
+        const circle = s('circle', {
+          cx: px, cy: py, r, fill: k === key(from ?? []) ? COLORS.from : k === key(to ?? []) ? COLORS.to : COLORS.node,
+          stroke: COLORS.nodeStroke, 'stroke-width': 1, 'data-chip': k, tabindex: dense ? null : 0,
+        }, s('title', {}, `TPU (${k})`));
+        circle.style.cursor = 'pointer';
+        circle.addEventListener('click', () => onPick(c));
+        circle.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(c); } });
+        nodes.append(circle);
+      }
+    }
+  }
+  // Axis 2 (between layers): arrows from each layer to the next, a dashed arc back if it wraps.
+  if (dims.length === 3 && L.nz > 1) {
+    for (let z = 0; z + 1 < L.nz; z++) {
+      if (Math.floor(z / L.perRow) !== Math.floor((z + 1) / L.perRow)) continue;
+      const [ox, oy] = L.origin(z);
+      const yMid = oy + 18 + (L.layerH - 22) / 2;
+      links.append(s('line', { x1: ox + L.layerW - 10, y1: yMid, x2: ox + L.layerW + 10, y2: yMid,
+        stroke: COLORS.link, 'stroke-width': 3 }));
+    }
+    if (wrap[2]) {
+      const [ax] = L.origin(0), [bx] = L.origin(Math.min(L.nz, L.perRow) - 1);
+      const y0 = 17;
+      wraps.append(s('path', { d: `M ${ax + L.layerW / 2} ${y0} C ${ax + L.layerW / 2} 2, ${bx + L.layerW / 2} 2, ${bx + L.layerW / 2} ${y0}`,
+        fill: 'none', ...stubAttrs, 'data-axis': 2 }));
+    }
+  }
+  // The route: consecutive chips; a step that jumps across an edge is a wraparound hop.
+  for (let i = 0; i + 1 < path.length; i++) {
+    const a = path[i], b = path[i + 1];
+    const [ax, ay] = L.pos(a), [bx, by] = L.pos(b);
+    const axis = a.findIndex((v, j) => v !== b[j]);
+    const jump = Math.abs(a[axis] - b[axis]) > 1;
+    if (jump && axis < 2) {
+      const dir = b[axis] > a[axis] ? -1 : 1;  // leaving through the low edge means moving down
+      const [dx, dy] = axis === 0 ? [dir, 0] : [0, dir];
+      const attrs = { stroke: COLORS.path, 'stroke-width': 3.5, 'stroke-dasharray': '4 3', 'data-path-wrap': '' };
+      hot.append(wrapStub(ax, ay, dx, dy, stubLen, attrs), wrapStub(bx, by, -dx, -dy, stubLen, attrs));
+    } else {
+      hot.append(s('line', { x1: ax, y1: ay, x2: bx, y2: by, stroke: COLORS.path, 'stroke-width': 3.5,
+        'stroke-linecap': 'round', 'stroke-dasharray': jump ? '4 3' : null, 'data-path': '' }));
+    }
+  }
+  svg.append(links, wraps, hot, nodes);
+  return svg;
+}
+
+function legend() {
+  const item = (stroke, dash, label) => h('span', { class: 'sb-small' },
+    (() => { const sv = s('svg', { width: 34, height: 10 }, s('line', { x1: 2, y1: 5, x2: 32, y2: 5, stroke, 'stroke-width': 2.5, 'stroke-dasharray': dash })); sv.style.verticalAlign = 'middle'; return sv; })(),
+    ' ', label);
+  const wrap = h('p', { class: 'sb-muted' }, item(COLORS.link, null, 'ICI link'), '  ',
+    item(COLORS.wrap, '4 3', 'wraparound link (leaves one edge, re-enters at the opposite edge)'), '  ',
+    item(COLORS.path, null, 'route'));
+  wrap.style.display = 'flex';
+  wrap.style.flexWrap = 'wrap';
+  wrap.style.gap = '0.4rem 1.2rem';
+  return wrap;
+}
+
+// Stage bars for tpus.transfer: one bar per stage, the bottleneck in a strong colour.
+function drawStages(r, extra) {
+  const stages = r.stages || [];
+  const max = Math.max(...stages.map((x) => x.seconds), 1e-30);
+  const rows = stages.map((st, i) => {
+    const bar = h('div', { class: 'sb-stage-bar' });
+    bar.style.width = `${Math.max(0.5, (100 * st.seconds) / max)}%`;
+    bar.style.height = '0.9rem';
+    bar.style.borderRadius = '3px';
+    bar.style.background = i === r.bottleneck.index ? COLORS.wrap : '#94a3b8';
+    const row = h('div', { class: 'sb-stage', 'data-kind': st.kind, 'data-bottleneck': i === r.bottleneck.index ? 'yes' : null },
+      h('div', { class: 'sb-small' }, `${st.name}: `, h('strong', {}, st.text),
+        i === r.bottleneck.index ? ' (bottleneck)' : ''),
+      bar);
+    row.style.margin = '0.35rem 0';
+    return row;
+  });
+  extra.replaceChildren(h('h4', {}, 'Stages'), ...rows);
+}
+SbCalc.addRenderer('tpus.transfer', drawStages);
+
+class SbSliceExplorer extends HTMLElement {
+  connectedCallback() {
+    if (this.built) return;
+    this.built = true;
+    this.key = widgetKey(this, 'slice');
+    const saved = urlGroup(this.key);
+    this.classList.add('sb-widget');
+    this.chipSel = h('select', { 'aria-label': 'chip', name: 'chip' });
+    this.shapeIn = h('input', { type: 'text', name: 'shape', value: saved.shape || '4x4x4', 'aria-label': 'slice shape', size: 10, spellcheck: 'false' });
+    this.wrapSel = h('select', { name: 'wrap', 'aria-label': 'wraparound' },
+      h('option', { value: 'auto' }, "the chip's rule"), h('option', { value: 'none' }, 'none (forced)'),
+      h('option', { value: 'all' }, 'all axes (forced)'));
+    this.wrapSel.value = saved.wrap || 'auto';
+    this.error = h('p', { class: 'sb-field-error', role: 'alert' });
+    this.summary = h('p', { class: 'sb-slice-summary' });
+    this.picture = h('div', { class: 'sb-torus' });
+    this.picture.style.overflowX = 'auto';
+    this.distance = h('div', { class: 'sb-slice-distance', 'aria-live': 'polite' });
+    this.inventory = h('table', { class: 'sb-results sb-inventory' });
+    this.notes = h('ul', { class: 'sb-notes sb-small sb-muted' });
+    this.transfer = h('sb-calc', { name: 'tpus.transfer', id: 'tpus-transfer' });
+    const field = (label, input) => h('label', { class: 'sb-field' }, h('span', { class: 'sb-param' }, label), ' ', input);
+    const form = h('div', { class: 'sb-slice-form' }, field('chip', this.chipSel), field('slice shape', this.shapeIn), field('wraparound', this.wrapSel));
+    form.style.display = 'flex';
+    form.style.flexWrap = 'wrap';
+    form.style.gap = '0.5rem 1.5rem';
+    this.replaceChildren(
+      h('p', {}, 'Pick a TPU generation and a slice shape such as 4x4x4 or 16x16. Click one chip, then ' +
+        'another, to see how many ICI hops apart they are and the route a message takes.'),
+      form, this.error, this.summary, legend(), this.picture, this.distance,
+      h('h3', {}, 'Inventory of the slice'), this.inventory, this.notes,
+      h('h3', {}, 'Transfer time'),
+      h('p', { class: 'sb-muted' }, 'Move bytes over one link or a chain of them; with several stages the ' +
+        'lower bound assumes they overlap (the slowest sets the pace) and the upper bound runs them in turn.'),
+      this.transfer);
+    this.from = saved.from ? saved.from.split(',').map(Number) : null;
+    this.to = saved.to ? saved.to.split(',').map(Number) : null;
+    const redraw = () => { this.from = null; this.to = null; this.persist(); this.update(); };
+    this.shapeIn.addEventListener('input', redraw);
+    this.wrapSel.addEventListener('change', () => { this.persist(); this.update(); });
+    this.chipSel.addEventListener('change', redraw);
+    this.init(saved.chip);
+  }
+
+  async init(savedChip) {
+    this.sb = await scaling();
+    const chips = (await chipTable()).chips.filter((c) => c.kind === 'tpu');
+    this.chipSel.replaceChildren(...chips.map((c) => h('option', { value: c.id }, c.name)));
+    const pick = (id) => (chips.some((c) => c.id === id) ? id : 'v5p');
+    this.chipSel.value = pick(savedChip || getChip());
+    onChip((id) => { if (chips.some((c) => c.id === id) && id !== this.chipSel.value) { this.chipSel.value = id; this.from = this.to = null; this.update(); } });
+    this.update();
+  }
+
+  persist() {
+    urlSet(`${this.key}.chip`, this.chipSel.value);
+    urlSet(`${this.key}.shape`, this.shapeIn.value);
+    urlSet(`${this.key}.wrap`, this.wrapSel.value === 'auto' ? null : this.wrapSel.value);
+    urlSet(`${this.key}.from`, this.from ? this.from.join(',') : null);
+    urlSet(`${this.key}.to`, this.to ? this.to.join(',') : null);
+  }
+
+  pickChip(c) {
+    if (!this.from || (this.from && this.to)) { this.from = c; this.to = null; }
+    else this.to = c;
+    this.persist();
+    this.update();
+  }
+
+  update() {
+    if (!this.sb) return;
+    const chip = this.chipSel.value, shape = this.shapeIn.value, wrap = this.wrapSel.value;
+    const inv = this.sb.calc('tpus.inventory', { chip, shape });
+    if (!inv.ok) {
+      this.error.textContent = inv.error.message;
+      this.shapeIn.setAttribute('aria-invalid', 'true');
+      this.classList.add('sb-stale');
+      return;
+    }
+    this.error.textContent = '';
+    this.shapeIn.removeAttribute('aria-invalid');
+    this.classList.remove('sb-stale');
+    const dims = inv.torus.dims;
+    const zero = dims.map(() => 0);
+    let topo = null;
+    if (this.from && this.from.length === dims.length) {
+      topo = this.sb.calc('tpus.topology', { chip, shape, wrap, from: this.from.join(','), to: (this.to || this.from).join(',') });
+      if (!topo.ok) { this.from = this.to = null; topo = null; }
+    }
+    const torus = topo ? topo.torus : this.sb.calc('tpus.topology', { chip, shape, wrap, from: zero.join(','), to: zero.join(',') }).torus;
+    const wrapText = torus.wrap.map((w, i) => `axis ${i}: ${w ? 'ring' : 'line'}`).join(', ');
+    this.summary.textContent = `${inv.verdict}. Wraparound: ${wrapText}.`;
+    this.summary.dataset.wrap = torus.wrap.join(',');
+    this.picture.replaceChildren(drawTorus(torus, {
+      path: topo && this.to ? topo.path : [], from: this.from, to: this.to, onPick: (c) => this.pickChip(c),
+    }));
+    if (topo && this.to) {
+      const v = topo.values;
+      this.distance.replaceChildren(
+        h('p', {}, h('strong', {}, `(${this.from.join(',')}) → (${this.to.join(',')}): ${v.hops.text.replace(/ .*/, '')} hop(s)`),
+          ` (per axis ${topo.hops_per_axis.join(' + ')}); the farthest two chips of this slice are ${v.max_hops.value} hops apart.`),
+        h('p', { class: 'sb-small sb-muted' }, `Route: ${topo.path.map((c) => `(${c.join(',')})`).join(' → ')}. ` +
+          `Bisection bandwidth ${v.bisection_bw.text} one way over ${v.bisection_links.value} links.`));
+      this.distance.dataset.hops = String(v.hops.value);
+      // Hand the pair to the transfer calculator.
+      this.transfer.setInputs?.({ chip, shape, from: this.from.join(','), to: this.to.join(',') });
+    } else {
+      this.distance.replaceChildren(h('p', { class: 'sb-muted' }, this.from ? 'Now click a second chip.' : 'Click a chip to start.'));
+      delete this.distance.dataset.hops;
+      if (this.transfer.setInputs && this.transfer.fields?.size) this.transfer.setInputs({ chip, shape });
+    }
+    const rows = (inv.table || []).map(([label, text]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', {}, text)));
+    this.inventory.replaceChildren(h('tbody', {}, rows));
+    this.notes.replaceChildren(...(inv.notes || []).map((n) => h('li', {}, n)));
+  }
+}
+
+if (!customElements.get('sb-slice-explorer')) customElements.define('sb-slice-explorer', SbSliceExplorer);
