@@ -23,8 +23,6 @@ std::vector<std::string> minus(const std::vector<std::string>& v, const std::vec
   return out;
 }
 
-std::string sub_tex(const std::vector<std::string>& axes) { return "{" + axes_text(axes) + "}"; }
-
 }  // namespace
 
 // ------------------------------------------------------------------ A1

@@ -230,7 +230,8 @@ struct Val {
   long long i = 0;
   std::string s;                                    // Str/Ident text, Call name
   std::vector<Val> items;                           // Tuple items, Call positional args
-  std::vector<std::pair<std::string, Val>> pairs;   // Dict entries, Call keyword args
+  std::vector<std::string> keys;                    // Dict keys, Call keyword names
+  std::vector<Val> kvals;                           // their values (parallel to keys)
   std::vector<std::size_t> key_at;                  // where each key is
 };
 
@@ -402,9 +403,10 @@ class MeshParser {
             std::string key = cur().text;
             v.key_at.push_back(cur().at);
             t_ += 2;
-            v.pairs.push_back({key, value(depth + 1)});
+            v.keys.push_back(key);
+            v.kvals.push_back(value(depth + 1));
           } else {
-            if (!v.pairs.empty()) err(cur(), "a positional argument cannot follow a keyword argument");
+            if (!v.keys.empty()) err(cur(), "a positional argument cannot follow a keyword argument");
             v.items.push_back(value(depth + 1));
           }
           if (cur().kind == Tok::Comma) { ++t_; continue; }
@@ -429,7 +431,8 @@ class MeshParser {
       if (cur().kind != Tok::Colon && cur().kind != Tok::Equals)
         err(cur(), "expected ':' or '=' between the axis name and its size");
       ++t_;
-      v.pairs.push_back({k.text, value(1)});
+      v.keys.push_back(k.text);
+      v.kvals.push_back(value(1));
       if (cur().kind == Tok::Comma) { ++t_; continue; }
       if (cur().kind != close)
         err(cur(), close == Tok::End ? "expected ',' between axes" : "expected ',' or '}' between axes");
@@ -487,11 +490,11 @@ class MeshParser {
   Mesh interpret(const Val& v) {
     Mesh m;
     if (v.kind == Val::Dict) {
-      if (v.pairs.empty()) err_at(v.at, "the mesh has no axes");
-      for (std::size_t k = 0; k < v.pairs.size(); ++k) {
-        check_name(v.pairs[k].first, v.key_at[k]);
-        m.names.push_back(v.pairs[k].first);
-        m.sizes.push_back(int_of(v.pairs[k].second, v.pairs[k].first));
+      if (v.keys.empty()) err_at(v.at, "the mesh has no axes");
+      for (std::size_t k = 0; k < v.keys.size(); ++k) {
+        check_name(v.keys[k], v.key_at[k]);
+        m.names.push_back(v.keys[k]);
+        m.sizes.push_back(int_of(v.kvals[k], v.keys[k]));
       }
       finish(m, v.at);
       return m;
@@ -520,7 +523,7 @@ class MeshParser {
     for (std::size_t k = 0; k < v.items.size(); ++k) {
       const Val& a = v.items[k];
       if (k == 0 && a.kind == Val::Dict) {
-        if (v.items.size() > 1 || !v.pairs.empty()) err_at(v.at, "a mesh given as a dict takes no other arguments");
+        if (v.items.size() > 1 || !v.keys.empty()) err_at(v.at, "a mesh given as a dict takes no other arguments");
         return interpret(a);
       }
       if (k == 0) {
@@ -533,8 +536,9 @@ class MeshParser {
         err_at(a.at, "unexpected extra argument to " + v.s);
       }
     }
-    for (std::size_t k = 0; k < v.pairs.size(); ++k) {
-      const auto& [key, a] = v.pairs[k];
+    for (std::size_t k = 0; k < v.keys.size(); ++k) {
+      const std::string& key = v.keys[k];
+      const Val& a = v.kvals[k];
       if (key == "devices") { long long n = 0; shape = devices_shape(a, n); shape_at = a.at; }
       else if (key == "mesh_shape" || key == "axis_shapes" || key == "shape") take_shape(a);
       else if (key == "axis_names" || key == "names") take_names(a);

@@ -43,6 +43,10 @@ Slot number(std::string name, std::string unit, std::string label, double tol = 
   s.tol_rel = tol;
   return s;
 }
+Slot hinted(Slot s, std::vector<std::pair<double, std::string>> hints) {
+  s.hints = std::move(hints);
+  return s;
+}
 Slot boolean(std::string name, std::string label) {
   Slot s = number(std::move(name), "bool", std::move(label));
   s.kind = Slot::Kind::Bool;
@@ -151,7 +155,6 @@ const Plan* find_plan(const MatmulAnalysis& an, const std::string& last_kind, co
 }
 
 const Slot::Var kVarN{"N", "devices, A*B*C", 8, 4096};
-const std::vector<double> kMeshVariants = {};
 
 // ------------------------------------------------------------------ notation and memory
 
@@ -408,7 +411,9 @@ void add_collectives(Registry& r) {
                 number("total_bytes", "B", "bytes of the gathered array"),
                 number("t_full_ring_s", "s", "time on an ideal ring"),
                 number("latency_term_s", "s", "latency term"),
-                number("t_open_line_s", "s", "time without wraparound"),
+                hinted(number("t_open_line_s", "s", "time without wraparound"),
+                       {{1.5, "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
+                              "through one link one way, 2(N-1)/N = 1.5 times the ring on 4 chips."}}),
                 boolean("is_latency_bound", "latency-bound?")},
       .solve = [pq2](const Inputs& in, Trace& tr) {
         Answers a;
@@ -475,7 +480,8 @@ void add_collectives(Registry& r) {
       .kind = "numeric",
       .given = q2_given(),
       .slots = {number("gathered_bytes_per_group", "B", "bytes gathered per Y group"),
-                number("t_allgather_x_s", "s", "time of AllGather_X"),
+                hinted(number("t_allgather_x_s", "s", "time of AllGather_X"),
+                       {{2, "On a wrapped ring the shards travel both ways: divide by W_ici, the two-way figure."}}),
                 number("latency_term_s", "s", "latency floor"),
                 number("t_allgather_xz_after_free_reshard_s", "s", "time of AllGather_{XZ} after the reshard")},
       .solve = [q2_setup](const Inputs& in, Trace& tr) {
@@ -520,7 +526,8 @@ void add_collectives(Registry& r) {
       .kind = "numeric",
       .given = q2_given(),
       .slots = {number("per_device_bytes", "B", "bytes per device"),
-                number("t_allreduce_z_s", "s", "time of AllReduce_Z")},
+                hinted(number("t_allreduce_z_s", "s", "time of AllReduce_Z"),
+                       {{2, "An AllReduce is a ReduceScatter followed by an AllGather: twice one gather."}})},
       .solve = [q2_setup](const Inputs& in, Trace& tr) {
         Q2 q = q2_setup(in);
         const double V = local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
@@ -546,7 +553,8 @@ void add_collectives(Registry& r) {
                 number("bytes_per_device", "B", "bytes per device before"),
                 number("hops", "count", "hops"),
                 number("bandwidth_term_s", "s", "bandwidth term"),
-                number("t_total_s", "s", "total time", 0.2),
+                hinted(number("t_total_s", "s", "total time", 0.2),
+                       {{1.5, "A wrapped axis of 4 needs floor(4/2) = 2 hops, not 3."}}),
                 boolean("is_latency_bound", "latency-bound?")},
       .solve = [](const Inputs& in, Trace& tr) {
         Mesh m = parse_mesh(in.text("mesh"), "mesh");

@@ -116,8 +116,16 @@ json inventory_calc(const Inputs& in, Trace& tr) {
 
   if (topo.inferred) notes.push_back("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
   notes.push_back("Wraparound: " + topo.rule_text + ".");
+  // The table in reading order (json objects sort their keys).
   json table = json::array();
-  for (const auto& [k, val] : v.items()) table.push_back({val["label"], val["text"]});
+  std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
+  for (const auto& [dt, f] : inv.flops) order.push_back("flops_" + dt);
+  for (const char* k : {"hbm_bytes", "hbm_bw", "ici_bw_oneway", "bisection_bw", "max_hops", "pcie_bw", "dcn_bw",
+                        "mxu_flops_per_s", "chip_mxu_flops_per_s", "vpu_flops_per_s_core", "vmem_bytes",
+                        "vreg_bytes_per_core"})
+    order.push_back(k);
+  for (const auto& k : order)
+    if (v.contains(k)) table.push_back({v[k]["label"], v[k]["text"]});
   std::string wraps;
   for (size_t i = 0; i < inv.torus.wrap.size(); ++i)
     wraps += std::string(i ? ", " : "") + "axis " + std::to_string(i) + (inv.torus.wrap[i] ? " ring" : " line");
@@ -288,7 +296,7 @@ json transfer_calc(const Inputs& in, Trace& tr) {
     tr.step("Upper bound: stages run one after another", "\\sum_i T_i", sum, p.t_upper, "s");
   }
   v["t_lower"] = value(p.t_lower, "s", p.stages.size() > 1 ? "time, stages overlapped" : "time");
-  v["t_upper"] = value(p.t_upper, "s", p.stages.size() > 1 ? "time, stages in sequence" : "time");
+  if (p.stages.size() > 1) v["t_upper"] = value(p.t_upper, "s", "time, stages in sequence");
   const Stage& bn = p.stages[p.bottleneck];
   json out = {{"values", v},
               {"stages", stages},

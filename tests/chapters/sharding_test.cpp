@@ -512,6 +512,15 @@ TEST(ShardingApi, ProblemsSolveAndGrade) {
   EXPECT_EQ(verdict_of(q4, "t_comms_strategy1"), "correct");
   json q4w = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q4"}, {"answers", {{"t_comms_strategy2", "2*B*F/W"}}}});
   EXPECT_EQ(verdict_of(q4w, "t_comms_strategy2"), "wrong");
+  // Q2.c: AllReduce_Z of 2 * 1024 * 4096 / 16 = 524,288 B: 2 * 524288 / 9e10 = 1.165e-5 s. Half of it
+  // (one gather, 5.825e-6 s) is wrong, with the hint that an AllReduce is two passes.
+  json half = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "5.8254e-6 s"}}}});
+  EXPECT_EQ(verdict_of(half, "t_allreduce_z_s"), "wrong");
+  std::string hint;
+  for (const auto& x : half["results"]) if (x["slot"] == "t_allreduce_z_s") hint = x.value("hint", "");
+  EXPECT_NE(hint.find("ReduceScatter followed by an AllGather"), std::string::npos) << hint;
+  json full = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "11.65 us"}}}});
+  EXPECT_EQ(verdict_of(full, "t_allreduce_z_s"), "correct");
   // A variant with a mesh that does not divide is refused, naming the field.
   json bad = sb::api::handle(json{{"op", "problem"}, {"id", "sharding.PQ1"}, {"given", {{"size_I", 100}}}});
   EXPECT_FALSE(bad["ok"].get<bool>());

@@ -31,7 +31,8 @@ const key = (c) => c.join(',');
 // wrapping onto more rows of layers when there are many).
 function layout(dims) {
   const nx = dims[0], ny = dims[1] ?? 1, nz = dims[2] ?? 1;
-  const cell = Math.max(9, Math.min(46, Math.floor(440 / Math.max(nx, ny))));
+  // Layers side by side in about 1000 px when they fit: layer width is (nx + 1.8) cells + 28 px.
+  const cell = Math.max(9, Math.min(46, Math.floor(440 / Math.max(nx, ny)), Math.floor((1000 / nz - 28) / (nx + 1.8))));
   const margin = Math.round(cell * 0.9) + 14;
   const layerW = nx * cell + 2 * margin, layerH = ny * cell + 2 * margin + 16;
   const perRow = Math.max(1, Math.min(nz, Math.floor(1100 / layerW) || 1));
@@ -115,11 +116,19 @@ function drawTorus(t, { path = [], from = null, to = null, onPick }) {
       links.append(s('line', { x1: ox + L.layerW - 10, y1: yMid, x2: ox + L.layerW + 10, y2: yMid,
         stroke: COLORS.link, 'stroke-width': 3 }));
     }
+    for (let z = 0; z + 1 < L.nz; z++) {
+      if (Math.floor(z / L.perRow) === Math.floor((z + 1) / L.perRow)) continue;
+      // The next layer starts a new row: a note instead of a long line.
+      const [ox, oy] = L.origin(z);
+      links.append(s('text', { x: ox + L.layerW - 4, y: oy + 13, 'font-size': 11, fill: COLORS.text, 'text-anchor': 'end' },
+        `continues at z = ${z + 1}`));
+    }
     if (wrap[2]) {
-      const [ax] = L.origin(0), [bx] = L.origin(Math.min(L.nz, L.perRow) - 1);
-      const y0 = 17;
-      wraps.append(s('path', { d: `M ${ax + L.layerW / 2} ${y0} C ${ax + L.layerW / 2} 2, ${bx + L.layerW / 2} 2, ${bx + L.layerW / 2} ${y0}`,
-        fill: 'none', ...stubAttrs, 'data-axis': 2 }));
+      // Axis 2 wraps: dashed arcs out of the first layer's left side and the last layer's right side.
+      const [ax, ay] = L.origin(0), [bx, by] = L.origin(L.nz - 1);
+      const mid = 18 + (L.layerH - 22) / 2;
+      wraps.append(s('path', { d: `M ${ax + 4} ${ay + mid - 14} Q ${ax - 2} ${ay + mid} ${ax + 4} ${ay + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
+      wraps.append(s('path', { d: `M ${bx + L.layerW - 4} ${by + mid - 14} Q ${bx + L.layerW + 2} ${by + mid} ${bx + L.layerW - 4} ${by + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
     }
   }
   // The route: consecutive chips; a step that jumps across an edge is a wraparound hop.
@@ -216,7 +225,7 @@ class SbSliceExplorer extends HTMLElement {
     const redraw = () => { this.from = null; this.to = null; this.persist(); this.update(); };
     this.shapeIn.addEventListener('input', redraw);
     this.wrapSel.addEventListener('change', () => { this.persist(); this.update(); });
-    this.chipSel.addEventListener('change', redraw);
+    this.chipSel.addEventListener('change', () => { this.fitShape(); redraw(); });
     this.init(saved.chip);
   }
 
@@ -225,9 +234,27 @@ class SbSliceExplorer extends HTMLElement {
     const chips = (await chipTable()).chips.filter((c) => c.kind === 'tpu');
     this.chipSel.replaceChildren(...chips.map((c) => h('option', { value: c.id }, c.name)));
     const pick = (id) => (chips.some((c) => c.id === id) ? id : 'v5p');
+    this.rank = Object.fromEntries(chips.map((c) => [c.id, c.specs?.torus_dims?.value ?? 2]));
     this.chipSel.value = pick(savedChip || getChip());
-    onChip((id) => { if (chips.some((c) => c.id === id) && id !== this.chipSel.value) { this.chipSel.value = id; this.from = this.to = null; this.update(); } });
+    this.fitShape();
+    onChip((id) => {
+      if (chips.some((c) => c.id === id) && id !== this.chipSel.value) {
+        this.chipSel.value = id;
+        this.from = this.to = null;
+        this.fitShape();
+        this.persist();
+        this.update();
+      }
+    });
     this.update();
+  }
+
+  // A shape the chip cannot have (4x4x4 on a 2D v5e) is swapped for a small one of the right rank.
+  fitShape() {
+    if (!this.sb) return;
+    const chip = this.chipSel.value;
+    if (this.sb.calc('tpus.inventory', { chip, shape: this.shapeIn.value }).ok) return;
+    this.shapeIn.value = (this.rank?.[chip] ?? 2) >= 3 ? '4x4x4' : '4x4';
   }
 
   persist() {
@@ -268,7 +295,7 @@ class SbSliceExplorer extends HTMLElement {
     const torus = topo ? topo.torus : this.sb.calc('tpus.topology', { chip, shape, wrap, from: zero.join(','), to: zero.join(',') }).torus;
     const wrapText = torus.wrap.map((w, i) => `axis ${i}: ${w ? 'ring' : 'line'}`).join(', ');
     this.summary.textContent = `${inv.verdict}. Wraparound: ${wrapText}.`;
-    this.summary.dataset.wrap = torus.wrap.join(',');
+    this.summary.dataset.axes = torus.wrap.join(',');
     this.picture.replaceChildren(drawTorus(torus, {
       path: topo && this.to ? topo.path : [], from: this.from, to: this.to, onPick: (c) => this.pickChip(c),
     }));
