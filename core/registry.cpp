@@ -11,43 +11,100 @@ namespace sb {
 
 void register_chapters(Registry& r);  // chapters/all.cpp
 
-Param num(std::string name, std::string unit, double def, std::string doc, double min, double max,
-          bool integer) {
+Param num(std::string_view name, std::string_view unit, double def, std::string_view doc,
+          double min, double max, bool integer) {
   Param p;
-  p.name = std::move(name);
-  p.unit = std::move(unit);
+  p.name = name;
+  p.unit = unit;
   p.def = def;
-  p.doc = std::move(doc);
+  p.doc = doc;
   p.min = min;
   p.max = max;
   p.integer = integer;
   return p;
 }
 
-Param text(std::string name, std::string def, std::string doc) {
+Param text(std::string_view name, std::string_view def, std::string_view doc) {
   Param p;
-  p.name = std::move(name);
+  p.name = name;
   p.kind = Param::Kind::Text;
-  p.def_text = std::move(def);
-  p.doc = std::move(doc);
+  p.def_text = def;
+  p.doc = doc;
   return p;
 }
 
-Param choice(std::string name, std::string def, std::vector<std::string> choices, std::string doc) {
-  Param p = text(std::move(name), std::move(def), std::move(doc));
+Param choice(std::string_view name, std::string_view def, std::vector<std::string> choices,
+             std::string_view doc) {
+  Param p = text(name, def, doc);
   p.kind = Param::Kind::Choice;
   p.choices = std::move(choices);
   return p;
 }
 
-Param chip_param(std::string def, std::string doc) {
-  Param p = choice("chip", std::move(def), hw::chip_ids(), std::move(doc));
+Param chip_param(std::string_view def, std::string_view doc) {
+  Param p = choice("chip", def, hw::chip_ids(), doc);
   p.chip = true;
   return p;
 }
 
-Param dtype_param(std::string name, std::string def, std::string doc) {
-  return choice(std::move(name), std::move(def), hw::dtypes(), std::move(doc));
+Param dtype_param(std::string_view name, std::string_view def, std::string_view doc) {
+  return choice(name, def, hw::dtypes(), doc);
+}
+
+Param with_variants(Param p, Variants v) {
+  if (v.vec) p.variants = *v.vec;
+  else p.variants.assign(v.list.begin(), v.list.end());
+  return p;
+}
+
+Param given(std::string_view name, std::string_view unit, double def, std::string_view doc,
+            Variants variants, bool integer, double max) {
+  return with_variants(num(name, unit, def, doc, 0, max, integer), variants);
+}
+
+Param count(std::string_view name, double def, std::string_view doc, Variants variants, double min,
+            double max) {
+  return with_variants(num(name, "count", def, doc, min, max, true), variants);
+}
+
+Slot number(std::string_view name, std::string_view unit, std::string_view label, double tol_rel) {
+  Slot s;
+  s.name = name;
+  s.unit = unit;
+  s.label = label;
+  s.tol_rel = tol_rel;
+  return s;
+}
+
+Slot boolean(std::string_view name, std::string_view label) {
+  Slot s = number(name, "bool", label);
+  s.kind = Slot::Kind::Bool;
+  return s;
+}
+
+Slot formula(std::string_view name, std::string_view unit, std::string_view label,
+             std::vector<Slot::Var> vars, Slot::Formula f, std::string_view formula_tex) {
+  Slot s = number(name, unit, label);
+  s.kind = Slot::Kind::Formula;
+  s.vars = std::move(vars);
+  s.formula = f;
+  s.formula_tex = formula_tex;
+  return s;
+}
+
+Slot hinted(Slot s, Hints hints) {
+  s.hints = std::move(hints);
+  return s;
+}
+
+Problem problem(std::string_view id, std::string_view title, std::string_view kind,
+                std::string_view statement) {
+  Problem p;
+  p.id = id;
+  p.title = title;
+  p.kind = kind;
+  p.statement = statement;
+  return p;
 }
 
 namespace {
@@ -120,13 +177,15 @@ Inputs::Inputs(const std::vector<Param>& schema, const json& given) : schema_(&s
   }
 }
 
-double Inputs::num(const std::string& name) const {
+double Inputs::num(std::string_view name_view) const {
+  const std::string name(name_view);
   auto it = values_.find(name);
   if (it == values_.end() || !it->is_number()) fail(name, "internal: no number input '" + name + "'", "internal");
   return it->get<double>();
 }
 
-std::string Inputs::text(const std::string& name) const {
+std::string Inputs::text(std::string_view name_view) const {
+  const std::string name(name_view);
   auto it = values_.find(name);
   if (it == values_.end() || !it->is_string()) fail(name, "internal: no text input '" + name + "'", "internal");
   return it->get<std::string>();
@@ -142,7 +201,10 @@ Registry& Registry::get() {
 }
 
 void Registry::add(Calculator c) { calcs_.push_back(std::move(c)); }
-void Registry::add(Problem p) { problems_.push_back(std::move(p)); }
+void Registry::add(Problem p) {
+  if (p.chapter.empty()) p.chapter = p.id.substr(0, p.id.find('.'));
+  problems_.push_back(std::move(p));
+}
 
 const Calculator& Registry::calculator(const std::string& name) const {
   for (const auto& c : calcs_)
@@ -204,11 +266,12 @@ json to_json(const Slot& s) {
   return j;
 }
 
-json value(double v, const std::string& unit, const std::string& label) {
+json value(double v, std::string_view unit, std::string_view label) {
+  const std::string u(unit);
   return {{"value", std::isfinite(v) ? json(v) : json(nullptr)},
-          {"unit", unit},
-          {"label", label},
-          {"text", units::format(v, unit)}};
+          {"unit", u},
+          {"label", std::string(label)},
+          {"text", units::format(v, u)}};
 }
 
 }  // namespace sb

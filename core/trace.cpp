@@ -8,9 +8,9 @@
 
 namespace sb {
 
-double Trace::step(std::string what, std::string formula, std::string numbers, double value,
-                   std::string unit) {
-  steps_.push_back({std::move(what), std::move(formula), std::move(numbers), value, std::move(unit)});
+double Trace::step(std::string_view what, std::string_view formula, std::string numbers, double value,
+                   std::string_view unit) {
+  steps_.push_back({std::string(what), std::string(formula), std::move(numbers), value, std::string(unit)});
   return value;
 }
 
@@ -40,6 +40,16 @@ std::string tex(double v, int sig) {
   if (mant == "1") return "10^{" + ex + "}";
   if (mant == "-1") return "-10^{" + ex + "}";
   return mant + " \\times 10^{" + ex + "}";
+}
+
+std::string tex_frac(const std::string& num, const std::string& den) {
+  return "\\frac{" + num + "}{" + den + "}";
+}
+
+std::string tex_prod(std::initializer_list<double> xs) {
+  std::string s;
+  for (double x : xs) s += (s.empty() ? "" : " \\cdot ") + tex(x);
+  return s;
 }
 
 }  // namespace sb

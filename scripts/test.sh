@@ -17,7 +17,7 @@ echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/browser/
 
 echo "== fuzzers (bounded)"
-FUZZ_RUNS="${FUZZ_RUNS:-20000}" scripts/fuzz.sh
+FUZZ_RUNS="${FUZZ_RUNS:-50000}" scripts/fuzz.sh
 
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
   echo "== GoogleTest under ASan + UBSan"

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'build', 'site');
+const defaultOut = path.join(root, 'build', 'site');
 const wasmDir = process.env.SB_WASM_DIR ? path.resolve(process.env.SB_WASM_DIR) : path.join(root, 'build', 'wasm', 'bin');
 
 function copy(from, to) {
@@ -14,7 +14,8 @@ function copy(from, to) {
   fs.cpSync(from, to, { recursive: true });
 }
 
-export function build({ quiet = false } = {}) {
+// `out` lets a test run assemble a site of its own instead of build/site.
+export function build({ quiet = false, out = defaultOut } = {}) {
   const missing = ['scaling.mjs', 'scaling.wasm'].filter((f) => !fs.existsSync(path.join(wasmDir, f)));
   if (missing.length) {
     throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm module first ` +

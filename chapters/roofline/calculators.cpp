@@ -15,16 +15,6 @@
 namespace sb::roofline {
 namespace {
 
-// "2 \cdot 512 \cdot 8192" for the substituted-numbers column of a step.
-std::string prod(std::initializer_list<double> xs) {
-  std::string s;
-  for (double x : xs) s += (s.empty() ? "" : " \\cdot ") + tex(x);
-  return s;
-}
-std::string frac(const std::string& a, const std::string& b) {
-  return "\\frac{" + a + "}{" + b + "}";
-}
-
 // The largest tensor sizes we accept: far beyond any real model, small enough that every product
 // below stays a finite double.
 constexpr double kMaxTokens = 1e9;
@@ -60,30 +50,30 @@ json matmul_calc(const Inputs& in, Trace& tr) {
 
   const MatmulCost cost = matmul_cost(s, b, per_example);
   tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", "2BDF",
-          prod({2, s.B, s.D, s.F}), cost.flops, "flop");
+          tex_prod({2, s.B, s.D, s.F}), cost.flops, "flop");
   if (per_example)
     tr.step("Bytes moved: read X and one W[D,F] per batch row, write Z",
             "b_x BD + b_w BDF + b_o BF",
-            prod({b.x, s.B, s.D}) + " + " + prod({b.w, s.B, s.D, s.F}) + " + " +
-                prod({b.o, s.B, s.F}),
+            tex_prod({b.x, s.B, s.D}) + " + " + tex_prod({b.w, s.B, s.D, s.F}) + " + " +
+                tex_prod({b.o, s.B, s.F}),
             cost.bytes(), "B");
   else
     tr.step("Bytes moved: read X and W, write Z", "b_x BD + b_w DF + b_o BF",
-            prod({b.x, s.B, s.D}) + " + " + prod({b.w, s.D, s.F}) + " + " +
-                prod({b.o, s.B, s.F}),
+            tex_prod({b.x, s.B, s.D}) + " + " + tex_prod({b.w, s.D, s.F}) + " + " +
+                tex_prod({b.o, s.B, s.F}),
             cost.bytes(), "B");
   const double I = tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}",
-                           frac(tex(cost.flops), tex(cost.bytes())), cost.intensity(),
+                           tex_frac(tex(cost.flops), tex(cost.bytes())), cost.intensity(),
                            "flop_per_B");
   const double i_hw = tr.step("Critical intensity of the " + c.name + " (" + dt_c + " vs " +
                                   mem_name + ")",
                               "I_{hw} = \\mathrm{peak} / BW_{" + mem_name + "}",
-                              frac(tex(peak), tex(bw)), critical_intensity(peak, bw),
+                              tex_frac(tex(peak), tex(bw)), critical_intensity(peak, bw),
                               "flop_per_B");
   const double tm = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                            frac(tex(cost.flops), tex(peak)), t_math(cost.flops, peak), "s");
+                            tex_frac(tex(cost.flops), tex(peak)), t_math(cost.flops, peak), "s");
   const double tc = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW",
-                            frac(tex(cost.bytes()), tex(bw)), t_comms(cost.bytes(), bw), "s");
+                            tex_frac(tex(cost.bytes()), tex(bw)), t_comms(cost.bytes(), bw), "s");
   const double lo = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
                             "\\max(" + tex(tm) + ", " + tex(tc) + ")", t_lower(tm, tc), "s");
   const double hi = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}",
@@ -95,7 +85,7 @@ json matmul_calc(const Inputs& in, Trace& tr) {
           "I_hw = " + units::number(i_hw) + ": " + verdict_text + ".");
   const double achieved = tr.step("Achieved FLOPs/s",
                                   "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})",
-                                  frac(tex(cost.flops), tex(lo)),
+                                  tex_frac(tex(cost.flops), tex(lo)),
                                   achieved_flops_per_s(cost.flops, tm, tc), "flop_per_s");
 
   json notes = json::array();
@@ -110,14 +100,14 @@ json matmul_calc(const Inputs& in, Trace& tr) {
     tr.note(notes.back().get<std::string>());
   } else {
     b_approx = tr.step("Critical batch, weight-dominated approximation",
-                       "B_{crit} \\approx b_w I_{hw} / 2", frac(prod({b.w, i_hw}), "2"),
+                       "B_{crit} \\approx b_w I_{hw} / 2", tex_frac(tex_prod({b.w, i_hw}), "2"),
                        critical_batch_approx(b.w, i_hw), "tokens");
     const auto ex = critical_batch_exact(s.D, s.F, b, i_hw);
     const std::string f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
-    const std::string n = frac(prod({b.w, s.D, s.F}), "2 \\cdot " + tex(s.D) + " \\cdot " +
+    const std::string n = tex_frac(tex_prod({b.w, s.D, s.F}), "2 \\cdot " + tex(s.D) + " \\cdot " +
                                                           tex(s.F) + " / " + tex(i_hw) + " - " +
-                                                          prod({b.x, s.D}) + " - " +
-                                                          prod({b.o, s.F}));
+                                                          tex_prod({b.x, s.D}) + " - " +
+                                                          tex_prod({b.o, s.F}));
     if (ex) {
       b_exact = tr.step("Critical batch, exact crossover", f, n, *ex, "tokens");
     } else {
@@ -183,18 +173,18 @@ json network_calc(const Inputs& in, Trace& tr) {
   tr.note("X: bf16[B, D] and Y: bf16[D, F] are split along D over 2 chips; each chip multiplies "
           "its halves and the two swap bf16[B, F] partial sums over a full-duplex link.");
   const double tm = tr.step("Per-chip compute time", "T_{math} = \\frac{2 B (D/2) F}{\\mathrm{peak}} = \\frac{BDF}{\\mathrm{peak}}",
-                            frac(prod({s.B, s.D, s.F}), tex(peak)), network_t_math(s, peak), "s");
+                            tex_frac(tex_prod({s.B, s.D, s.F}), tex(peak)), network_t_math(s, peak), "s");
   const double tc = tr.step("Per-chip link time (send one partial sum, one way)",
                             "T_{comms} = \\frac{2BF}{BW_{link}}",
-                            frac(prod({2, s.B, s.F}), tex(bw)), network_t_comms(s, bw), "s");
+                            tex_frac(tex_prod({2, s.B, s.F}), tex(bw)), network_t_comms(s, bw), "s");
   const double I = tr.step("Per-chip intensity (B cancels)", "I = \\frac{BDF}{2BF} = D/2",
                            tex(s.D) + " / 2", network_intensity(s.D), "flop_per_B");
   const double i_link = tr.step("Critical intensity of the link",
-                                "I_{link} = \\mathrm{peak} / BW_{link}", frac(tex(peak), tex(bw)),
+                                "I_{link} = \\mathrm{peak} / BW_{link}", tex_frac(tex(peak), tex(bw)),
                                 critical_intensity(peak, bw), "flop_per_B");
   const double d_crit = tr.step("Smallest D that is compute-bound over the link",
                                 "D_{crit} = 2 \\, \\mathrm{peak} / BW_{link}",
-                                frac(prod({2, peak}), tex(bw)), network_d_crit(peak, bw), "count");
+                                tex_frac(tex_prod({2, peak}), tex(bw)), network_d_crit(peak, bw), "count");
   const double lo = t_lower(tm, tc), hi = t_upper(tm, tc);
   const Bound bound = verdict(tm, tc);
   const std::string verdict_text =
@@ -239,19 +229,19 @@ json tiled_calc(const Inputs& in, Trace& tr) {
     tr.note(notes.back().get<std::string>());
   }
   const double fl = tr.step("FLOPs", "2\\, t_m t_n t_k\\, b_m b_n b_k",
-                            prod({2, tm, tn, tk, t.bm, t.bn, t.bk}), tiled_flops(t), "flop");
+                            tex_prod({2, tm, tn, tk, t.bm, t.bn, t.bk}), tiled_flops(t), "flop");
   const double by = tr.step("Bytes: each output tile streams its X and W strips and is written once",
                             "b\\, t_m t_n \\left(t_k (b_m b_k + b_k b_n) + b_m b_n\\right)",
-                            prod({eb, tm, tn}) + " \\left(" + tex(tk) + " (" + prod({t.bm, t.bk}) +
-                                " + " + prod({t.bk, t.bn}) + ") + " + prod({t.bm, t.bn}) +
+                            tex_prod({eb, tm, tn}) + " \\left(" + tex(tk) + " (" + tex_prod({t.bm, t.bk}) +
+                                " + " + tex_prod({t.bk, t.bn}) + ") + " + tex_prod({t.bm, t.bn}) +
                                 "\\right)",
                             tiled_bytes(t, eb), "B");
-  const double I = tr.step("Intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", frac(tex(fl), tex(by)),
+  const double I = tr.step("Intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", tex_frac(tex(fl), tex(by)),
                            tiled_intensity(t, eb), "flop_per_B");
   const double Ia = tr.step("Intensity without the output write",
                             "I \\approx \\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
                             "\\frac{2}{" + tex(eb) + "} \\cdot " +
-                                frac(prod({t.bm, t.bn}), tex(t.bm) + " + " + tex(t.bn)),
+                                tex_frac(tex_prod({t.bm, t.bn}), tex(t.bm) + " + " + tex(t.bn)),
                             tiled_intensity_approx(t.bm, t.bn, eb), "flop_per_B");
   json values = {
       {"tiles", value(tm * tk * tn, "count", "tiles t_m t_k t_n")},
@@ -267,7 +257,7 @@ json tiled_calc(const Inputs& in, Trace& tr) {
   if (c.has(key) && c.has("hbm_bw")) {
     const double peak = c.get(key), bw = c.get("hbm_bw");
     const double i_hw = tr.step("Critical intensity (" + dt + " vs HBM)",
-                                "I_{hw} = \\mathrm{peak} / BW_{HBM}", frac(tex(peak), tex(bw)),
+                                "I_{hw} = \\mathrm{peak} / BW_{HBM}", tex_frac(tex(peak), tex(bw)),
                                 critical_intensity(peak, bw), "flop_per_B");
     values["i_crit"] = value(i_hw, "flop_per_B", "critical intensity");
     out["values"] = values;
@@ -287,15 +277,15 @@ json dot_calc(const Inputs& in, Trace& tr) {
   const double fl = tr.step("FLOPs: N multiplies and N - 1 adds", "2N - 1",
                             "2 \\cdot " + tex(N) + " - 1", dot_flops(N), "flop");
   const double by = tr.step("Bytes: read both vectors, write the scalar", "2bN + b",
-                            prod({2, eb, N}) + " + " + tex(eb), dot_bytes(N, eb), "B");
-  const double I = tr.step("Intensity", "I = \\frac{2N - 1}{2bN + b}", frac(tex(fl), tex(by)),
+                            tex_prod({2, eb, N}) + " + " + tex(eb), dot_bytes(N, eb), "B");
+  const double I = tr.step("Intensity", "I = \\frac{2N - 1}{2bN + b}", tex_frac(tex(fl), tex(by)),
                            dot_intensity(N, eb), "flop_per_B");
   const double lim = tr.step("Large-N limit", "\\lim_{N\\to\\infty} I = 1/b", "1 / " + tex(eb),
                              dot_intensity_limit(eb), "flop_per_B");
   const hw::Chip& c = hw::chip(in.text("chip"));
   const double peak = c.peak("bf16", "chip"), bw = c.get("hbm_bw", "chip");
   const double i_hw = tr.step("MXU critical intensity (bf16 vs HBM), for comparison",
-                              "I_{hw} = \\mathrm{peak} / BW_{HBM}", frac(tex(peak), tex(bw)),
+                              "I_{hw} = \\mathrm{peak} / BW_{HBM}", tex_frac(tex(peak), tex(bw)),
                               critical_intensity(peak, bw), "flop_per_B");
   json values = {
       {"flops", value(fl, "flop", "FLOPs")},
@@ -311,7 +301,7 @@ json dot_calc(const Inputs& in, Trace& tr) {
     const double cores = c.has("cores_per_chip") ? c.get("cores_per_chip") : 1;
     const double vpu = c.get("vpu_flops_per_core") * cores;
     ridge = tr.step("VPU critical intensity (all cores vs HBM)",
-                    "I_{VPU} = \\mathrm{VPU}_{chip} / BW_{HBM}", frac(tex(vpu), tex(bw)),
+                    "I_{VPU} = \\mathrm{VPU}_{chip} / BW_{HBM}", tex_frac(tex(vpu), tex(bw)),
                     critical_intensity(vpu, bw), "flop_per_B");
     values["i_crit_vpu"] = value(ridge, "flop_per_B", "VPU critical intensity");
   }

@@ -21,63 +21,21 @@ namespace sb::roofline {
 namespace {
 
 using Vars = std::map<std::string, double>;
-using Hints = std::vector<std::pair<double, std::string>>;
 
-// A given input with its book default and the values "new variant" may draw from.
-Param given(std::string name, std::string unit, double def, std::string doc,
-            std::vector<double> variants = {}, bool integer = false) {
-  Param p = num(std::move(name), std::move(unit), def, std::move(doc), 0, 1e30, integer);
-  p.variants = std::move(variants);
-  return p;
-}
-// Sizes in elements: whole numbers, bounded so every product stays a finite double.
-Param size(std::string name, double def, std::string doc, std::vector<double> variants = {}) {
-  Param p = num(std::move(name), "count", def, std::move(doc), 1, 1e7, true);
-  p.variants = std::move(variants);
-  return p;
-}
-Param tokens(std::string name, double def, std::string doc, std::vector<double> variants = {}) {
-  Param p = num(std::move(name), "tokens", def, std::move(doc), 1, 1e9, true);
-  p.variants = std::move(variants);
+Param tokens(std::string_view name, double def, std::string_view doc, Variants variants = {}) {
+  Param p = count(name, def, doc, variants, 1, 1e9);
+  p.unit = "tokens";
   return p;
 }
 // Element size in bytes: one of the sizes the book uses (fp32 4 ... int4 0.5).
-Param elem_bytes(double def, std::string doc) {
-  return num("bytes_per_elem", "B", def, std::move(doc), 0.5, 8);
-}
+Param elem_bytes(double def, std::string_view doc) { return num("bytes_per_elem", "B", def, doc, 0.5, 8); }
 
-Slot number(std::string name, std::string unit, std::string label, Hints hints = {}) {
-  Slot s;
-  s.name = std::move(name);
-  s.unit = std::move(unit);
-  s.label = std::move(label);
-  s.hints = std::move(hints);
-  return s;
-}
-Slot boolean(std::string name, std::string label) {
-  Slot s = number(std::move(name), "bool", std::move(label));
-  s.kind = Slot::Kind::Bool;
-  return s;
-}
-Slot formula(std::string name, std::string unit, std::string label, std::vector<Slot::Var> vars,
-             std::function<double(const Vars&)> f, std::string tex_, Hints hints = {}) {
-  Slot s = number(std::move(name), std::move(unit), std::move(label), std::move(hints));
-  s.kind = Slot::Kind::Formula;
-  s.vars = std::move(vars);
-  s.formula = std::move(f);
-  s.formula_tex = std::move(tex_);
-  return s;
-}
 double at(const Vars& v, const char* k) { return v.at(k); }
 
 // Sampling ranges for the book's symbols (log-uniform).
 const Slot::Var kB{"B", "batch tokens", 1, 4096};
 const Slot::Var kD{"D", "contracting dimension", 128, 65536};
 const Slot::Var kF{"F", "output dimension", 128, 65536};
-
-std::string frac(const std::string& a, const std::string& b) {
-  return "\\frac{" + a + "}{" + b + "}";
-}
 
 const std::string kTwoForMultiplyAdd =
     "Each (b, d, f) term is one multiply and one add: a matmul is 2BDF operations, not BDF.";
@@ -86,15 +44,10 @@ const std::string kTwoForMultiplyAdd =
 const std::vector<double> kPeaks = {1.97e14, 4.59e14, 9.2e14, 2.3e15};
 const std::vector<double> kHbm = {8.2e11, 1.6e12, 2.8e12, 7.4e12};
 
-void add(Registry& r, Problem p) {
-  p.chapter = "roofline";
-  r.add(std::move(p));
-}
-
 // ---- Worked examples in the text -------------------------------------------------------------
 
 void add_examples(Registry& r) {
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E1",
       .title = "Time for 1e12 FLOPs on two chips",
       .statement = "A job needs {work_flops} of arithmetic. How long does it take at peak on an "
@@ -114,15 +67,15 @@ void add_examples(Registry& r) {
         const double pv = in.num("v6e_peak_bf16_flops_per_s");
         Answers a;
         a["t_math_h100"] = tr.step("H100", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                   frac(tex(w), tex(ph)), t_math(w, ph), "s");
+                                   tex_frac(tex(w), tex(ph)), t_math(w, ph), "s");
         a["t_math_v6e"] = tr.step("TPU v6e", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                  frac(tex(w), tex(pv)), t_math(w, pv), "s");
+                                  tex_frac(tex(w), tex(pv)), t_math(w, pv), "s");
         return a;
       },
       .hint = "Compute time is the work divided by the rate; mind the ms.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E2",
       .title = "v5e MXU critical intensity versus HBM",
       .statement = "A TPU v5e peaks at {peak_bf16_flops_per_s} in bf16 and reads HBM at "
@@ -135,12 +88,12 @@ void add_examples(Registry& r) {
       .solve = [](const Inputs& in, Trace& tr) {
         const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
         return Answers{{"i_crit", tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                          frac(tex(p), tex(bw)), critical_intensity(p, bw),
+                                          tex_frac(tex(p), tex(bw)), critical_intensity(p, bw),
                                           "flop_per_B")}};
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E3",
       .title = "Arithmetic intensity of a bf16 dot product",
       .statement = "x and y are bf16 vectors of length N ({bytes_per_elem} per element); their "
@@ -150,7 +103,7 @@ void add_examples(Registry& r) {
                    "dot product compute-bound?",
       .kind = "formula",
       .given = {elem_bytes(2, "bytes per element (bf16)"),
-                size("sample_n", 1024, "N to evaluate at", {128, 4096, 65536, 1000000}),
+                count("sample_n", 1024, "N to evaluate at", {128, 4096, 65536, 1000000}),
                 given("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core",
                       {7e12, 1.4e13}),
                 given("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "v5p HBM bandwidth", {2.8e12})},
@@ -171,12 +124,12 @@ void add_examples(Registry& r) {
                 "2 \\cdot " + tex(b) + " \\cdot " + tex(n) + " + " + tex(b), dot_bytes(n, b), "B");
         a["intensity_at_sample_n"] =
             tr.step("Intensity at the sample N", "\\frac{2N - 1}{2bN + b}",
-                    frac(tex(dot_flops(n)), tex(dot_bytes(n, b))), dot_intensity(n, b),
+                    tex_frac(tex(dot_flops(n)), tex(dot_bytes(n, b))), dot_intensity(n, b),
                     "flop_per_B");
         a["intensity_limit"] = tr.step("Large-N limit", "\\lim I = 2 / 2b", "1 / " + tex(b),
                                        dot_intensity_limit(b), "flop_per_B");
         const double ridge = tr.step("VPU ridge against HBM", "I_{VPU} = \\mathrm{VPU} / BW",
-                                     frac(tex(vpu), tex(bw)), critical_intensity(vpu, bw),
+                                     tex_frac(tex(vpu), tex(bw)), critical_intensity(vpu, bw),
                                      "flop_per_B");
         a["compute_bound"] = a["intensity_limit"] > ridge ? 1 : 0;
         tr.note(a["compute_bound"] ? "Above the VPU ridge: compute-bound."
@@ -187,7 +140,7 @@ void add_examples(Registry& r) {
       .hint = "Count the scalar output too; then let N grow.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E4",
       .title = "bf16 matmul intensity and critical batch",
       .statement = "For an all-bf16 matmul X[B,D] . W[D,F] with B much smaller than D and F, "
@@ -214,18 +167,18 @@ void add_examples(Registry& r) {
                 "the matmul is compute-bound once B > I_hw.");
         for (int i = 0; i < 2; ++i) {
           const double ih = tr.step(std::string(chips[i].second) + ": critical intensity",
-                                    "I_{hw} = \\mathrm{peak} / BW", frac(tex(peaks[i]), tex(bws[i])),
+                                    "I_{hw} = \\mathrm{peak} / BW", tex_frac(tex(peaks[i]), tex(bws[i])),
                                     critical_intensity(peaks[i], bws[i]), "flop_per_B");
           a[chips[i].first] = tr.step(std::string(chips[i].second) + ": critical batch",
                                       "B_{crit} \\approx b_w I_{hw} / 2",
-                                      frac("2 \\cdot " + tex(ih), "2"),
+                                      tex_frac("2 \\cdot " + tex(ih), "2"),
                                       critical_batch_approx(2, ih), "tokens");
         }
         return a;
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E5",
       .title = "Global versus per-device token batch",
       .statement = "A training step processes {sequences} sequences of {tokens_per_sequence} "
@@ -247,13 +200,13 @@ void add_examples(Registry& r) {
                     tex(s) + " \\cdot " + tex(t), global_batch_tokens(s, t), "tokens");
         a["local_batch_tokens"] =
             tr.step("Per-device batch", "B_{local} = B_{global} / N",
-                    frac(tex(a["global_batch_tokens"]), tex(n)),
+                    tex_frac(tex(a["global_batch_tokens"]), tex(n)),
                     local_batch_tokens(a["global_batch_tokens"], n), "tokens");
         return a;
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E6",
       .title = "Two-chip D-sharded matmul network roofline",
       .statement = "X: bf16[B, D] and Y: bf16[D, F] are split along D over two chips, each "
@@ -267,7 +220,7 @@ void add_examples(Registry& r) {
                 given("link_bw_one_way_Bps", "B_per_s", 4.5e10, "link bandwidth, one direction",
                       {4.5e10, 9e10, 1e11, 1.6e10})},
       .slots = {number("i_crit_link", "flop_per_B", "critical intensity of the link"),
-                number("d_crit", "count", "smallest compute-bound D",
+                hinted(number("d_crit", "count", "smallest compute-bound D"),
                        {{2, "Off by 2: each chip holds only D/2 of the contraction (intensity "
                             "D/2), and the full-duplex link counts one way."}})},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -276,14 +229,14 @@ void add_examples(Registry& r) {
                 "whatever B is.");
         Answers a;
         a["i_crit_link"] = tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW",
-                                   frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
+                                   tex_frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
         a["d_crit"] = tr.step("Compute-bound iff D/2 > I_link", "D_{crit} = 2 I_{link}",
                               "2 \\cdot " + tex(a["i_crit_link"]), network_d_crit(p, bw), "count");
         return a;
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E6b",
       .title = "Why the network threshold ignores batch",
       .statement = "In the two-chip D-sharded matmul, explain why whether it is compute-bound "
@@ -297,7 +250,7 @@ void add_examples(Registry& r) {
           "work without adding bytes, so the test is D/2 > peak / link bandwidth.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E7",
       .title = "Arithmetic intensity of a tiled matmul",
       .statement = "An (m, k) . (k, n) bf16 matmul ({bytes_per_elem} per element) with m = "
@@ -308,13 +261,13 @@ void add_examples(Registry& r) {
                    "write is neglected (as a formula in bm and bn, too).",
       .kind = "formula",
       .given = {elem_bytes(2, "bytes per element (bf16)"),
-                size("sample_m", 8192, "m", {4096, 16384}),
-                size("sample_k", 8192, "k", {4096, 16384}),
-                size("sample_n", 8192, "n", {4096, 16384}),
-                size("sample_bm", 512, "tile rows bm", {128, 256, 1024}),
-                size("sample_bk", 512, "tile depth bk", {128, 256, 1024}),
-                size("sample_bn", 512, "tile columns bn", {128, 256, 1024})},
-      .slots = {number("flops", "flop", "FLOPs", {{2, kTwoForMultiplyAdd}}),
+                count("sample_m", 8192, "m", {4096, 16384}),
+                count("sample_k", 8192, "k", {4096, 16384}),
+                count("sample_n", 8192, "n", {4096, 16384}),
+                count("sample_bm", 512, "tile rows bm", {128, 256, 1024}),
+                count("sample_bk", 512, "tile depth bk", {128, 256, 1024}),
+                count("sample_bn", 512, "tile columns bn", {128, 256, 1024})},
+      .slots = {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
                 number("bytes", "B", "bytes moved"),
                 number("intensity_full", "flop_per_B", "intensity"),
                 number("intensity_approx", "flop_per_B", "intensity, output write neglected"),
@@ -347,12 +300,12 @@ void add_examples(Registry& r) {
                                  tex(t.bm * t.bn) + ")",
                              tiled_bytes(t, b), "B");
         a["intensity_full"] = tr.step("Intensity", "\\mathrm{FLOPs} / \\mathrm{bytes}",
-                                      frac(tex(a["flops"]), tex(a["bytes"])), tiled_intensity(t, b),
+                                      tex_frac(tex(a["flops"]), tex(a["bytes"])), tiled_intensity(t, b),
                                       "flop_per_B");
         a["intensity_approx"] =
             tr.step("Without the output write", "\\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
                     "\\frac{2}{" + tex(b) + "} \\cdot " +
-                        frac(tex(t.bm) + " \\cdot " + tex(t.bn), tex(t.bm) + " + " + tex(t.bn)),
+                        tex_frac(tex(t.bm) + " \\cdot " + tex(t.bn), tex(t.bm) + " + " + tex(t.bn)),
                     tiled_intensity_approx(t.bm, t.bn, b), "flop_per_B");
         return a;
       },
@@ -360,7 +313,7 @@ void add_examples(Registry& r) {
                  "(2 bm bn per tile); the current text counts it once, b_m b_n elements, as here.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.E8",
       .title = "Overlap bounds are within 2x",
       .statement = "Show that the no-overlap estimate T_math + T_comms is never more than twice "
@@ -375,7 +328,7 @@ void add_examples(Registry& r) {
                                   "\\max(" + tex(a) + ", " + tex(c) + ")", t_lower(a, c), "s");
         const double hi = tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}",
                                   tex(a) + " + " + tex(c), t_upper(a, c), "s");
-        tr.step("Ratio, always between 1 and 2", "T_{upper} / T_{lower}", frac(tex(hi), tex(lo)),
+        tr.step("Ratio, always between 1 and 2", "T_{upper} / T_{lower}", tex_frac(tex(hi), tex(lo)),
                 hi / lo, "ratio");
         return Answers{};
       },
@@ -392,8 +345,8 @@ void add_examples(Registry& r) {
 // Shape inputs shared by the Q1 parts and Q4.
 std::vector<Param> sample_shape() {
   return {tokens("sample_b_tokens", 256, "batch B (tokens)", {64, 128, 512, 1024}),
-          size("sample_d", 8192, "contracting dimension D", {4096, 16384}),
-          size("sample_f", 32768, "output dimension F", {16384, 65536})};
+          count("sample_d", 8192, "contracting dimension D", {4096, 16384}),
+          count("sample_f", 32768, "output dimension F", {16384, 65536})};
 }
 MatmulShape shape_of(const Inputs& in) {
   return {in.num("sample_b_tokens"), in.num("sample_d"), in.num("sample_f")};
@@ -406,7 +359,7 @@ void add_questions(Registry& r) {
   {
     std::vector<Param> g = {elem_bytes(1, "bytes per element (int8)")};
     for (auto& p : sample_shape()) g.push_back(p);
-    add(r, Problem{
+    r.add(Problem{
         .id = "roofline.Q1.a",
         .title = "Bytes moved by an int8 matmul",
         .statement = "X[B, D] . Y[D, F] -> Z[B, F] with every array in int8 ({bytes_per_elem} per "
@@ -415,15 +368,15 @@ void add_questions(Registry& r) {
                      "{sample_b_tokens}, D = {sample_d}, F = {sample_f}.",
         .kind = "formula",
         .given = g,
-        .slots = {number("bytes_read", "B", "bytes read (X and Y)",
+        .slots = {hinted(number("bytes_read", "B", "bytes read (X and Y)"),
                          {{2, "int8 is 1 byte per element, not 2 as for bf16."}}),
-                  number("bytes_written", "B", "bytes written (Z)",
+                  hinted(number("bytes_written", "B", "bytes written (Z)"),
                          {{2, "int8 is 1 byte per element, not 2 as for bf16."}}),
-                  formula("bytes_total", "B", "total bytes as a formula in B, D, F", {kB, kD, kF},
+                  hinted(formula("bytes_total", "B", "total bytes as a formula in B, D, F", {kB, kD, kF},
                           [](const Vars& v) {
                             return matmul_bytes({at(v, "B"), at(v, "D"), at(v, "F")}, {1, 1, 1});
                           },
-                          "BD + DF + BF", {{2, "int8 is 1 byte per element, not 2."}})},
+                          "BD + DF + BF"), {{2, "int8 is 1 byte per element, not 2."}})},
         .solve = [](const Inputs& in, Trace& tr) {
           const double e = in.num("bytes_per_elem");
           const MatmulShape s = shape_of(in);
@@ -441,7 +394,7 @@ void add_questions(Registry& r) {
     });
   }
   {
-    add(r, Problem{
+    r.add(Problem{
         .id = "roofline.Q1.b",
         .title = "Operation count of an int8 matmul",
         .statement = "For the same int8 matmul X[B, D] . Y[D, F], how many integer operations are "
@@ -449,12 +402,12 @@ void add_questions(Registry& r) {
                      "D = {sample_d}, F = {sample_f}.",
         .kind = "formula",
         .given = sample_shape(),
-        .slots = {number("ops", "flop", "operations", {{2, kTwoForMultiplyAdd}}),
-                  formula("ops_formula", "flop", "operations as a formula in B, D, F", {kB, kD, kF},
+        .slots = {hinted(number("ops", "flop", "operations"), {{2, kTwoForMultiplyAdd}}),
+                  hinted(formula("ops_formula", "flop", "operations as a formula in B, D, F", {kB, kD, kF},
                           [](const Vars& v) {
                             return matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")});
                           },
-                          "2BDF", {{2, kTwoForMultiplyAdd}})},
+                          "2BDF"), {{2, kTwoForMultiplyAdd}})},
         .solve = [](const Inputs& in, Trace& tr) {
           const MatmulShape s = shape_of(in);
           return Answers{{"ops", tr.step("One multiply and one add per (b, d, f)", "2BDF",
@@ -462,7 +415,7 @@ void add_questions(Registry& r) {
         },
     });
   }
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.Q1.c",
       .title = "int8 matmul intensity and critical batch",
       .statement = "The same all-int8 matmul ({bytes_per_elem} per element) runs on a TPU v5e "
@@ -476,7 +429,7 @@ void add_questions(Registry& r) {
                       {3.94e14, 9.18e14, 1.84e15}),
                 given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)},
       .slots = {number("i_hw_int8", "flop_per_B", "critical intensity (int8)"),
-                number("b_crit", "tokens", "critical batch",
+                hinted(number("b_crit", "tokens", "critical batch"),
                        {{2, "With 1-byte weights I ~ 2BDF / DF = 2B: the batch only has to reach "
                             "half the critical intensity."}})},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -484,10 +437,10 @@ void add_questions(Registry& r) {
         const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
         Answers a;
         a["i_hw_int8"] = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak}_{int8} / BW",
-                                 frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
+                                 tex_frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
         tr.note("I = 2BDF / (BD + DF + BF) ~ 2B / b when B << D, F.");
         a["b_crit"] = tr.step("Critical batch", "B_{crit} \\approx b \\, I_{hw} / 2",
-                              frac(tex(e) + " \\cdot " + tex(a["i_hw_int8"]), "2"),
+                              tex_frac(tex(e) + " \\cdot " + tex(a["i_hw_int8"]), "2"),
                               critical_batch_approx(e, a["i_hw_int8"]), "tokens");
         return a;
       },
@@ -498,7 +451,7 @@ void add_questions(Registry& r) {
                                   {3.94e14, 9.18e14, 1.84e15}),
                             given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth W", kHbm)};
     for (auto& p : sample_shape()) g.push_back(p);
-    add(r, Problem{
+    r.add(Problem{
         .id = "roofline.Q1.d",
         .title = "Roofline time bounds for int8 matmul",
         .statement = "For the all-int8 matmul at B = {sample_b_tokens}, D = {sample_d}, F = "
@@ -507,8 +460,8 @@ void add_questions(Registry& r) {
                      "overlap) bounds on the runtime. Give the lower bound as a formula too.",
         .kind = "formula",
         .given = g,
-        .slots = {number("t_math", "s", "T_math", {{2, kTwoForMultiplyAdd}}),
-                  number("t_comms", "s", "T_comms",
+        .slots = {hinted(number("t_math", "s", "T_math"), {{2, kTwoForMultiplyAdd}}),
+                  hinted(number("t_comms", "s", "T_comms"),
                          {{2, "int8 is 1 byte per element, not 2 as for bf16."}}),
                   number("t_lower", "s", "T_lower (full overlap)"),
                   number("t_upper", "s", "T_upper (no overlap)"),
@@ -528,9 +481,9 @@ void add_questions(Registry& r) {
           const MatmulCost c = matmul_cost(s, {e, e, e});
           Answers a;
           a["t_math"] = tr.step("Compute time", "T_{math} = 2BDF / P",
-                                frac("2 \\cdot " + bdf(s), tex(p)), t_math(c.flops, p), "s");
+                                tex_frac("2 \\cdot " + bdf(s), tex(p)), t_math(c.flops, p), "s");
           a["t_comms"] = tr.step("HBM time", "T_{comms} = b (BD + DF + BF) / W",
-                                 frac(tex(c.bytes()), tex(bw)), t_comms(c.bytes(), bw), "s");
+                                 tex_frac(tex(c.bytes()), tex(bw)), t_comms(c.bytes(), bw), "s");
           a["t_lower"] = tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})",
                                  "\\max(" + tex(a["t_math"]) + ", " + tex(a["t_comms"]) + ")",
                                  t_lower(a["t_math"], a["t_comms"]), "s");
@@ -543,7 +496,7 @@ void add_questions(Registry& r) {
         },
     });
   }
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.Q2",
       .title = "int8 weights with bf16 activations",
       .statement = "Activations X are bf16[B, D], the weights W are stored as {dtype_w}[D, F] "
@@ -554,7 +507,7 @@ void add_questions(Registry& r) {
       .given = {dtype_param("dtype_w", "int8", "storage type of the weights"),
                 given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
                 given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)},
-      .slots = {number("b_crit", "tokens", "critical batch",
+      .slots = {hinted(number("b_crit", "tokens", "critical batch"),
                        {{2, "The weights set the bytes: with 1-byte weights I ~ 2B, so the "
                             "critical batch is half of I_hw, while the arithmetic stays at the "
                             "bf16 rate."}})},
@@ -562,16 +515,16 @@ void add_questions(Registry& r) {
         const double bw_bytes = hw::dtype_bytes(in.text("dtype_w"), "dtype_w");
         const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
         const double ih = tr.step("Critical intensity (bf16 arithmetic)",
-                                  "I_{hw} = \\mathrm{peak}_{bf16} / BW", frac(tex(p), tex(bw)),
+                                  "I_{hw} = \\mathrm{peak}_{bf16} / BW", tex_frac(tex(p), tex(bw)),
                                   critical_intensity(p, bw), "flop_per_B");
         tr.note("Weight bytes dominate: I ~ 2BDF / (b_w DF) = 2B / b_w.");
         return Answers{{"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
-                                          frac(tex(bw_bytes) + " \\cdot " + tex(ih), "2"),
+                                          tex_frac(tex(bw_bytes) + " \\cdot " + tex(ih), "2"),
                                           critical_batch_approx(bw_bytes, ih), "tokens")}};
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.Q3",
       .title = "Roofline curve for int8-weight bf16 matmul",
       .statement = "Keep the Q2 setup (bf16 X and Z, int8 W, bf16 arithmetic at "
@@ -582,8 +535,8 @@ void add_questions(Registry& r) {
       .kind = "numeric",
       .given = {given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
                 given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm),
-                size("d_f_large", 4096, "D = F, the larger shape"),
-                size("d_f_small", 1024, "D = F, the smaller shape"),
+                count("d_f_large", 4096, "D = F, the larger shape"),
+                count("d_f_small", 1024, "D = F, the smaller shape"),
                 num("b_min", "count", 1, "smallest batch (tokens) on the curve", 1, 1e6, true),
                 num("b_max", "count", 511, "largest batch (tokens) on the curve", 1, 1e6, true)},
       .slots = {number("b_crit_d4096", "tokens", "critical batch, larger D = F"),
@@ -603,13 +556,13 @@ void add_questions(Registry& r) {
           fail("b_min", "b_min must not exceed b_max", "out_of_range");
         const OperandBytes ob{2, 1, 2};  // bf16 X, int8 W, bf16 Z
         const double ih = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                  frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
+                                  tex_frac(tex(p), tex(bw)), critical_intensity(p, bw), "flop_per_B");
         Answers a;
         const std::pair<const char*, double> shapes[] = {{"d4096", big}, {"d1024", small}};
         for (const auto& [tag, d] : shapes) {
           const auto b = critical_batch_exact(d, d, ob, ih);
           const std::string f = "B_{crit} = \\frac{DF}{2DF / I_{hw} - 2D - 2F}";
-          const std::string n = frac(tex(d * d), "2 \\cdot " + tex(d * d) + " / " + tex(ih) +
+          const std::string n = tex_frac(tex(d * d), "2 \\cdot " + tex(d * d) + " / " + tex(ih) +
                                                      " - 4 \\cdot " + tex(d));
           if (b) {
             a[std::string("b_crit_") + tag] =
@@ -622,14 +575,14 @@ void add_questions(Registry& r) {
         }
         a["b_crit_ratio_small_to_large"] =
             tr.step("Ratio", "B_{crit}(small) / B_{crit}(large)",
-                    frac(tex(a["b_crit_d1024"]), tex(a["b_crit_d4096"])),
+                    tex_frac(tex(a["b_crit_d1024"]), tex(a["b_crit_d4096"])),
                     a["b_crit_d1024"] / a["b_crit_d4096"], "ratio");
         // Achieved FLOPs/s = 2BDF / max(T_math, T_comms) on the exact byte count.
         auto achieved = [&](double B, double d) {
           const MatmulCost c = matmul_cost({B, d, d}, ob);
           return tr.step("Achieved FLOPs/s at B = " + tex(B) + ", D = F = " + tex(d),
                          "\\frac{2BDF}{\\max(2BDF / \\mathrm{peak},\\ (2BD + DF + 2BF) / BW)}",
-                         frac(tex(c.flops), "\\max(" + tex(t_math(c.flops, p)) + ", " +
+                         tex_frac(tex(c.flops), "\\max(" + tex(t_math(c.flops, p)) + ", " +
                                                 tex(t_comms(c.bytes(), bw)) + ")"),
                          achieved_flops_per_s(c.flops, t_math(c.flops, p),
                                               t_comms(c.bytes(), bw)),
@@ -650,7 +603,7 @@ void add_questions(Registry& r) {
   {
     std::vector<Param> g = {elem_bytes(1, "bytes per element (int8)")};
     for (auto& p : sample_shape()) g.push_back(p);
-    add(r, Problem{
+    r.add(Problem{
         .id = "roofline.Q4",
         .title = "Per-example weight matrices intensity",
         .statement = "Now every batch row has its own weight matrix: X is int8[B, D], W is "
@@ -659,16 +612,16 @@ void add_questions(Registry& r) {
                      "as a formula and at B = {sample_b_tokens}, D = {sample_d}, F = {sample_f}.",
         .kind = "formula",
         .given = g,
-        .slots = {number("flops", "flop", "FLOPs", {{2, kTwoForMultiplyAdd}}),
+        .slots = {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
                   number("bytes", "B", "bytes moved"),
                   number("intensity", "flop_per_B", "arithmetic intensity"),
-                  formula("intensity_formula", "flop_per_B", "intensity as a formula in B, D, F",
+                  hinted(formula("intensity_formula", "flop_per_B", "intensity as a formula in B, D, F",
                           {kB, kD, kF},
                           [](const Vars& v) {
                             return matmul_intensity({at(v, "B"), at(v, "D"), at(v, "F")},
                                                     {1, 1, 1}, true);
                           },
-                          "\\frac{2BDF}{BD + BDF + BF}", {{2, kTwoForMultiplyAdd}})},
+                          "\\frac{2BDF}{BD + BDF + BF}"), {{2, kTwoForMultiplyAdd}})},
         .solve = [](const Inputs& in, Trace& tr) {
           const double e = in.num("bytes_per_elem");
           const MatmulShape s = shape_of(in);
@@ -680,7 +633,7 @@ void add_questions(Registry& r) {
                                    " + " + tex(s.B * s.F) + ")",
                                c.bytes(), "B");
           a["intensity"] = tr.step("Intensity, the same for every B", "\\frac{2DF}{D + DF + F}",
-                                   frac(tex(c.flops), tex(c.bytes())), c.intensity(),
+                                   tex_frac(tex(c.flops), tex(c.bytes())), c.intensity(),
                                    "flop_per_B");
           tr.note("About 2 FLOPs per byte whatever the batch: far below any chip's ridge, so it "
                   "is always memory-bound.");
@@ -689,7 +642,7 @@ void add_questions(Registry& r) {
     });
   }
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "roofline.Q5",
       .title = "H100 critical batch for bf16 matmul",
       .statement = "NVIDIA's spec sheet gives the H100 SXM {peak_bf16_sparse_flops_per_s} of "
@@ -702,9 +655,9 @@ void add_questions(Registry& r) {
                       "spec-sheet bf16 peak (with sparsity)", {1.979e15, 4.5e15}),
                 given("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", {2}),
                 given("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", {3.35e12, 8e12})},
-      .slots = {number("peak_dense", "flop_per_s", "dense bf16 peak",
+      .slots = {hinted(number("peak_dense", "flop_per_s", "dense bf16 peak"),
                        {{2, "The spec-sheet figure assumes 2:4 sparsity; the dense rate is half."}}),
-                number("b_crit", "tokens", "critical batch",
+                hinted(number("b_crit", "tokens", "critical batch"),
                        {{2, "Use the dense peak (half the spec sheet's sparse figure), and for "
                             "bf16 weights B_crit = I_hw."}})},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -712,12 +665,12 @@ void add_questions(Registry& r) {
         const double bw = in.num("hbm_bw_Bps");
         Answers a;
         a["peak_dense"] = tr.step("Dense peak", "\\mathrm{peak} = \\mathrm{peak}_{sparse} / k",
-                                  frac(tex(sp), tex(k)), dense_peak(sp, k), "flop_per_s");
+                                  tex_frac(tex(sp), tex(k)), dense_peak(sp, k), "flop_per_s");
         const double ih = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                  frac(tex(a["peak_dense"]), tex(bw)),
+                                  tex_frac(tex(a["peak_dense"]), tex(bw)),
                                   critical_intensity(a["peak_dense"], bw), "flop_per_B");
         a["b_crit"] = tr.step("Critical batch (bf16 weights)", "B_{crit} \\approx 2 I_{hw} / 2",
-                              frac("2 \\cdot " + tex(ih), "2"), critical_batch_approx(2, ih),
+                              tex_frac("2 \\cdot " + tex(ih), "2"), critical_batch_approx(2, ih),
                               "tokens");
         return a;
       },

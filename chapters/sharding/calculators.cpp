@@ -17,12 +17,6 @@
 namespace sb::sharding {
 namespace {
 
-constexpr double kMaxDim = 1e7;
-
-Param size(std::string name, double def, std::string doc) {
-  return num(std::move(name), "count", def, std::move(doc), 1, kMaxDim, true);
-}
-
 // Link figures: the chip's tables unless the reader gives a bandwidth or latency (0 = chip).
 Link link_for(const hw::Chip& c, const std::string& link, const std::string& direction,
               double w_given, double t_given) {
@@ -256,9 +250,9 @@ void add_calculators(Registry& r) {
        text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
        chip_param("v5e"),
        dtype_param("dtype", "bf16", "element type of A, B and C"),
-       size("I", 8192, "size of A's free dimension"),
-       size("J", 8192, "size of the contracting dimension"),
-       size("K", 8192, "size of B's free dimension"),
+       count("I", 8192, "size of A's free dimension"),
+       count("J", 8192, "size of the contracting dimension"),
+       count("K", 8192, "size of B's free dimension"),
        wrap_param(), link_param(), direction_param(), bw_param(), latency_param()},
       matmul_calc});
   Param bytes = num("bytes", "B", 33554432, "V: message size in bytes (see the note for each op)", 0, 1e15);

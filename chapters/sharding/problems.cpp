@@ -24,49 +24,7 @@ namespace {
 
 using Vars = std::map<std::string, double>;
 
-Param given(std::string name, std::string unit, double def, std::string doc,
-            std::vector<double> variants = {}, bool integer = false) {
-  Param p = num(std::move(name), std::move(unit), def, std::move(doc), 0, 1e30, integer);
-  p.variants = std::move(variants);
-  return p;
-}
-Param size(std::string name, double def, std::string doc, std::vector<double> variants = {}) {
-  Param p = num(std::move(name), "count", def, std::move(doc), 1, 1e7, true);
-  p.variants = std::move(variants);
-  return p;
-}
-Slot number(std::string name, std::string unit, std::string label, double tol = 0.02) {
-  Slot s;
-  s.name = std::move(name);
-  s.unit = std::move(unit);
-  s.label = std::move(label);
-  s.tol_rel = tol;
-  return s;
-}
-Slot hinted(Slot s, std::vector<std::pair<double, std::string>> hints) {
-  s.hints = std::move(hints);
-  return s;
-}
-Slot boolean(std::string name, std::string label) {
-  Slot s = number(std::move(name), "bool", std::move(label));
-  s.kind = Slot::Kind::Bool;
-  return s;
-}
-Slot formula(std::string name, std::string unit, std::string label, std::vector<Slot::Var> vars,
-             std::function<double(const Vars&)> f, std::string tex_) {
-  Slot s = number(std::move(name), std::move(unit), std::move(label));
-  s.kind = Slot::Kind::Formula;
-  s.vars = std::move(vars);
-  s.formula = std::move(f);
-  s.formula_tex = std::move(tex_);
-  return s;
-}
 double at(const Vars& v, const char* k) { return v.at(k); }
-
-void add(Registry& r, Problem p) {
-  p.chapter = "sharding";
-  r.add(std::move(p));
-}
 
 // A link given by the problem: one-way bandwidth and per-hop latency.
 Link link_of(double w_uni, double t_hop) {
@@ -159,7 +117,7 @@ const Slot::Var kVarN{"N", "devices, A*B*C", 8, 4096};
 // ------------------------------------------------------------------ notation and memory
 
 void add_notation(Registry& r) {
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX1",
       .title = "Local shape of a 2x2-sharded array",
       .statement = "Four devices form the mesh {mesh}. The array A has global shape ({size_I}, "
@@ -168,8 +126,8 @@ void add_notation(Registry& r) {
       .kind = "numeric",
       .given = {text("mesh", "Mesh(devices=((0, 1), (2, 3)), axis_names=('X', 'Y'))", "the device mesh"),
                 text("sharding", "A[I_X, J_Y]", "how A is sharded"),
-                size("size_I", 4, "global size of I", {4, 8, 16}),
-                size("size_J", 128, "global size of J", {64, 128, 256})},
+                count("size_I", 4, "global size of I", {4, 8, 16}),
+                count("size_J", 128, "global size of J", {64, 128, 256})},
       .slots = {number("local_size_I", "count", "local size of I"),
                 number("local_size_J", "count", "local size of J"),
                 number("fraction_per_device", "ratio", "fraction of A per device")},
@@ -178,13 +136,13 @@ void add_notation(Registry& r) {
         Sharding s = parse_sharding(in.text("sharding"), "sharding");
         LocalShape L = local_shape(s, m, {in.num("size_I"), in.num("size_J")}, 1, "sharding", &tr);
         tr.step("Fraction per device", "\\frac{\\text{local elements}}{\\text{global elements}}",
-                "\\frac{" + tex(L.local_elems) + "}{" + tex(in.num("size_I") * in.num("size_J")) + "}", L.fraction, "ratio");
+                tex_frac(tex(L.local_elems), tex(in.num("size_I") * in.num("size_J"))), L.fraction, "ratio");
         return Answers{{"local_size_I", L.local[0]}, {"local_size_J", L.local[1]}, {"fraction_per_device", L.fraction}};
       },
       .hint = "Divide each dimension by the size of the mesh axis in its subscript.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.PQ0",
       .title = "Per-device bytes and HBM load time",
       .statement = "An fp32 array A of shape ({size_I}, {size_J}) is sharded as {sharding} over the "
@@ -194,8 +152,8 @@ void add_notation(Registry& r) {
       .given = {text("mesh", "{'X': 8, 'Y': 2}", "the device mesh"),
                 text("sharding", "A[I_{XY}, J]", "how A is sharded"),
                 dtype_param("dtype", "fp32", "element type"),
-                size("size_I", 1024, "global size of I", {512, 1024, 2048}),
-                size("size_J", 4096, "global size of J", {2048, 4096, 8192}),
+                count("size_I", 1024, "global size of I", {512, 1024, 2048}),
+                count("size_J", 4096, "global size of J", {2048, 4096, 8192}),
                 given("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth (H100)", {3.35e12, 4.8e12})},
       .slots = {number("local_size_I", "count", "local size of I"),
                 number("bytes_per_device", "B", "bytes per device"),
@@ -207,7 +165,7 @@ void add_notation(Registry& r) {
         LocalShape L = local_shape(s, m, {in.num("size_I"), in.num("size_J")}, bpe, "sharding", &tr);
         const double bw = in.num("hbm_bw_Bps");
         double t = tr.step("HBM read time", "T = \\frac{\\text{bytes}}{W_{hbm}}",
-                           "\\frac{" + tex(L.bytes_per_device) + "}{" + tex(bw) + "}", t_load(L.bytes_per_device, bw), "s");
+                           tex_frac(tex(L.bytes_per_device), tex(bw)), t_load(L.bytes_per_device, bw), "s");
         return Answers{{"local_size_I", L.local[0]}, {"bytes_per_device", L.bytes_per_device}, {"hbm_load_time_s", t}};
       },
       .erratum = "The book rounds 1 MiB to 1e6 B and prints about 294 ns; the exact 1,048,576 B "
@@ -215,7 +173,7 @@ void add_notation(Registry& r) {
       .hint = "A two-axis subscript splits over |X| x |Y| devices; fp32 is 4 bytes.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.PQ1",
       .title = "Memory of a partially replicated array",
       .statement = "An int8 array A of shape ({size_I}, {size_J}) is sharded as {sharding} on the "
@@ -225,8 +183,8 @@ void add_notation(Registry& r) {
       .given = {text("mesh", "Mesh({'X': 2, 'Y': 8, 'Z': 2})", "the device mesh"),
                 text("sharding", "A[I_{XY}, J]", "how A is sharded"),
                 dtype_param("dtype", "int8", "element type"),
-                size("size_I", 128, "global size of I", {64, 128, 256}),
-                size("size_J", 2048, "global size of J", {1024, 2048, 4096})},
+                count("size_I", 128, "global size of I", {64, 128, 256}),
+                count("size_J", 2048, "global size of J", {1024, 2048, 4096})},
       .slots = {number("local_size_I", "count", "local size of I"),
                 number("bytes_per_device", "B", "bytes per device"),
                 number("copies_of_array", "count", "complete copies of A"),
@@ -242,7 +200,7 @@ void add_notation(Registry& r) {
       .hint = "An axis no dimension uses means a full copy along it.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX2",
       .title = "Local shard shapes in the JAX example",
       .statement = "The code sample builds the mesh {mesh} over 8 devices and places A {shape_A} "
@@ -270,7 +228,7 @@ void add_notation(Registry& r) {
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX4",
       .title = "Ways a two-axis subscript splits",
       .statement = "On the mesh {mesh}, into how many pieces does {sharding} cut its first dimension?",
@@ -288,7 +246,7 @@ void add_notation(Registry& r) {
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q1",
       .title = "Replication factor of a one-axis sharding",
       .statement = "A is sharded as {sharding} on the mesh {mesh}. How many times the size of one "
@@ -313,7 +271,7 @@ void add_notation(Registry& r) {
 // ------------------------------------------------------------------ collectives
 
 void add_collectives(Registry& r) {
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX3",
       .title = "Latency-bound buffer size on v5e",
       .statement = "An ICI link moves {w_uni_Bps} one way and each hop costs about {t_min_s}. Below "
@@ -330,7 +288,7 @@ void add_collectives(Registry& r) {
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX5",
       .title = "Measured AllGather bandwidth saturation point",
       .statement = "On a v5e 8x16 slice an AllGather over the size-{mesh_size_large_axis} axis "
@@ -338,7 +296,7 @@ void add_collectives(Registry& r) {
                    "{measured_fraction_of_peak} of the {w_uni_Bps} one-way link peak. How big is each "
                    "device's shard there, and what bandwidth does the link reach?",
       .kind = "numeric",
-      .given = {size("mesh_size_large_axis", 16, "devices the array is split over", {8, 16}),
+      .given = {count("mesh_size_large_axis", 16, "devices the array is split over", {8, 16}),
                 given("array_bytes_at_saturation_B", "B", 1e7, "total array size at the plateau"),
                 given("measured_fraction_of_peak", "ratio", 0.95, "fraction of peak reached"),
                 given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", {4.5e10, 9e10})},
@@ -359,7 +317,7 @@ void add_collectives(Registry& r) {
   });
 
   // Pop Quiz 2: the same gather with a large and a tiny array.
-  auto pq2 = [](const Inputs& in, Trace& tr, Answers& a) {
+  static constexpr auto pq2 = [](const Inputs& in, Trace& tr, Answers& a) {
     Mesh m = parse_mesh(in.text("mesh"), "mesh");
     Sharding s = parse_sharding(in.text("sharding"), "sharding");
     const std::vector<double> sizes = {in.num("size_E"), in.num("size_F")};
@@ -383,7 +341,7 @@ void add_collectives(Registry& r) {
     a["latency_term_s"] = real.t_lat;
     a["t_open_line_s"] = real.t;
     a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard", "\\frac{V/N}{W_{uni}}",
-                                      "\\frac{" + tex(shard) + "}{" + tex(l.w_uni) + "}", shard / l.w_uni, "s");
+                                      tex_frac(tex(shard), tex(l.w_uni)), shard / l.w_uni, "s");
     a["t_total_s"] = real.t;
     a["is_latency_bound"] = real.latency_bound ? 1 : 0;
   };
@@ -393,12 +351,12 @@ void add_collectives(Registry& r) {
         text("mesh", "{'X': 8, 'Y': 4}", "the mesh"),
         text("sharding", "A[E_Y, F]", "the array before the gather"),
         dtype_param("dtype", "bf16", "element type"),
-        size("size_E", e, "global size of E", {256, 1024, 2048, 4096}),
-        size("size_F", f, "global size of F", {256, 2048, 8192}),
+        count("size_E", e, "global size of E", {256, 1024, 2048, 4096}),
+        count("size_F", f, "global size of F", {256, 2048, 8192}),
         given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", {4.5e10, 9e10}),
         given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
   };
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.PQ2.a",
       .title = "AllGather time on a v5e Y axis",
       .statement = "On a {chip} mesh {mesh}, AllGather_Y turns {sharding} (shape ({size_E}, {size_F}), "
@@ -415,7 +373,7 @@ void add_collectives(Registry& r) {
                        {{1.5, "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
                               "through one link one way, 2(N-1)/N = 1.5 times the ring on 4 chips."}}),
                 boolean("is_latency_bound", "latency-bound?")},
-      .solve = [pq2](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Answers a;
         pq2(in, tr, a);
         a.erase("per_hop_transfer_s");
@@ -424,7 +382,7 @@ void add_collectives(Registry& r) {
       },
       .hint = "Without wraparound the far device receives N-1 shards through one link, one way.",
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.PQ2.b",
       .title = "Small AllGather on v5e is latency-bound",
       .statement = "The same gather on a {chip} mesh {mesh}, but A is only ({size_E}, {size_F}) in "
@@ -436,7 +394,7 @@ void add_collectives(Registry& r) {
                 number("per_hop_transfer_s", "s", "transfer time of one hop", 0.05),
                 number("t_total_s", "s", "total time", 0.15),
                 boolean("is_latency_bound", "latency-bound?")},
-      .solve = [pq2](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Answers a;
         pq2(in, tr, a);
         Answers out;
@@ -454,13 +412,13 @@ void add_collectives(Registry& r) {
         text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
         text("sharding", "[B_X, D_Y]", "the array"),
         dtype_param("dtype", "bf16", "element type"),
-        size("size_B", 1024, "global size of B", {512, 1024, 4096}),
-        size("size_D", 4096, "global size of D", {2048, 4096, 8192}),
+        count("size_B", 1024, "global size of B", {512, 1024, 4096}),
+        count("size_D", 4096, "global size of D", {2048, 4096, 8192}),
         given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", {9e10, 1.8e11}),
         given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
   };
   struct Q2 { Mesh m; Sharding s; std::vector<double> sizes; double bpe; Link l; std::vector<bool> wrap; };
-  auto q2_setup = [](const Inputs& in) {
+  static constexpr auto q2_setup = [](const Inputs& in) {
     Q2 q;
     q.m = parse_mesh(in.text("mesh"), "mesh");
     q.s = parse_sharding(in.text("sharding"), "sharding");
@@ -470,7 +428,7 @@ void add_collectives(Registry& r) {
     q.wrap = chip_wraps(in.text("chip"), q.m);
     return q;
   };
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q2.a",
       .title = "AllGather over one v4p axis",
       .statement = "On a {chip} cube {mesh}, gather {sharding} ({dtype}, B = {size_B}, D = {size_D}) "
@@ -484,7 +442,7 @@ void add_collectives(Registry& r) {
                        {{2, "On a wrapped ring the shards travel both ways: divide by W_ici, the two-way figure."}}),
                 number("latency_term_s", "s", "latency floor"),
                 number("t_allgather_xz_after_free_reshard_s", "s", "time of AllGather_{XZ} after the reshard")},
-      .solve = [q2_setup](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q2 q = q2_setup(in);
         const double V = gathered_bytes(q.s, q.m, q.sizes, {"X"}, q.bpe);
         tr.step("V: the gathered [B, D_Y] each Y group ends with", "V = 2 B D / |Y|", "", V, "B");
@@ -495,7 +453,7 @@ void add_collectives(Registry& r) {
                        {"t_allgather_xz_after_free_reshard_s", xz.t}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q2.b",
       .title = "AllGather over two v4p axes",
       .statement = "On the same {chip} cube {mesh}, gather {sharding} over both X and Y. How many "
@@ -507,7 +465,7 @@ void add_collectives(Registry& r) {
                 number("t_allgather_xy_s", "s", "time of AllGather_{XY}"),
                 number("latency_term_s", "s", "latency floor"),
                 number("t_allgather_xyz_after_free_reshard_s", "s", "time of AllGather_{XYZ} after the reshard")},
-      .solve = [q2_setup](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q2 q = q2_setup(in);
         const double V = gathered_bytes(q.s, q.m, q.sizes, {"X", "Y"}, q.bpe);
         tr.step("V: the whole array", "V = 2 B D", "", V, "B");
@@ -517,7 +475,7 @@ void add_collectives(Registry& r) {
                        {"t_allgather_xyz_after_free_reshard_s", xyz.t}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q2.c",
       .title = "AllReduce over the Z axis",
       .statement = "On the same {chip} cube {mesh}, the array {sharding} holds partial sums over Z "
@@ -528,14 +486,14 @@ void add_collectives(Registry& r) {
       .slots = {number("per_device_bytes", "B", "bytes per device"),
                 hinted(number("t_allreduce_z_s", "s", "time of AllReduce_Z"),
                        {{2, "An AllReduce is a ReduceScatter followed by an AllGather: twice one gather."}})},
-      .solve = [q2_setup](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q2 q = q2_setup(in);
         const double V = local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
         CollectiveCost z = collective_cost(Op::AllReduce, V, axes_of(q.m, {"Z"}, q.wrap), q.l, &tr, "AllReduce_Z");
         return Answers{{"per_device_bytes", V}, {"t_allreduce_z_s", z.t}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q3",
       .title = "Latency-bound AllGather of a tiny vector",
       .statement = "On a {chip} cube {mesh}, AllGather_X {sharding} with B = {size_B} in {dtype}. "
@@ -546,7 +504,7 @@ void add_collectives(Registry& r) {
                 text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
                 text("sharding", "[B_X]", "the vector"),
                 dtype_param("dtype", "bf16", "element type"),
-                size("size_B", 128, "length of the vector", {64, 128, 512}),
+                count("size_B", 128, "length of the vector", {64, 128, 512}),
                 given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI bandwidth", {4.5e10, 9e10}),
                 given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})},
       .slots = {number("total_bytes", "B", "bytes of the gathered vector"),
@@ -569,7 +527,7 @@ void add_collectives(Registry& r) {
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.EX6",
       .title = "AllToAll cost on an N-D torus",
       .statement = "An AllToAll reshards an array of {total_bytes_all_devices_B} (summed over all "
@@ -582,7 +540,7 @@ void add_collectives(Registry& r) {
       .given = {text("mesh", "4x4x4", "the torus (wraps on every axis)"),
                 given("total_bytes_all_devices_B", "B", 1073741824, "V: the array summed over all devices", {2.68e8, 1.07e9, 4.29e9}),
                 given("w_ici_Bps", "B_per_s", 1.8e11, "bidirectional ICI bandwidth per link", {9e10, 1.8e11}),
-                size("footnote_ring_size", 8, "even ring size for the chunk count", {4, 8, 16})},
+                count("footnote_ring_size", 8, "even ring size for the chunk count", {4, 8, 16})},
       .slots = {number("a2a_to_allgather_ratio_1d", "ratio", "1-D AllToAll / AllGather"),
                 number("chunk_hops_per_device_even_ring", "count", "chunk-hops per device"),
                 number("bisection_links_crossed", "count", "links crossing the bisection"),
@@ -623,7 +581,7 @@ void add_collectives(Registry& r) {
 // ------------------------------------------------------------------ sharded matmuls
 
 void add_matmuls(Registry& r) {
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q4",
       .title = "Gather-first versus local matmul plus AllReduce",
       .statement = "X[B, D] ._D Y[D_X, F] -> Z[B, F] on one mesh axis X. Strategy 1 gathers Y and "
@@ -635,9 +593,9 @@ void add_matmuls(Registry& r) {
       .kind = "formula",
       .given = {given("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "C: bf16 FLOPs/s (v5p)", {1.97e14, 2.75e14, 4.59e14}),
                 given("w_ici_Bps", "B_per_s", 1.8e11, "W_ici: bidirectional ICI bandwidth", {9e10, 1.8e11}),
-                size("d_model_typical", 8192, "D for the X bound", {4096, 8192, 16384}),
+                count("d_model_typical", 8192, "D for the X bound", {4096, 8192, 16384}),
                 text("mesh", "{'X': 4}", "a reference mesh axis (the thresholds do not depend on it)"),
-                size("ref_size", 8192, "reference B = D = F the thresholds are scaled from")},
+                count("ref_size", 8192, "reference B = D = F the thresholds are scaled from")},
       .slots = {number("b_threshold_strategy1_comms_bound", "tokens", "B below which strategy 1 is comms-bound"),
                 number("d_threshold_strategy2_wins_large_batch", "count", "D above which strategy 2 wins"),
                 number("x_max_strategy2_compute_bound", "count", "largest X with strategy 2 compute-bound"),
@@ -666,12 +624,12 @@ void add_matmuls(Registry& r) {
         // Strategy 1 replicates the matmul: its T_math is X0 times the per-chip share of strategy 2.
         const double tm1 = s1->t_math, tc1 = s1->t_comms, tm2 = s2->t_math, tc2 = s2->t_comms;
         const double b = tr.step("Strategy 1 is comms-bound while 2BDF/C < 2DF/W", "B^* = C / W",
-                                 tex(n0) + " \\cdot \\frac{" + tex(tc1) + "}{" + tex(tm1) + "}", n0 * tc1 / tm1, "tokens");
+                                 tex(n0) + " \\cdot " + tex_frac(tex(tc1), tex(tm1)), n0 * tc1 / tm1, "tokens");
         const double d = tr.step("Strategy 2 wins at large B when 4BF/W < 2BDF/C", "D^* = 2C / W",
-                                 tex(n0) + " \\cdot \\frac{" + tex(tc2) + "}{" + tex(tm1) + "}", n0 * tc2 / tm1, "count");
+                                 tex(n0) + " \\cdot " + tex_frac(tex(tc2), tex(tm1)), n0 * tc2 / tm1, "count");
         const double dm = in.num("d_model_typical");
         const double x = tr.step("Strategy 2 compute-bound while 2BDF/(XC) > 4BF/W", "X^* = D W / (2C)",
-                                 tex(X0) + " \\cdot \\frac{" + tex(tm2 * dm / n0) + "}{" + tex(tc2) + "}",
+                                 tex(X0) + " \\cdot " + tex_frac(tex(tm2 * dm / n0), tex(tc2)),
                                  X0 * (tm2 * dm / n0) / tc2, "count");
         tr.note(x < 2 ? "So strategy 2 is compute-bound only for X below 2: in practice it is almost always "
                         "communication-bound, though it still beats a replicated matmul when D > 2C/W."
@@ -682,7 +640,7 @@ void add_matmuls(Registry& r) {
       .hint = "Strategy 1's gather does not depend on B; strategy 2's AllReduce does not depend on D.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q5",
       .title = "Lowest-latency sharding for a replicated output",
       .statement = "On a {chip} cube {mesh}, compute A[I, J] ._J B[J, K] -> C[I, K] with C fully "
@@ -716,13 +674,13 @@ void add_matmuls(Registry& r) {
         text("sharding_B", b, "sharding of B"),
         given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", {1.97e14, 9.2e14}),
         given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", {4.5e10, 9e10}),
-        size("size_I", 8192, "reference I (answers are per unit)"),
-        size("size_J", 8192, "reference J (answers are per unit)"),
-        size("size_K", 8192, "reference K (answers are per unit)")};
+        count("size_I", 8192, "reference I (answers are per unit)"),
+        count("size_J", 8192, "reference J (answers are per unit)"),
+        count("size_K", 8192, "reference K (answers are per unit)")};
   };
   // Runs the analysis as wired and on a full ring, bandwidth terms only (per-unit answers).
   struct Q6 { MatmulAnalysis open, ring; double I, J, K; };
-  auto q6 = [](const Inputs& in, Trace& tr) {
+  static constexpr auto q6 = [](const Inputs& in, Trace& tr) {
     Q6 q;
     q.I = in.num("size_I");
     q.J = in.num("size_J");
@@ -739,7 +697,7 @@ void add_matmuls(Registry& r) {
   const std::vector<Slot::Var> vIK = {{"I", "rows of A", 128, 65536}, {"K", "cols of B", 128, 65536},
                                       {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
                                       {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q6.a",
       .title = "Contraction sharded on Y in both operands",
       .statement = "On a {chip} mesh {mesh} (no wraparound on axes of 4), multiply {sharding_A} by "
@@ -757,7 +715,7 @@ void add_matmuls(Registry& r) {
                           return t_allreduce_from_ag(t_allgather_line(2 * at(v, "I") * at(v, "K") / at(v, "X"), at(v, "Y"), at(v, "W_uni")));
                         },
                         "2 \\cdot \\frac{Y-1}{Y} \\cdot \\frac{2IK/X}{W_{uni}}")},
-      .solve = [q6](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q6 q = q6(in, tr);
         return Answers{{"comm_time_per_IK_open_line_s", q.open.plan.t_comms / (q.I * q.K)},
                        {"comm_time_per_IK_full_ring_s", q.ring.plan.t_comms / (q.I * q.K)},
@@ -768,7 +726,7 @@ void add_matmuls(Registry& r) {
   const std::vector<Slot::Var> vJK = {{"J", "contracting dim", 128, 65536}, {"K", "cols of B", 128, 65536},
                                       {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
                                       {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q6.b",
       .title = "Data plus tensor plus FSDP training layout",
       .statement = "On a {chip} mesh {mesh}, multiply {sharding_A} by {sharding_B}. Which collective "
@@ -786,7 +744,7 @@ void add_matmuls(Registry& r) {
                           return t_allgather_line(2 * at(v, "J") * at(v, "K") / at(v, "Y"), at(v, "X"), at(v, "W_uni"));
                         },
                         "\\frac{X-1}{X} \\cdot \\frac{2JK/Y}{W_{uni}}")},
-      .solve = [q6](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q6 q = q6(in, tr);
         return Answers{{"comm_time_per_JK_open_line_s", q.open.plan.t_comms / (q.J * q.K)},
                        {"comm_time_per_JK_full_ring_s", q.ring.plan.t_comms / (q.J * q.K)},
@@ -797,7 +755,7 @@ void add_matmuls(Registry& r) {
   const std::vector<Slot::Var> vIJK = {{"I", "rows of A", 128, 65536}, {"J", "contracting dim", 128, 65536},
                                        {"K", "cols of B", 128, 65536}, {"X", "mesh axis X size", 2, 16},
                                        {"Y", "mesh axis Y size", 2, 16}, {"C", "bf16 FLOPs/s", 1e14, 3e15}};
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q6.c",
       .title = "Inference layout with no contracting sharding",
       .statement = "On a {chip} mesh {mesh}, multiply {sharding_A} by {sharding_B}. Which collective "
@@ -813,7 +771,7 @@ void add_matmuls(Registry& r) {
                           return t_math(matmul_flops(at(v, "I"), at(v, "J"), at(v, "K")) / (at(v, "X") * at(v, "Y")), at(v, "C"));
                         },
                         "\\frac{2IJK}{XYC}")},
-      .solve = [q6](const Inputs& in, Trace& tr) {
+      .solve = [](const Inputs& in, Trace& tr) {
         Q6 q = q6(in, tr);
         return Answers{{"comm_time_s", q.open.plan.t_comms},
                        {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
@@ -821,7 +779,7 @@ void add_matmuls(Registry& r) {
       },
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q7",
       .title = "Memory-capped MLP layer on v5e 2x2",
       .statement = "In[B, D] ._D W_in[D, F] ._F W_out[F, D] -> Out[B, D] in bf16 with B = {size_B}, "
@@ -832,9 +790,9 @@ void add_matmuls(Registry& r) {
                    "FSDP's gathered weight exceed the cap, and what are the FLOPs and FLOPs time per chip?",
       .kind = "numeric",
       .given = {text("mesh", "{'X': 2, 'Y': 2}", "the mesh"),
-                size("size_B", 128, "batch tokens", {64, 128, 256}),
-                size("size_D", 8192, "model dim", {4096, 8192}),
-                size("size_F", 32768, "hidden dim", {16384, 32768}),
+                count("size_B", 128, "batch tokens", {64, 128, 256}),
+                count("size_D", 8192, "model dim", {4096, 8192}),
+                count("size_F", 32768, "hidden dim", {16384, 32768}),
                 given("free_mem_per_chip_B", "B", 3e8, "free memory per chip", {3e8, 6e8}),
                 given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 FLOPs/s"),
                 given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth"),
@@ -876,7 +834,7 @@ void add_matmuls(Registry& r) {
         tr.step("FSDP: W_in gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
         const double flops = tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}", "",
                                      a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
-        const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", "\\frac{" + tex(flops) + "}{" + tex(C) + "}",
+        const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", tex_frac(tex(flops), tex(C)),
                                   t_math(flops, C), "s");
         return Answers{{"weight_bytes_each", wbytes}, {"input_bytes", ibytes}, {"tp_weight_bytes_per_chip", tpw},
                        {"tp_fits_in_cap", peak_tp <= cap ? 1.0 : 0.0},
@@ -886,7 +844,7 @@ void add_matmuls(Registry& r) {
       .hint = "Compare one whole weight with the cap: a layout that gathers it cannot work.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q8",
       .title = "Benchmark the four collectives",
       .statement = "With the mesh {mesh}, time AllGather, AllReduce, ReduceScatter and AllToAll on a "
@@ -911,7 +869,7 @@ void add_matmuls(Registry& r) {
           "shows whether XLA split or fused the collectives.",
   });
 
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q9.a",
       .title = "Index-level local matmul then AllReduce",
       .statement = "A[I, J_X] ._J B[J, K] -> C[I, K] with B replicated on one axis X of D devices. "
@@ -930,7 +888,7 @@ void add_matmuls(Registry& r) {
           "j only, producing a full-shaped partial result C[I, K]{U_X}. The true C is the sum of "
           "these partials over the devices, which AllReduce_X computes and leaves on every device.",
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q9.b",
       .title = "Sharded output allows a ReduceScatter",
       .statement = "In the same A[I, J_X] ._J B[J, K] with B replicated, the output may stay "
@@ -948,7 +906,7 @@ void add_matmuls(Registry& r) {
           "the AllReduce (it is the AllReduce without its trailing AllGather), and the gather can be "
           "done later, or never, if the next operation wants the sharded layout.",
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q9.c",
       .title = "Gather-first versus reduce-scatter-after comms",
       .statement = "For A[I, J_X] ._J B[J, K] with B replicated, compare the communication of "
@@ -956,9 +914,9 @@ void add_matmuls(Registry& r) {
                    "What is the ratio at M = {test_point_M} (the contracting size) and K = "
                    "{test_point_K}, and as a formula?",
       .kind = "formula",
-      .given = {size("test_point_M", 8192, "M: contracting size", {2048, 8192, 16384}),
-                size("test_point_K", 2048, "K: columns of B", {1024, 2048, 8192}),
-                size("rows_N", 4096, "N: rows of A (cancels)"),
+      .given = {count("test_point_M", 8192, "M: contracting size", {2048, 8192, 16384}),
+                count("test_point_K", 2048, "K: columns of B", {1024, 2048, 8192}),
+                count("rows_N", 4096, "N: rows of A (cancels)"),
                 text("mesh", "{'X': 8}", "the ring (its size cancels)")},
       .slots = {number("comm_ratio_at_test_point", "ratio", "gather-first / reduce-scatter comms"),
                 formula("formula", "ratio", "the ratio as a formula", {{"M", "contracting size", 128, 65536}, {"K", "columns of B", 128, 65536}},
@@ -973,7 +931,7 @@ void add_matmuls(Registry& r) {
         const Plan* g = find_plan(an, "matmul", "AllGather");
         const Plan* rs = find_plan(an, "ReduceScatter");
         const double ratio = tr.step("Ratio of the comms times", "\\frac{T_{AG}(2NM)}{T_{RS}(2NK)} = \\frac{M}{K}",
-                                     "\\frac{" + tex(g->t_comms) + "}{" + tex(rs->t_comms) + "}", g->t_comms / rs->t_comms, "ratio");
+                                     tex_frac(tex(g->t_comms), tex(rs->t_comms)), g->t_comms / rs->t_comms, "ratio");
         return Answers{{"comm_ratio_at_test_point", ratio}};
       },
   });
@@ -982,11 +940,11 @@ void add_matmuls(Registry& r) {
 // ------------------------------------------------------------------ Question 10: ring traffic
 
 void add_q10(Registry& r) {
-  const std::vector<Param> g = {size("ring_D", 8, "D: devices in the ring", {4, 8, 16, 64}),
-                                size("matrix_N", 1024, "N: matrix side (cancels)"),
+  const std::vector<Param> g = {count("ring_D", 8, "D: devices in the ring", {4, 8, 16, 64}),
+                                count("matrix_N", 1024, "N: matrix side (cancels)"),
                                 given("large_D", "count", 1e6, "a ring size standing in for D -> infinity")};
   const Slot::Var vN{"N", "matrix side", 16, 65536}, vD{"D", "devices in the ring", 2, 256};
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.a",
       .title = "Per-link traffic of a one-way AllGather",
       .statement = "An N x N array is sharded A[I_X, J] on a one-way ring of D devices. How many "
@@ -1006,7 +964,7 @@ void add_q10(Registry& r) {
                         tr.step("Coefficient of N^2 as D grows", "1 - 1/D", "1 - 1/" + tex(d), ag_link_scalars_oneway(1, d), "ratio")}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.b",
       .title = "Per-link traffic of a one-way AllToAll",
       .statement = "Same ring: how many scalars cross one link during an AllToAll that moves the "
@@ -1025,7 +983,7 @@ void add_q10(Registry& r) {
                         tr.step("Coefficient of N^2 as D grows", "\\frac{1}{2}(1 - 1/D)", "", a2a_link_scalars_oneway(1, d), "ratio")}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.c",
       .title = "AllToAll to AllGather ratio, one-way",
       .statement = "On the one-way ring of {ring_D}, what is the ratio of an AllToAll's per-link "
@@ -1040,7 +998,7 @@ void add_q10(Registry& r) {
                                 a2a_link_scalars_oneway(n, d) / ag_link_scalars_oneway(n, d), "ratio")}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.d",
       .title = "Bidirectional links speed up AllGather",
       .statement = "If the ring's links carry traffic both ways, how much faster is the AllGather?",
@@ -1054,7 +1012,7 @@ void add_q10(Registry& r) {
                                 ag_link_scalars_oneway(n, d) / ag_link_scalars_bidi(n, d), "ratio")}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.e",
       .title = "Bidirectional links speed up AllToAll",
       .statement = "With both directions, blocks take the shorter way round. How much faster is the "
@@ -1075,7 +1033,7 @@ void add_q10(Registry& r) {
         return Answers{{"a2a_speedup_bidirectional", s}, {"large_D_coefficient_of_D2", c}};
       },
   });
-  add(r, Problem{
+  r.add(Problem{
       .id = "sharding.Q10.f",
       .title = "AllGather to AllToAll ratio, bidirectional",
       .statement = "On a bidirectional ring, how many times longer does an AllGather take than an "

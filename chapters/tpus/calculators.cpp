@@ -15,13 +15,6 @@
 namespace sb::tpus {
 namespace {
 
-std::string prod(std::initializer_list<double> xs) {
-  std::string s;
-  for (double x : xs) s += (s.empty() ? "" : " \\cdot ") + tex(x);
-  return s;
-}
-std::string frac(const std::string& a, const std::string& b) { return "\\frac{" + a + "}{" + b + "}"; }
-
 // Per-hop latency: the chip's table value, else the book's 1 us (given for v5e, used for all).
 constexpr double kDefaultHop = 1e-6;
 
@@ -58,12 +51,12 @@ json inventory_calc(const Inputs& in, Trace& tr) {
   json v = json::object(), notes = json::array();
 
   v["chips"] = value(tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips", "chips");
-  v["hosts"] = value(tr.step("Hosts", "\\lceil N / n_{host} \\rceil", frac(tex(inv.chips), tex(inv.chips_per_host)),
+  v["hosts"] = value(tr.step("Hosts", "\\lceil N / n_{host} \\rceil", tex_frac(tex(inv.chips), tex(inv.chips_per_host)),
                              inv.hosts, "count"),
                      "count", "hosts");
   if (std::fmod(inv.chips, inv.chips_per_host) != 0)
     notes.push_back("The slice fills only part of a host (" + units::number(inv.chips_per_host) + " chips each).");
-  v["tensorcores"] = value(tr.step("TensorCores", "N \\cdot n_{core}", prod({inv.chips, inv.cores_per_chip}), inv.cores,
+  v["tensorcores"] = value(tr.step("TensorCores", "N \\cdot n_{core}", tex_prod({inv.chips, inv.cores_per_chip}), inv.cores,
                                    "count"),
                            "count", "TensorCores");
   notes.push_back(inv.cores_per_chip > 1 ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
@@ -71,12 +64,12 @@ json inventory_calc(const Inputs& in, Trace& tr) {
                                          : c.name + ": one TensorCore per chip.");
   for (const auto& [dt, f] : inv.flops)
     v["flops_" + dt] = value(tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}",
-                                     prod({inv.chips, f / inv.chips}), f, "flop_per_s"),
+                                     tex_prod({inv.chips, f / inv.chips}), f, "flop_per_s"),
                              "flop_per_s", dt + " FLOPs/s");
-  v["hbm_bytes"] = value(tr.step("HBM capacity", "N \\cdot C_{HBM}", prod({inv.chips, inv.hbm_bytes / inv.chips}),
+  v["hbm_bytes"] = value(tr.step("HBM capacity", "N \\cdot C_{HBM}", tex_prod({inv.chips, inv.hbm_bytes / inv.chips}),
                                  inv.hbm_bytes, "B"),
                          "B", "HBM capacity (GB = 1e9 B)");
-  v["hbm_bw"] = value(tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", prod({inv.chips, inv.hbm_bw / inv.chips}),
+  v["hbm_bw"] = value(tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", tex_prod({inv.chips, inv.hbm_bw / inv.chips}),
                               inv.hbm_bw, "B_per_s"),
                       "B_per_s", "HBM bandwidth, summed");
   if (inv.pcie_bw > 0) v["pcie_bw"] = value(inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
@@ -84,7 +77,7 @@ json inventory_calc(const Inputs& in, Trace& tr) {
   v["ici_bw_oneway"] = value(inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
   v["bisection_bw"] = value(tr.step("Bisection bandwidth (one way across the cheapest halving)",
                                     "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}",
-                                    prod({bisection_links(inv.torus), inv.ici_bw_oneway}), inv.bisection_bw, "B_per_s"),
+                                    tex_prod({bisection_links(inv.torus), inv.ici_bw_oneway}), inv.bisection_bw, "B_per_s"),
                             "B_per_s", "bisection bandwidth, one way");
   v["max_hops"] = value(tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)", max_terms(inv.torus),
                                 inv.max_hops, "count"),
@@ -93,10 +86,10 @@ json inventory_calc(const Inputs& in, Trace& tr) {
   // The inside of one chip, where the tables say enough.
   if (c.has("mxu_size") && c.has("mxus_per_core") && c.has("clock_hz")) {
     double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
-    v["mxu_flops_per_s"] = value(tr.step("One MXU (bf16)", "2 S^2 f", prod({2, S, S, f}), mxu_flops_per_s(S, f), "flop_per_s"),
+    v["mxu_flops_per_s"] = value(tr.step("One MXU (bf16)", "2 S^2 f", tex_prod({2, S, S, f}), mxu_flops_per_s(S, f), "flop_per_s"),
                                  "flop_per_s", "one MXU, bf16");
     v["chip_mxu_flops_per_s"] =
-        value(tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f", prod({inv.cores_per_chip, m, 2, S, S, f}),
+        value(tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f", tex_prod({inv.cores_per_chip, m, 2, S, S, f}),
                       chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
               "flop_per_s", "one chip's MXUs, bf16");
   } else {
@@ -106,7 +99,7 @@ json inventory_calc(const Inputs& in, Trace& tr) {
     double alus = vpu_alus_per_core(8, 128, c.get("vpu_alus_per_cell"));
     v["vpu_flops_per_s_core"] =
         value(tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                      prod({8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")}),
+                      tex_prod({8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")}),
                       vpu_flops_per_s_core(alus, c.get("clock_hz")), "flop_per_s"),
               "flop_per_s", "VPU per core, fp32");
   }
@@ -159,7 +152,7 @@ json topology_calc(const Inputs& in, Trace& tr) {
                                       max_terms(t), max_distance(t), "count"));
   double w = c.get("ici_bw_oneway");
   double bis = tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}",
-                       prod({bisection_links(t), w}), bisection_bw(t, w), "B_per_s");
+                       tex_prod({bisection_links(t), w}), bisection_bw(t, w), "B_per_s");
   json path = json::array();
   for (const auto& p : route(t, a, b)) path.push_back(coord_json(p));
   json nb = json::array();
@@ -234,7 +227,7 @@ json transfer_calc(const Inputs& in, Trace& tr) {
     if (route_name == "ici") {
       int ports = in.num("ports") > 0 ? static_cast<int>(in.num("ports")) : std::max(1, ports_toward(t, a, b));
       tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
-      tr.step("First byte arrives", "h \\cdot t_{hop}", prod({static_cast<double>(h), t_hop}), ici_first_byte(h, t_hop), "s");
+      tr.step("First byte arrives", "h \\cdot t_{hop}", tex_prod({static_cast<double>(h), t_hop}), ici_first_byte(h, t_hop), "s");
       st.push_back(make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " + std::to_string(ports) +
                                   " link(s), " + std::to_string(h) + " hop(s)",
                               "ici", bytes, ports * w, ici_first_byte(h, t_hop)));
@@ -244,7 +237,7 @@ json transfer_calc(const Inputs& in, Trace& tr) {
       while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
       double bw = axis_bw(w, t.wrap[ax]);
       tr.step(std::string("Axis ") + std::to_string(ax) + (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
-              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? prod({2, w}) : tex(w), bw, "B_per_s");
+              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? tex_prod({2, w}) : tex(w), bw, "B_per_s");
       st.push_back(make_stage("ICI along axis " + std::to_string(ax), "ici", bytes, bw, ici_first_byte(h, t_hop)));
     }
     extra["hops"] = h;
@@ -282,7 +275,7 @@ json transfer_calc(const Inputs& in, Trace& tr) {
   json stages = json::array();
   std::string sum, list;
   for (const auto& s : p.stages) {
-    std::string nums = frac(tex(s.amount), tex(s.rate)) + (s.latency > 0 ? " + " + tex(s.latency) : "");
+    std::string nums = tex_frac(tex(s.amount), tex(s.rate)) + (s.latency > 0 ? " + " + tex(s.latency) : "");
     tr.step(s.name, s.latency > 0 ? "T = \\frac{\\mathrm{bytes}}{BW} + h\\,t_{hop}"
                                   : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}" : "T = \\mathrm{bytes}/BW"),
             nums, s.seconds, "s");
@@ -332,14 +325,14 @@ json mxu_calc(const Inputs& in, Trace& tr) {
     padded[names[i]] = p;
   }
   double u = tr.step("MXU utilisation", "\\frac{MKN}{M'K'N'}",
-                     frac(prod({dims[0], dims[1], dims[2]}), prod({pd[0], pd[1], pd[2]})),
+                     tex_frac(tex_prod({dims[0], dims[1], dims[2]}), tex_prod({pd[0], pd[1], pd[2]})),
                      mxu_utilisation(dims, S), "ratio");
-  double per_mxu = tr.step("One MXU", "2 S^2 f", prod({2, S, S, clk}), mxu_flops_per_s(S, clk), "flop_per_s");
-  double chip = tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", prod({cores, mxus, per_mxu}),
+  double per_mxu = tr.step("One MXU", "2 S^2 f", tex_prod({2, S, S, clk}), mxu_flops_per_s(S, clk), "flop_per_s");
+  double chip = tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", tex_prod({cores, mxus, per_mxu}),
                         chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
-  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", prod({u, chip}), u * chip, "flop_per_s");
+  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", tex_prod({u, chip}), u * chip, "flop_per_s");
   double flops = matmul_flops(dims[0], dims[1], dims[2]);
-  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", frac(tex(flops), tex(useful)), flops / useful, "s");
+  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", tex_frac(tex(flops), tex(useful)), flops / useful, "s");
   json v = {{"utilisation", value(u, "ratio", "MXU utilisation after padding")},
             {"mxu_flops_per_s", value(per_mxu, "flop_per_s", "one MXU")},
             {"chip_mxu_flops_per_s", value(chip, "flop_per_s", "all MXUs of a chip")},
@@ -351,7 +344,7 @@ json mxu_calc(const Inputs& in, Trace& tr) {
   json notes = json::array();
   if (alus_cell > 0) {
     double alus = vpu_alus_per_core(8, 128, alus_cell);
-    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", prod({8, 128, alus_cell, clk}),
+    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", tex_prod({8, 128, alus_cell, clk}),
                          vpu_flops_per_s_core(alus, clk), "flop_per_s");
     v["vpu_flops_per_s_core"] = value(vpu, "flop_per_s", "VPU per core");
     v["vpu_flops_per_s_chip"] = value(cores * vpu, "flop_per_s", "VPU per chip");
@@ -373,8 +366,8 @@ json decode_calc(const Inputs& in, Trace& tr) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   double np = in.num("n_params"), b = hw::dtype_bytes(in.text("dtype"), "dtype"), n = in.num("n_chips");
   double bw = c.get("hbm_bw"), cap = c.get("hbm_bytes");
-  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}", frac(prod({np, b}), tex(n)), np * b / n, "B");
-  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}", frac(tex(per), tex(bw)),
+  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}", tex_frac(tex_prod({np, b}), tex(n)), np * b / n, "B");
+  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}", tex_frac(tex(per), tex(bw)),
                      decode_step_floor(np, b, n, bw), "s");
   json notes = json::array();
   if (per > cap)

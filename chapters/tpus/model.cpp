@@ -161,12 +161,12 @@ Dims parse_shape(const std::string& text, const std::string& field) {
          "bad_shape");
   Dims d;
   for (size_t i = 0; i < toks.size(); ++i) {
-    long long v = parse_int(toks[i], field, "axis " + std::to_string(i + 1), s);
+    long long v = parse_int(toks[i], field, "axis " + std::to_string(i), s);
     if (v <= 0)
-      fail(field, field + ": axis " + std::to_string(i + 1) + " of '" + clip(s) +
+      fail(field, field + ": axis " + std::to_string(i) + " of '" + clip(s) +
                       "' must be at least 1, got " + std::to_string(v),
            "out_of_range");
-    if (v > 100000) fail(field, field + ": axis " + std::to_string(i + 1) + " is too long", "out_of_range");
+    if (v > 100000) fail(field, field + ": axis " + std::to_string(i) + " is too long", "out_of_range");
     d.push_back(static_cast<int>(v));
   }
   return d;

@@ -16,13 +16,23 @@ const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 
-let built = false;
-// Builds build/site once per test process (SB_SKIP_BUILD=1 uses what is there).
+// The site under test. Each test process assembles its own copy (SB_SITE names the directory;
+// by default a fresh temporary one, removed at exit), so a test run never rewrites build/site
+// while someone else serves it. SB_SKIP_BUILD=1 serves SB_SITE (or build/site) as it is.
+let siteDir = null;
 export async function buildSite() {
-  if (built || process.env.SB_SKIP_BUILD === '1') return;
+  if (siteDir) return siteDir;
+  if (process.env.SB_SKIP_BUILD === '1') {
+    siteDir = path.resolve(process.env.SB_SITE || path.join(root, 'build', 'site'));
+    return siteDir;
+  }
   const { build } = await import(path.join(root, 'web', 'build.mjs'));
-  build({ quiet: true });
-  built = true;
+  const own = !process.env.SB_SITE;
+  const out = own ? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-test-site-')) : path.resolve(process.env.SB_SITE);
+  build({ quiet: true, out });
+  if (own) process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
+  siteDir = out;
+  return siteDir;
 }
 
 function freePort() {
@@ -34,10 +44,10 @@ function freePort() {
   });
 }
 
-function startServer(port) {
+function startServer(port, dir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs')], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SB_SITE: dir }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     const timer = setTimeout(() => { child.kill(); reject(new Error(`server did not start: ${out}`)); }, 10000);
@@ -54,10 +64,10 @@ function startServer(port) {
 
 // Starts server + browser. Each page() gets a fresh context (fresh storage) unless one is passed.
 export async function startSite() {
-  await buildSite();
+  const dir = await buildSite();
   fs.mkdirSync(shots, { recursive: true });
   const port = await freePort();
-  const { child, url } = await startServer(port);
+  const { child, url } = await startServer(port, dir);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
   let context;
   try {

@@ -32,7 +32,8 @@ test('check grades a right, a wrong and a malformed answer', () => {
   assert.equal(ok.results[0].verdict, 'correct');
   const wrong = sb.check('roofline.Q2', { b_crit: '240' });
   assert.equal(wrong.results[0].verdict, 'wrong');
-  assert.match(wrong.results[0].hint, /factor of 2/);
+  // 240 is the bf16 critical batch: the slot's own hint names the 1-byte weights.
+  assert.match(wrong.results[0].hint, /1-byte weights/);
   const bad = sb.check('roofline.Q2', { b_crit: '12 GB' });
   assert.equal(bad.results[0].verdict, 'invalid');
   assert.equal(bad.results[0].error.field, 'answers.b_crit');

@@ -142,7 +142,8 @@ export class SbCalc extends HTMLElement {
   }
 
   run() {
-    if (!this.sb) return;
+    // setInputs() may arrive before the form is built; the first run after the build catches up.
+    if (!this.sb || !this.formError) return;
     const inputs = this.inputs();
     const r = this.sb.calc(this.name, inputs);
     this.response = r;

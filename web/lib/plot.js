@@ -22,6 +22,28 @@ function axisValues(unit) {
   return (u, splits) => splits.map((v) => (v == null ? '' : fmtQuantity(v, unit, 3)));
 }
 
+// uPlot's own log filter would blank some of the ticks chosen above.
+const keepAll = (u, splits) => splits;
+
+// Ticks of a log axis: powers of ten (every k-th one, so labels of about `px` pixels do not
+// collide), with 2 and 5 in between when the axis spans two decades or less.
+function logSplits(px, vertical) {
+  return (u, axisIdx, min, max) => {
+    if (!(min > 0) || !(max > min)) return [];
+    const length = vertical ? u.bbox.height / devicePixelRatio : u.bbox.width / devicePixelRatio;
+    const lo = Math.floor(Math.log10(min)), hi = Math.ceil(Math.log10(max));
+    const inside = (v) => v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9);
+    const out = [];
+    if (hi - lo <= 2) {
+      for (let e = lo; e <= hi; e++) for (const m of [1, 2, 5]) { const v = Number(`${m}e${e}`); if (inside(v)) out.push(v); }
+      return out;
+    }
+    const step = Math.max(1, Math.ceil((hi - lo) / Math.max(2, Math.floor(length / px))));
+    for (let e = Math.ceil(lo / step) * step; e <= hi; e += step) { const v = Number(`1e${e}`); if (inside(v)) out.push(v); }
+    return out;
+  };
+}
+
 function sizeOf(el, height) {
   const w = Math.max(280, Math.floor(el.clientWidth || el.getBoundingClientRect().width || 600));
   return { width: w, height };
@@ -35,10 +57,11 @@ export function logLogPlot(el, opts) {
   const build = (o) => ({
     ...sizeOf(el, height),
     title: o.title || '',
-    scales: { x: { distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
+    // time: false, or uPlot treats x as a date axis and its log ticks come out unlabelled.
+    scales: { x: { time: false, distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
     axes: [
-      { label: o.xLabel || '', values: axisValues(o.xUnit), size: 44, labelSize: 22 },
-      { label: o.yLabel || '', values: axisValues(o.yUnit), size: 96, labelSize: 22, labelGap: 4 },
+      { label: o.xLabel || '', values: axisValues(o.xUnit), splits: logSplits(80, false), filter: keepAll, size: 44, labelSize: 22 },
+      { label: o.yLabel || '', values: axisValues(o.yUnit), splits: logSplits(34, true), filter: keepAll, size: 96, labelSize: 22, labelGap: 4 },
     ],
     legend: { show: true, live: false },
     cursor: { drag: { x: false, y: false } },

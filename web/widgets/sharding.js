@@ -54,11 +54,11 @@ function arrayPanel(arr, blocks) {
   const cell = Math.max(14, Math.min(46, Math.floor(300 / Math.max(rows, cols))));
   const bw = 150, bh = 150;
   const gridW = cols * cell, gridH = rows * cell;
-  const width = bw + 60 + gridW + 10, height = Math.max(bh, gridH) + 44;
+  const width = bw + 60 + gridW + 10, height = Math.max(bh, gridH) + 58;
   const svg = s('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'sb-shard-svg',
     'aria-label': `${arr.text}: blocks and the devices holding them` });
   svg.append(s('text', { x: 0, y: 14, 'font-size': 13, 'font-weight': 600, fill: '#1b2430', 'font-family': 'system-ui, sans-serif' }, `${arr.text}  (${n0} x ${n1} blocks, ${arr.replication} ${arr.replication === 1 ? 'copy' : 'copies'})`));
-  const top = 26;
+  const top = 40;  // below the title and, under it, the mesh's caption (they overlapped on one line)
   // The array, cut into its blocks.
   for (let i = 0; i < n0; i++) {
     for (let j = 0; j < n1; j++) {
@@ -109,13 +109,13 @@ function stepLine(st) {
 
 function planTable(r) {
   const plans = [{ ...r.plan, tag: 'default' }, ...r.alternatives.map((p) => ({ ...p, tag: '' }))];
-  return h('table', { class: 'sb-table sb-shard-alts' },
+  return h('div', { class: 'sb-table-scroll sb-shard-alts-box' }, h('table', { class: 'sb-shard-alts' },
     h('thead', {}, h('tr', {}, h('th', {}, 'plan'), h('th', {}, 'output'), h('th', {}, 'T_comms'),
       h('th', {}, 'T_math'), h('th', {}, 'total (no overlap)'), h('th', {}, 'verdict'))),
     h('tbody', {}, plans.map((p) => h('tr', { class: p.tag ? 'sb-shard-default' : '' },
       h('td', {}, p.tag ? `${p.name} (book's default)` : p.name), h('td', {}, h('code', {}, p.output)),
       h('td', {}, fmtQuantity(p.t_comms, 's')), h('td', {}, fmtQuantity(p.t_math, 's')),
-      h('td', {}, fmtQuantity(p.t_total, 's')), h('td', {}, p.verdict)))));
+      h('td', {}, fmtQuantity(p.t_total, 's')), h('td', {}, p.verdict))))));
 }
 
 function drawMatmul(r, extra) {
@@ -134,16 +134,7 @@ function drawMatmul(r, extra) {
     h('h4', {}, 'Who holds what'),
     h('p', { class: 'sb-muted sb-small' }, 'Each array is cut into blocks (left); each device of the mesh (right) is ' +
       'painted the colour of the block it holds. Devices that share a colour hold copies.'),
-    flexRow(h('div', { class: 'sb-shard-pictures' }, pictures)));
-}
-
-// Lays the pictures side by side, wrapping (CSSOM, which a strict CSP allows).
-function flexRow(el) {
-  el.style.display = 'flex';
-  el.style.flexWrap = 'wrap';
-  el.style.gap = '18px';
-  for (const f of el.children) f.style.margin = '0';
-  return el;
+    h('div', { class: 'sb-shard-pictures' }, pictures));
 }
 
 // Time against message size, with the current message as a point.
@@ -159,7 +150,7 @@ function drawCollective(r, extra, calc) {
       { label: `${r.op} time`, ys: good.map((q) => q[1]) },
       { label: 'bandwidth term', ys: good.map((q) => q[2]), dash: [6, 4], width: 1.5 },
       { label: 'latency term', ys: good.map((q) => (q[3] > 0 ? q[3] : null)), dash: [2, 4], width: 1.5 },
-      { label: 'this message', ys: good.map((q) => q[4]), points: true },
+      { label: 'this message', ys: good.map((q) => q[4]), points: true, stroke: '#c2410c' },
     ],
   };
   const knee = p.knee > 0 ? `Below about ${fmtQuantity(p.knee, 'B')} the hops' latency sets the time (flat); above it the bandwidth does (slope 1).` : '';
@@ -183,14 +174,14 @@ class SbShardedMatmul extends HTMLElement {
     if (this.built) return;
     this.built = true;
     const calc = h('sb-calc', { name: 'sharding.matmul' });
-    const buttons = PRESETS.map((p) => h('button', { type: 'button', class: 'sb-button sb-shard-preset', 'data-a': p.a, 'data-b': p.b,
+    const buttons = PRESETS.map((p) => h('button', { type: 'button', class: 'sb-btn sb-shard-preset', 'data-a': p.a, 'data-b': p.b,
       onclick: () => calc.setInputs({ a: p.a, b: p.b }) }, p.label));
     // Built synchronously, so that the page shell does not list this calculator again.
     this.replaceChildren(
       h('p', {}, 'Type two shardings in the book\u2019s notation (', h('code', {}, 'A[I_X, J]'), ', ', h('code', {}, 'B[J_{XY}, K]'),
         ') and a mesh (', h('code', {}, 'X=4,Y=4'), ', ', h('code', {}, "{'X': 8, 'Y': 2}"), '). The dimension the two share is ' +
         'contracted. The explorer names the case, the collectives with their cost and the output sharding.'),
-      flexRow(h('div', { class: 'sb-shard-presets', role: 'group', 'aria-label': 'examples' }, buttons)),
+      h('div', { class: 'sb-shard-presets', role: 'group', 'aria-label': 'examples' }, buttons),
       calc);
   }
 }

@@ -29,13 +29,15 @@ const key = (c) => c.join(',');
 
 // Where each chip sits: axis 0 runs right, axis 1 down, axis 2 picks the layer (layers side by side,
 // wrapping onto more rows of layers when there are many).
-function layout(dims) {
+function layout(dims, avail = 1000) {
   const nx = dims[0], ny = dims[1] ?? 1, nz = dims[2] ?? 1;
-  // Layers side by side in about 1000 px when they fit: layer width is (nx + 1.8) cells + 28 px.
-  const cell = Math.max(9, Math.min(46, Math.floor(440 / Math.max(nx, ny)), Math.floor((1000 / nz - 28) / (nx + 1.8))));
+  // Aim for layers of at least ~180 px side by side in the width there is (a phone gets one per
+  // row); layer width is (nx + 1.8) cells + 28 px.
+  const want = Math.max(1, Math.min(nz, Math.floor(avail / 180)));
+  const cell = Math.max(9, Math.min(46, Math.floor(440 / Math.max(nx, ny)), Math.floor((avail / want - 28) / (nx + 1.8))));
   const margin = Math.round(cell * 0.9) + 14;
   const layerW = nx * cell + 2 * margin, layerH = ny * cell + 2 * margin + 16;
-  const perRow = Math.max(1, Math.min(nz, Math.floor(1100 / layerW) || 1));
+  const perRow = Math.max(1, Math.min(nz, Math.floor((avail + 100) / layerW) || 1));
   const rows = Math.ceil(nz / perRow);
   const pos = (c) => {
     const z = c[2] ?? 0;
@@ -54,20 +56,20 @@ function wrapStub(x, y, dx, dy, len, attrs) {
   return s('path', { d: `M ${x} ${y} Q ${cx} ${cy} ${ex} ${ey}`, fill: 'none', ...attrs });
 }
 
-function drawTorus(t, { path = [], from = null, to = null, onPick }) {
+function drawTorus(t, { path = [], from = null, to = null, onPick, avail }) {
   const dims = t.dims, wrap = t.wrap;
   const n = dims.reduce((a, b) => a * b, 1);
   if (n > MAX_DRAWN) {
     return h('p', { class: 'sb-muted' }, `A ${dims.join('x')} slice has ${n} chips: too many to draw. ` +
       'The distances and the inventory below still hold.');
   }
-  const L = layout(dims);
+  const L = layout(dims, avail);
   const r = Math.max(3, L.cell * 0.28);
-  const svg = s('svg', { viewBox: `0 0 ${L.width} ${L.height}`, width: L.width, height: L.height, role: 'img',
+  const pad = 8;  // room for the axis-2 wraparound arcs at the outer edges
+  const svg = s('svg', { viewBox: `${-pad} 0 ${L.width + 2 * pad} ${L.height}`, width: L.width + 2 * pad, height: L.height, role: 'img',
+    'data-dims': dims.join('x'), 'data-wrap-axes': wrap.map((w) => (w ? 1 : 0)).join(','),
     'aria-label': `ICI torus of a ${dims.join('x')} slice; wraparound on axes: ` +
       (wrap.map((w, i) => (w ? i : null)).filter((x) => x !== null).join(', ') || 'none') });
-  svg.style.maxWidth = '100%';
-  svg.style.height = 'auto';
   const links = s('g', { class: 'sb-torus-links' }), wraps = s('g', { class: 'sb-torus-wraps' });
   const hot = s('g', { class: 'sb-torus-path' }), nodes = s('g', { class: 'sb-torus-nodes' });
   const dense = n > 1024;
@@ -100,7 +102,6 @@ function drawTorus(t, { path = [], from = null, to = null, onPick }) {
           cx: px, cy: py, r, fill: k === key(from ?? []) ? COLORS.from : k === key(to ?? []) ? COLORS.to : COLORS.node,
           stroke: COLORS.nodeStroke, 'stroke-width': 1, 'data-chip': k, tabindex: dense ? null : 0,
         }, s('title', {}, `TPU (${k})`));
-        circle.style.cursor = 'pointer';
         circle.addEventListener('click', () => onPick(c));
         circle.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(c); } });
         nodes.append(circle);
@@ -137,11 +138,19 @@ function drawTorus(t, { path = [], from = null, to = null, onPick }) {
     const [ax, ay] = L.pos(a), [bx, by] = L.pos(b);
     const axis = a.findIndex((v, j) => v !== b[j]);
     const jump = Math.abs(a[axis] - b[axis]) > 1;
-    if (jump && axis < 2) {
+    if (jump) {
+      // A wraparound hop: out of one edge and in at the other. Layers (axis 2) sit side by side,
+      // so a hop along axis 2 leaves sideways like one along axis 0.
       const dir = b[axis] > a[axis] ? -1 : 1;  // leaving through the low edge means moving down
-      const [dx, dy] = axis === 0 ? [dir, 0] : [0, dir];
+      const [dx, dy] = axis === 1 ? [0, dir] : [dir, 0];
       const attrs = { stroke: COLORS.path, 'stroke-width': 3.5, 'stroke-dasharray': '4 3', 'data-path-wrap': '' };
       hot.append(wrapStub(ax, ay, dx, dy, stubLen, attrs), wrapStub(bx, by, -dx, -dy, stubLen, attrs));
+    } else if (axis === 2) {
+      // To the next layer: an arc over the row, so it does not read as a run along axis 0.
+      const lift = Math.max(L.cell * 0.55, 10);
+      const mx = (ax + bx) / 2 + (ay === by ? 0 : lift), my = (ay + by) / 2 - (ay === by ? lift : 0);
+      hot.append(s('path', { d: `M ${ax} ${ay} Q ${mx} ${my} ${bx} ${by}`, fill: 'none', stroke: COLORS.path,
+        'stroke-width': 3.5, 'stroke-linecap': 'round', 'data-path': '' }));
     } else {
       hot.append(s('line', { x1: ax, y1: ay, x2: bx, y2: by, stroke: COLORS.path, 'stroke-width': 3.5,
         'stroke-linecap': 'round', 'stroke-dasharray': jump ? '4 3' : null, 'data-path': '' }));
@@ -153,15 +162,11 @@ function drawTorus(t, { path = [], from = null, to = null, onPick }) {
 
 function legend() {
   const item = (stroke, dash, label) => h('span', { class: 'sb-small' },
-    (() => { const sv = s('svg', { width: 34, height: 10 }, s('line', { x1: 2, y1: 5, x2: 32, y2: 5, stroke, 'stroke-width': 2.5, 'stroke-dasharray': dash })); sv.style.verticalAlign = 'middle'; return sv; })(),
+    s('svg', { width: 34, height: 10 }, s('line', { x1: 2, y1: 5, x2: 32, y2: 5, stroke, 'stroke-width': 2.5, 'stroke-dasharray': dash })),
     ' ', label);
-  const wrap = h('p', { class: 'sb-muted' }, item(COLORS.link, null, 'ICI link'), '  ',
-    item(COLORS.wrap, '4 3', 'wraparound link (leaves one edge, re-enters at the opposite edge)'), '  ',
+  return h('p', { class: 'sb-muted sb-slice-legend' }, item(COLORS.link, null, 'ICI link'),
+    item(COLORS.wrap, '4 3', 'wraparound link (leaves one edge, re-enters at the opposite edge)'),
     item(COLORS.path, null, 'route'));
-  wrap.style.display = 'flex';
-  wrap.style.flexWrap = 'wrap';
-  wrap.style.gap = '0.4rem 1.2rem';
-  return wrap;
 }
 
 // Stage bars for tpus.transfer: one bar per stage, the bottleneck in a strong colour.
@@ -170,15 +175,11 @@ function drawStages(r, extra) {
   const max = Math.max(...stages.map((x) => x.seconds), 1e-30);
   const rows = stages.map((st, i) => {
     const bar = h('div', { class: 'sb-stage-bar' });
-    bar.style.width = `${Math.max(0.5, (100 * st.seconds) / max)}%`;
-    bar.style.height = '0.9rem';
-    bar.style.borderRadius = '3px';
-    bar.style.background = i === r.bottleneck.index ? COLORS.wrap : '#94a3b8';
+    bar.style.width = `${Math.max(0.5, (100 * st.seconds) / max)}%`;  // the data itself: stays inline
     const row = h('div', { class: 'sb-stage', 'data-kind': st.kind, 'data-bottleneck': i === r.bottleneck.index ? 'yes' : null },
       h('div', { class: 'sb-small' }, `${st.name}: `, h('strong', {}, st.text),
         i === r.bottleneck.index ? ' (bottleneck)' : ''),
       bar);
-    row.style.margin = '0.35rem 0';
     return row;
   });
   extra.replaceChildren(h('h4', {}, 'Stages'), ...rows);
@@ -198,23 +199,23 @@ class SbSliceExplorer extends HTMLElement {
       h('option', { value: 'auto' }, "the chip's rule"), h('option', { value: 'none' }, 'none (forced)'),
       h('option', { value: 'all' }, 'all axes (forced)'));
     this.wrapSel.value = saved.wrap || 'auto';
-    this.error = h('p', { class: 'sb-field-error', role: 'alert' });
+    this.error = h('span', { class: 'sb-field-error', role: 'alert', id: `${this.key}--shape-err` });
+    this.shapeIn.setAttribute('aria-describedby', this.error.id);
     this.summary = h('p', { class: 'sb-slice-summary' });
     this.picture = h('div', { class: 'sb-torus' });
-    this.picture.style.overflowX = 'auto';
     this.distance = h('div', { class: 'sb-slice-distance', 'aria-live': 'polite' });
     this.inventory = h('table', { class: 'sb-results sb-inventory' });
     this.notes = h('ul', { class: 'sb-notes sb-small sb-muted' });
     this.transfer = h('sb-calc', { name: 'tpus.transfer', id: 'tpus-transfer' });
-    const field = (label, input) => h('label', { class: 'sb-field' }, h('span', { class: 'sb-param' }, label), ' ', input);
-    const form = h('div', { class: 'sb-slice-form' }, field('chip', this.chipSel), field('slice shape', this.shapeIn), field('wraparound', this.wrapSel));
-    form.style.display = 'flex';
-    form.style.flexWrap = 'wrap';
-    form.style.gap = '0.5rem 1.5rem';
+    const field = (name, label, input, ...after) => h('div', { class: 'sb-field', 'data-field': name },
+      h('label', {}, h('span', { class: 'sb-param' }, label), ' ', input), ...after);
+    // The shape's error sits in the shape's own field.
+    const form = h('div', { class: 'sb-slice-form' }, field('chip', 'chip', this.chipSel),
+      field('shape', 'slice shape', this.shapeIn, this.error), field('wrap', 'wraparound', this.wrapSel));
     this.replaceChildren(
       h('p', {}, 'Pick a TPU generation and a slice shape such as 4x4x4 or 16x16. Click one chip, then ' +
         'another, to see how many ICI hops apart they are and the route a message takes.'),
-      form, this.error, this.summary, legend(), this.picture, this.distance,
+      form, this.summary, legend(), this.picture, this.distance,
       h('h3', {}, 'Inventory of the slice'), this.inventory, this.notes,
       h('h3', {}, 'Transfer time'),
       h('p', { class: 'sb-muted' }, 'Move bytes over one link or a chain of them; with several stages the ' +
@@ -265,6 +266,38 @@ class SbSliceExplorer extends HTMLElement {
     urlSet(`${this.key}.to`, this.to ? this.to.join(',') : null);
   }
 
+  // The torus in the width the page gives it; redrawn when that width changes (phone rotation).
+  drawPicture() {
+    if (!this.drawn) return;
+    const avail = this.picture.clientWidth || 1000;
+    this.drawnWidth = avail;
+    this.picture.replaceChildren(drawTorus(this.drawn.torus, {
+      path: this.drawn.path, from: this.from, to: this.to, onPick: (c) => this.pickChip(c), avail,
+    }));
+    if (!this.resizer && typeof ResizeObserver !== 'undefined') {
+      this.resizer = new ResizeObserver(() => {
+        const w = this.picture.clientWidth;
+        if (w && Math.abs(w - this.drawnWidth) > 40) this.drawPicture();
+      });
+      this.resizer.observe(this.picture);
+    }
+  }
+
+  // The transfer calculator builds its form asynchronously: values wait for its first result.
+  feedTransfer(values) {
+    const t = this.transfer;
+    if (t.fields?.size && t.response) { t.setInputs(values); return; }
+    this.pendingTransfer = values;
+    if (this.waitingTransfer) return;
+    this.waitingTransfer = true;
+    t.addEventListener('sb-result', () => {
+      this.waitingTransfer = false;
+      const v = this.pendingTransfer;
+      this.pendingTransfer = null;
+      if (v) t.setInputs(v);
+    }, { once: true });
+  }
+
   pickChip(c) {
     if (!this.from || (this.from && this.to)) { this.from = c; this.to = null; }
     else this.to = c;
@@ -296,9 +329,8 @@ class SbSliceExplorer extends HTMLElement {
     const wrapText = torus.wrap.map((w, i) => `axis ${i}: ${w ? 'ring' : 'line'}`).join(', ');
     this.summary.textContent = `${inv.verdict}. Wraparound: ${wrapText}.`;
     this.summary.dataset.axes = torus.wrap.join(',');
-    this.picture.replaceChildren(drawTorus(torus, {
-      path: topo && this.to ? topo.path : [], from: this.from, to: this.to, onPick: (c) => this.pickChip(c),
-    }));
+    this.drawn = { torus, path: topo && this.to ? topo.path : [] };
+    this.drawPicture();
     if (topo && this.to) {
       const v = topo.values;
       this.distance.replaceChildren(
@@ -308,11 +340,12 @@ class SbSliceExplorer extends HTMLElement {
           `Bisection bandwidth ${v.bisection_bw.text} one way over ${v.bisection_links.value} links.`));
       this.distance.dataset.hops = String(v.hops.value);
       // Hand the pair to the transfer calculator.
-      this.transfer.setInputs?.({ chip, shape, from: this.from.join(','), to: this.to.join(',') });
+      this.feedTransfer({ chip, shape, from: this.from.join(','), to: this.to.join(',') });
     } else {
       this.distance.replaceChildren(h('p', { class: 'sb-muted' }, this.from ? 'Now click a second chip.' : 'Click a chip to start.'));
       delete this.distance.dataset.hops;
-      if (this.transfer.setInputs && this.transfer.fields?.size) this.transfer.setInputs({ chip, shape });
+      // No pair picked: the calculator gets the slice with its two farthest-apart corners.
+      this.feedTransfer({ chip, shape, from: zero.join(','), to: dims.map((d) => d - 1).join(',') });
     }
     const rows = (inv.table || []).map(([label, text]) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', {}, text)));
     this.inventory.replaceChildren(h('tbody', {}, rows));
