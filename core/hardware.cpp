@@ -1,5 +1,6 @@
 // The chip tables, parsed once from the JSON that CMake embeds (data/chips.json -> kChipsJson).
 #include "core/hardware.hpp"
+#include "core/units.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -106,11 +107,7 @@ const Tables& tables() {
   return t;
 }
 
-std::string fmt_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string fmt_number(double v) { return units::number(v, 6); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json.hpp"
 
 namespace sb::units {
 namespace {
@@ -260,32 +261,47 @@ double parse(std::string_view raw, std::string_view unit, const std::string& fie
   return v;
 }
 
+// Formatting avoids printf: musl's printf of a double goes through software long double in wasm
+// and cost most of a calculator call there. Rounding to `sig` digits is done on an integer.
 std::string number(double v, int sig) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == 0) return "0";
-  double a = std::fabs(v);
-  char buf[64];
-  if (a >= 1e6 || a < 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.*e", sig - 1, v);
-    // 1.970e+14 -> 1.97e14
-    std::string s(buf);
-    size_t e = s.find('e');
-    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
-    if (mant.find('.') != std::string::npos) {
-      while (mant.back() == '0') mant.pop_back();
-      if (mant.back() == '.') mant.pop_back();
+  if (sig > 15) return json(v).dump();  // shortest text that reads back as the same double
+  if (sig < 1) sig = 1;
+  const bool neg = v < 0;
+  const double a = std::fabs(v);
+  int e = static_cast<int>(std::floor(std::log10(a)));
+  auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
+    int k = sig - 1 - exp10;
+    double scaled = k >= 0 ? a * std::pow(10.0, k) : a / std::pow(10.0, -k);
+    return static_cast<long long>(std::llround(scaled));
+  };
+  long long top = 1;
+  for (int i = 0; i < sig; ++i) top *= 10;
+  long long m = mantissa(e);
+  if (m >= top) m = mantissa(++e);          // 9.9996 rounds up to 10.00
+  else if (m < top / 10) m = mantissa(--e);  // log10 came out a hair high
+  if (m >= top) { m /= 10; ++e; }
+  std::string digits = std::to_string(m);
+  auto trim = [](std::string t) {
+    if (t.find('.') != std::string::npos) {
+      while (t.back() == '0') t.pop_back();
+      if (t.back() == '.') t.pop_back();
     }
-    int exi = std::atoi(ex.c_str());
-    return mant + "e" + std::to_string(exi);
+    return t;
+  };
+  std::string out;
+  if (a >= 1e6 || a < 1e-3) {
+    out = trim(digits.substr(0, 1) + "." + digits.substr(1)) + "e" + std::to_string(e);
+  } else if (e >= sig - 1) {
+    out = std::to_string(std::llround(a));  // a whole number of sig or more digits: keep them all
+  } else if (e >= 0) {
+    out = trim(digits.substr(0, e + 1) + "." + digits.substr(e + 1));
+  } else {
+    out = trim("0." + std::string(-e - 1, '0') + digits);
   }
-  std::snprintf(buf, sizeof buf, "%.*g", sig, v);
-  std::string s(buf);
-  if (s.find('e') != std::string::npos) {  // %g chose exponent form for e.g. 123456 with sig 4
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    s = buf;
-  }
-  return s;
+  return neg ? "-" + out : out;
 }
 
 std::string symbol(std::string_view unit) {

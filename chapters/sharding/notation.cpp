@@ -1,6 +1,7 @@
 // Parsers for the sharding notation and mesh spellings (see notation.hpp). Both scan left to right
 // with no recursion over the input except the mesh's nested tuples, which are depth-capped.
 #include "chapters/sharding/notation.hpp"
+#include "core/units.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -669,11 +670,7 @@ void validate(const Sharding& s, const Mesh& m, const std::string& field) {
 }
 
 namespace {
-std::string whole(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
+std::string whole(double v) { return units::number(v, 15); }
 }  // namespace
 
 void check_divisible(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,

@@ -79,3 +79,18 @@ TEST(Units, RoundTripsWhatItFormats) {
       EXPECT_NEAR(back, v, v * 1e-3) << format(v, u);
     }
 }
+
+TEST(Units, NumberRoundsToSignificantDigits) {
+  using sb::units::number;
+  EXPECT_EQ(number(240.2439024), "240.2");    // 4 digits: 240.2|439
+  EXPECT_EQ(number(9.99996), "10");           // rounds up into the next decade: 10.00 -> "10"
+  EXPECT_EQ(number(0.5), "0.5");
+  EXPECT_EQ(number(0.0012345), "0.001235");   // 1.2345e-3 -> 4 digits 1235 (round half away)
+  EXPECT_EQ(number(0.00099), "9.9e-4");       // below 1e-3: exponent form
+  EXPECT_EQ(number(-1.37e-3), "-0.00137");
+  EXPECT_EQ(number(99999.6), "100000");       // a whole number past 4 digits keeps its digits
+  EXPECT_EQ(number(999999.7), "1000000");     // under 1e6, so printed whole: 999999.7 -> 1000000
+  EXPECT_EQ(number(1.97e14), "1.97e14");
+  EXPECT_EQ(number(4.5e-11, 2), "4.5e-11");
+  EXPECT_EQ(number(1.0 / 3.0, 17), "0.3333333333333333");  // round-trip form
+}
