@@ -136,3 +136,19 @@ export async function startSite() {
 export async function clearStorage(page) {
   await page.evaluate(() => localStorage.clear());
 }
+
+// The ids of a chapter's problems, as the page's module lists them.
+export async function problemIds(page, chapter) {
+  return page.evaluate(async (ch) => {
+    const core = await import('./lib/core.js');
+    return (await core.problemsOf(ch)).map((p) => p.id);
+  }, chapter);
+}
+
+// The module's own answer for each slot, so a test types what the model computes: nothing typed in.
+export async function modelAnswers(page, id) {
+  return page.evaluate(async (pid) => {
+    const core = await import('./lib/core.js');
+    return (await core.scaling()).problem(pid);
+  }, id);
+}

@@ -2,7 +2,7 @@
 // pictures, a malformed sharding), the collective plot, and one working exercise per problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite } from './harness.mjs';
+import { modelAnswers, problemIds, startSite } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -127,20 +127,14 @@ test('the collective plot renders and moves with the message size and the op', a
 
 test('every sharding problem has a working exercise', async () => {
   const page = await site.page('sharding.html');
-  const ids = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    return (await core.problemsOf('sharding')).map((p) => p.id);
-  });
+  const ids = await problemIds(page, 'sharding');
   assert.ok(ids.length > 0, 'the catalogue has sharding problems');
   let formulas = 0;
   for (const id of ids) {
     const ex = page.locator(`sb-exercise[problem="${id}"]`);
     await ex.locator('.sb-actions').waitFor();
     // The module's own answers for this problem (nothing typed in by hand).
-    const p = await page.evaluate(async (pid) => {
-      const core = await import('./lib/core.js');
-      return (await core.scaling()).problem(pid);
-    }, id);
+    const p = await modelAnswers(page, id);
     assert.equal(p.ok, true, `${id}: ${JSON.stringify(p.error)}`);
     if (!p.slots.length) {
       await ex.locator('button[data-action="reveal"]').click();

@@ -2,7 +2,7 @@
 // calculator, bad input, shared links) and one working exercise per tpus problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite } from './harness.mjs';
+import { modelAnswers, problemIds, startSite } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -169,19 +169,13 @@ test('a shared link restores the explorer', async () => {
 
 test('every tpus problem has a working exercise', async () => {
   const page = await site.page('tpus.html');
-  const ids = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    return (await core.problemsOf('tpus')).map((p) => p.id);
-  });
+  const ids = await problemIds(page, 'tpus');
   assert.ok(ids.length > 0, 'the catalogue has tpus problems');
   for (const id of ids) {
     const ex = page.locator(`sb-exercise[problem="${id}"]`);
     await ex.locator('.sb-actions').waitFor();
     // The module's own answers for this problem (nothing typed in by hand).
-    const p = await page.evaluate(async (pid) => {
-      const core = await import('./lib/core.js');
-      return (await core.scaling()).problem(pid);
-    }, id);
+    const p = await modelAnswers(page, id);
     assert.equal(p.ok, true, `${id}: ${JSON.stringify(p.error)}`);
     if (!p.slots.length) {
       // Conceptual: the model answer sits behind the reveal button.

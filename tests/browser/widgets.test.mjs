@@ -2,7 +2,7 @@
 // input is reported next to its field, and a shared link restores a widget's state.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite } from './harness.mjs';
+import { modelAnswers, problemIds, startSite } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -12,21 +12,9 @@ afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0
 
 const leadingNumber = (t) => Number(String(t).trim().replace(/,/g, '').match(/^[-+]?[0-9.]+(e[-+]?\d+)?/i)[0]);
 
-// The module's own answer for each slot, so a test can type what the model computes: nothing typed in.
-async function modelAnswers(page, id) {
-  return page.evaluate(async (pid) => {
-    const core = await import('./lib/core.js');
-    const sb = await core.scaling();
-    return sb.problem(pid);
-  }, id);
-}
-
 test('every roofline problem has a working exercise', async () => {
   const page = await site.page('roofline.html');
-  const ids = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    return (await core.problemsOf('roofline')).map((p) => p.id);
-  });
+  const ids = await problemIds(page, 'roofline');
   assert.ok(ids.length > 0, 'the catalogue has roofline problems');
   for (const id of ids) {
     const ex = page.locator(`sb-exercise[problem="${id}"]`);
