@@ -152,7 +152,7 @@ std::string text_from(const Param& p, const json& v) {
 
 }  // namespace
 
-Inputs::Inputs(const std::vector<Param>& schema, const json& given) : schema_(&schema) {
+Inputs::Inputs(const std::vector<Param>& schema, const json& given) {
   if (!given.is_null() && !given.is_object())
     fail("inputs", "inputs must be a JSON object of name: value", "wrong_type");
   if (given.is_object()) {

@@ -74,7 +74,6 @@ class Inputs {
   const json& all() const { return values_; }  // the resolved inputs, for echoing back
 
  private:
-  const std::vector<Param>* schema_;
   json values_;
 };
 
