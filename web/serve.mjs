@@ -64,7 +64,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   }
   const server = createServer();
   server.listen(port, host, () => {
-    console.log(`serving ${site} at http://${host}:${server.address().port}/`);
+    const where = host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : host;
+    console.log(`The companion is at http://${where}:${server.address().port}/ (serving ${site})`);
   });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));
 }
