@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -151,4 +152,30 @@ export async function modelAnswers(page, id) {
     const core = await import('./lib/core.js');
     return (await core.scaling()).problem(pid);
   }, id);
+}
+
+// Every exercise of a chapter on the page: conceptual ones are checked here (the model answer sits
+// behind the reveal button); for the others yields {id, ex, p} with p the module's own answers.
+export async function* exercises(page, chapter) {
+  const ids = await problemIds(page, chapter);
+  assert.ok(ids.length > 0, `the catalogue has ${chapter} problems`);
+  for (const id of ids) {
+    const ex = page.locator(`sb-exercise[problem="${id}"]`);
+    await ex.locator('.sb-actions').waitFor();
+    const p = await modelAnswers(page, id);
+    assert.equal(p.ok, true, `${id}: ${JSON.stringify(p.error)}`);
+    if (!p.slots.length) {
+      await ex.locator('button[data-action="reveal"]').click();
+      assert.equal(await ex.locator('.sb-model-answer').isVisible(), true, id);
+      continue;
+    }
+    yield { id, ex, p };
+  }
+}
+
+// Types the model's own answer for a number or yes/no slot.
+export async function typeModelAnswer(ex, slot, answer) {
+  const input = ex.locator(`[name="${slot.name}"]`);
+  if (slot.kind === 'bool') await input.selectOption(answer.value ? 'yes' : 'no');
+  else await input.fill(String(answer.value));
 }

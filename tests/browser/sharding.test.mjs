@@ -2,7 +2,7 @@
 // pictures, a malformed sharding), the collective plot, and one working exercise per problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { modelAnswers, problemIds, startSite } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -127,28 +127,15 @@ test('the collective plot renders and moves with the message size and the op', a
 
 test('every sharding problem has a working exercise', async () => {
   const page = await site.page('sharding.html');
-  const ids = await problemIds(page, 'sharding');
-  assert.ok(ids.length > 0, 'the catalogue has sharding problems');
   let formulas = 0;
-  for (const id of ids) {
-    const ex = page.locator(`sb-exercise[problem="${id}"]`);
-    await ex.locator('.sb-actions').waitFor();
-    // The module's own answers for this problem (nothing typed in by hand).
-    const p = await modelAnswers(page, id);
-    assert.equal(p.ok, true, `${id}: ${JSON.stringify(p.error)}`);
-    if (!p.slots.length) {
-      await ex.locator('button[data-action="reveal"]').click();
-      assert.equal(await ex.locator('.sb-model-answer').isVisible(), true, id);
-      continue;
-    }
+  for await (const { id, ex, p } of exercises(page, 'sharding')) {
     // Numbers and yes/no: the model's own answers. Formulas: the first variable times 1e30, which
     // no formula of the chapter is (none of them has such a constant), so "wrong".
     const want = {};
     for (const s of p.slots) {
       const input = ex.locator(`[name="${s.name}"]`);
       const a = p.answers[s.name];
-      if (s.kind === 'bool') { await input.selectOption(a.value ? 'yes' : 'no'); want[s.name] = 'correct'; }
-      else if (s.kind === 'number') { await input.fill(String(a.value)); want[s.name] = 'correct'; }
+      if (s.kind !== 'formula') { await typeModelAnswer(ex, s, a); want[s.name] = 'correct'; }
       else {
         assert.equal(s.kind, 'formula');
         assert.ok(s.vars.length > 0 && typeof a.tex === 'string', `${id}.${s.name}`);

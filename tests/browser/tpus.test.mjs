@@ -2,7 +2,7 @@
 // calculator, bad input, shared links) and one working exercise per tpus problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { modelAnswers, problemIds, startSite } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -169,26 +169,10 @@ test('a shared link restores the explorer', async () => {
 
 test('every tpus problem has a working exercise', async () => {
   const page = await site.page('tpus.html');
-  const ids = await problemIds(page, 'tpus');
-  assert.ok(ids.length > 0, 'the catalogue has tpus problems');
-  for (const id of ids) {
-    const ex = page.locator(`sb-exercise[problem="${id}"]`);
-    await ex.locator('.sb-actions').waitFor();
-    // The module's own answers for this problem (nothing typed in by hand).
-    const p = await modelAnswers(page, id);
-    assert.equal(p.ok, true, `${id}: ${JSON.stringify(p.error)}`);
-    if (!p.slots.length) {
-      // Conceptual: the model answer sits behind the reveal button.
-      await ex.locator('button[data-action="reveal"]').click();
-      assert.equal(await ex.locator('.sb-model-answer').isVisible(), true, id);
-      continue;
-    }
+  for await (const { id, ex, p } of exercises(page, 'tpus')) {
     for (const s of p.slots) {
-      const input = ex.locator(`[name="${s.name}"]`);
-      const a = p.answers[s.name];
       assert.notEqual(s.kind, 'formula', `${id}.${s.name}: the tpus chapter has no formula slots`);
-      if (s.kind === 'bool') await input.selectOption(a.value ? 'yes' : 'no');
-      else await input.fill(String(a.value));
+      await typeModelAnswer(ex, s, p.answers[s.name]);
     }
     await ex.locator('button[data-action="check"]').click();
     const verdicts = await ex.locator('.sb-slot-verdict').evaluateAll((els) => els.map((e) => e.dataset.verdict));
