@@ -1,6 +1,8 @@
 // The `scaling` command: the same registry and JSON entry point as the web page, in a terminal.
 #include <cstdio>
 #include <iostream>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -74,17 +76,17 @@ void print_trace(const json& trace) {
   }
 }
 
-void print_help_params(const std::string& title, const std::string& doc, const std::vector<sb::Param>& ps) {
+void print_help_params(const std::string& title, std::string_view doc, std::span<const sb::Param> ps) {
   std::cout << title << "\n";
   if (!doc.empty()) std::cout << doc << "\n";
   std::cout << "\nparameters:\n";
   for (const auto& p : ps) {
     json j = sb::to_json(p);
-    std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>() : p.def_text;
+    std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>() : std::string(p.def_text);
     std::cout << "  --" << p.name << "  " << p.doc << " (default " << def;
-    if (!p.choices.empty() && !p.chip) {
+    if (p.kind == sb::Param::Kind::Choice && !p.chip) {
       std::cout << "; one of";
-      for (const auto& c : p.choices) std::cout << " " << c;
+      for (const auto& c : sb::choices_of(p)) std::cout << " " << c;
     }
     if (p.chip) std::cout << "; any chip id, see scaling chips";
     std::cout << ")\n";
@@ -131,7 +133,7 @@ int cmd_calc(const std::vector<std::string>& args) {
   if (help) {
     try {
       const auto& c = sb::Registry::get().calculator(args[2]);
-      print_help_params("scaling calc " + c.name + ": " + c.title, c.doc, c.params);
+      print_help_params("scaling calc " + std::string(c.name) + ": " + std::string(c.title), c.doc, c.params);
       return 0;
     } catch (const sb::InputError& e) { std::cerr << "error: " << e.what() << "\n"; return 2; }
   }

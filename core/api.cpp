@@ -26,13 +26,13 @@ const json& obj(const json& req, const char* key) {
 }
 
 // "{B}" in a statement becomes the input's value with its unit.
-std::string render(const std::string& statement, const Problem& p, const Inputs& in) {
+std::string render(Text statement, const Problem& p, const Inputs& in) {
   std::string out;
   for (size_t i = 0; i < statement.size(); ++i) {
     if (statement[i] == '{') {
       size_t close = statement.find('}', i);
       if (close != std::string::npos) {
-        std::string name = statement.substr(i + 1, close - i - 1);
+        Text name = statement.substr(i + 1, close - i - 1);
         for (const auto& g : p.given)
           if (g.name == name) {
             out += g.kind == Param::Kind::Number
@@ -60,16 +60,26 @@ json op_list() {
   return {{"calculators", calcs}, {"problems", probs}};
 }
 
-json op_calc(const json& req) {
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Written as text: the one op a page calls at every keystroke.
+std::string op_calc(const json& req) {
   const auto& c = Registry::get().calculator(str(req, "name"));
   Inputs in(c.params, obj(req, "inputs"));
   Trace tr;
-  json out = c.run(in, tr);
-  if (!out.is_object()) out = {{"values", out}};
-  out["name"] = c.name;
-  out["inputs"] = in.all();
-  out["trace"] = tr.to_json();
-  return out;
+  Result r;
+  c.run(in, tr, r);
+  Out out;
+  out << '{';
+  r.write_members(out);
+  out << ",\"name\":";
+  append_json(out, c.name);
+  out << ",\"inputs\":";
+  append_json(out, in.all());
+  out << ",\"trace\":";
+  tr.write(out);
+  out << ",\"ok\":true}";
+  return out.str();
 }
 
 json op_variant(const json& req) {
@@ -170,13 +180,15 @@ json solve_problem(const std::string& id, const json& given) {
   return out;
 }
 
-json handle(const json& req) {
+namespace {
+
+std::string respond(const json& req) {
   try {
     if (!req.is_object()) fail("request", "the request must be a JSON object with an 'op'", "wrong_type");
     std::string op = str(req, "op");
+    if (op == "calc") return op_calc(req);
     json out;
     if (op == "list") out = op_list();
-    else if (op == "calc") out = op_calc(req);
     else if (op == "problem") out = solve_problem(str(req, "id"), obj(req, "given"));
     else if (op == "check")
       out = check::grade(Registry::get().problem(str(req, "id")),
@@ -186,25 +198,30 @@ json handle(const json& req) {
     else if (op == "parse") out = op_parse(req);
     else fail("op", "unknown op '" + op.substr(0, 40) + "'; ops: list, calc, problem, check, variant, chips, parse", "unknown_op");
     out["ok"] = true;
-    return out;
+    return dump(out);
   } catch (const InputError& e) {
-    return error(e.code, e.field, e.what());
+    return dump(error(e.code, e.field, e.what()));
   } catch (const json::exception& e) {
-    return error("bad_json", "request", std::string("malformed request: ") + e.what());
+    return dump(error("bad_json", "request", std::string("malformed request: ") + e.what()));
   } catch (const std::exception& e) {
-    return error("internal", "", std::string("internal error: ") + e.what());
+    return dump(error("internal", "", std::string("internal error: ") + e.what()));
   } catch (...) {
-    return error("internal", "", "internal error");
+    return dump(error("internal", "", "internal error"));
   }
 }
 
+}  // namespace
+
+// Parsing from a view everywhere keeps one instantiation of nlohmann's parser in the module.
+json handle(const json& req) { return json::parse(std::string_view(respond(req))); }
+
 std::string handle(const std::string& text) {
   try {
-    if (text.size() > (1u << 20)) return error("too_large", "request", "the request is over 1 MiB").dump();
-    if (too_deep(text, 64)) return error("bad_json", "request", "the request nests too deeply").dump();
-    json req = json::parse(text, nullptr, false);
-    if (req.is_discarded()) return error("bad_json", "request", "the request is not valid JSON").dump();
-    return handle(req).dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > (1u << 20)) return dump(error("too_large", "request", "the request is over 1 MiB"));
+    if (too_deep(text, 64)) return dump(error("bad_json", "request", "the request nests too deeply"));
+    json req = json::parse(std::string_view(text), nullptr, false);
+    if (req.is_discarded()) return dump(error("bad_json", "request", "the request is not valid JSON"));
+    return respond(req);
   } catch (...) {
     return R"({"ok":false,"error":{"code":"internal","field":"","message":"internal error"}})";
   }

@@ -56,7 +56,7 @@ std::string factor_hint(double r, const Slot& slot) {
   }
   double tol = std::max(slot.tol_rel, 0.005);
   for (const auto& [f, why] : slot.hints) {
-    if (f > 0 && (near(r, f, tol) || near(1 / r, f, tol))) return why;
+    if (f > 0 && (near(r, f, tol) || near(1 / r, f, tol))) return std::string(why);
   }
   bool bytes = slot.unit == "B" || slot.unit == "B_per_s" || slot.unit == "s";
   for (const auto& fc : kFactors) {
@@ -93,11 +93,11 @@ Result number(double got, double expected, const Slot& slot) {
 Result formula(const std::string& text, const Slot& slot, const std::string& field) {
   auto e = expr::Expr::parse(text, field);
   std::map<std::string, double> allowed;
-  for (const auto& v : slot.vars) allowed[v.name] = 1;
+  for (const auto& v : slot.vars) allowed[std::string(v.name)] = 1;
   for (const auto& s : e.symbols()) {
     if (!allowed.count(s)) {
       std::string all;
-      for (const auto& v : slot.vars) all += (all.empty() ? "" : ", ") + v.name;
+      for (const auto& v : slot.vars) (all += all.empty() ? "" : ", ") += v.name;
       fail(field, "unknown symbol '" + s + "'; this formula uses " + all, "unknown_symbol");
     }
   }
@@ -112,7 +112,7 @@ Result formula(const std::string& text, const Slot& slot, const std::string& fie
     std::map<std::string, double> at;
     for (const auto& v : slot.vars) {
       double lo = std::max(v.lo, 1e-300), hi = std::max(v.hi, lo);
-      at[v.name] = std::exp(std::log(lo) + u(rng) * (std::log(hi) - std::log(lo)));
+      at[std::string(v.name)] = std::exp(std::log(lo) + u(rng) * (std::log(hi) - std::log(lo)));
     }
     double want = slot.formula(at);
     double got = e.eval(at);
@@ -168,7 +168,7 @@ json grade(const Problem& p, const json& answers, const json& given) {
   json results = json::array();
   for (const auto& s : p.slots) {
     json r = {{"slot", s.name}};
-    std::string field = "answers." + s.name;
+    const std::string field = "answers." + std::string(s.name);
     const json* a = answers.contains(s.name) ? &answers[s.name] : nullptr;
     std::string text;
     if (a && a->is_string()) text = a->get<std::string>();

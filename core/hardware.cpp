@@ -15,7 +15,7 @@ extern const char* const kChipsJson;
 namespace {
 
 // Lower-case and drop spaces, '-' and '_' so "TPU v5e", "tpu-v5e" and "tpuv5e" all match.
-std::string normalize(const std::string& s) {
+std::string normalize(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (unsigned char c : s) {
@@ -25,8 +25,8 @@ std::string normalize(const std::string& s) {
   return out;
 }
 
-std::string lower(const std::string& s) {
-  std::string out = s;
+std::string lower(std::string_view s) {
+  std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
@@ -46,13 +46,15 @@ std::string join(const std::vector<std::string>& xs) {
 struct Tables {
   std::vector<Chip> chips;
   std::vector<std::string> dtype_names;           // widest first: fp32, bf16, fp8, int8, ...
-  std::map<std::string, double> dtype_bytes;
+  std::map<std::string, double, std::less<>> dtype_bytes;
   json sources = json::object();
+  // Every id and alias, normalized, with its chip's index: a lookup normalizes only the query.
+  std::vector<std::pair<std::string, size_t>> names;
 };
 
 Tables load() {
   Tables t;
-  json doc = json::parse(kChipsJson, nullptr, /*allow_exceptions=*/false);
+  json doc = json::parse(std::string_view(kChipsJson), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) bad_data("not valid JSON");
   if (doc.contains("sources") && doc["sources"].is_object()) t.sources = doc["sources"];
 
@@ -97,6 +99,8 @@ Tables load() {
       spec.note = s.value("note", "");
       chip.specs[it.key()] = std::move(spec);
     }
+    t.names.emplace_back(normalize(chip.id), t.chips.size());
+    for (const std::string& a : chip.aliases) t.names.emplace_back(normalize(a), t.chips.size());
     t.chips.push_back(std::move(chip));
   }
   return t;
@@ -111,51 +115,44 @@ std::string fmt_number(double v) { return units::number(v, 6); }
 
 }  // namespace
 
-bool Chip::has(const std::string& key) const { return specs.count(key) > 0; }
+bool Chip::has(std::string_view key) const { return specs.count(key) > 0; }
 
-double Chip::get(const std::string& key, const std::string& field) const {
+double Chip::get(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
-    throw InputError("no_figure", field,
-                     "The book gives no " + key + " figure for " + name + ".");
+    fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
   if (it->second.unit.empty())
-    throw InputError("no_figure", field,
-                     name + "'s " + key + " is a text (\"" + it->second.text + "\"), not a number.");
+    fail(field, name + "'s " + std::string(key) + " is a text (\"" + it->second.text + "\"), not a number.",
+         "no_figure");
   return it->second.value;
 }
 
-std::string Chip::get_text(const std::string& key, const std::string& field) const {
+std::string Chip::get_text(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
-    throw InputError("no_figure", field,
-                     "The book gives no " + key + " figure for " + name + ".");
+    fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
   if (!it->second.unit.empty()) return fmt_number(it->second.value);
   return it->second.text;
 }
 
-double Chip::peak(const std::string& dtype, const std::string& field) const {
+double Chip::peak(std::string_view dtype, std::string_view field) const {
   const std::string d = lower(dtype);
   dtype_bytes(d, field);  // an unknown dtype is a different mistake from a missing figure
   const std::string key = "peak_flops_" + d;
   if (!has(key))
-    throw InputError("no_figure", field,
-                     "The book gives no " + d + " peak FLOPs/s (" + key + ") for " + name + ".");
+    fail(field, "The book gives no " + d + " peak FLOPs/s (" + key + ") for " + name + ".", "no_figure");
   return get(key, field);
 }
 
 const std::vector<Chip>& chips() { return tables().chips; }
 
-const Chip& chip(const std::string& id, const std::string& field) {
+const Chip& chip(std::string_view id, std::string_view field) {
   const std::string want = normalize(id);
-  if (!want.empty()) {
-    for (const Chip& c : chips()) {
-      if (normalize(c.id) == want) return c;
-      for (const std::string& a : c.aliases)
-        if (normalize(a) == want) return c;
-    }
-  }
-  throw InputError("unknown_chip", field,
-                   "Unknown chip \"" + id + "\". Valid chips: " + join(chip_ids()) + ".");
+  if (!want.empty())
+    for (const auto& [name, i] : tables().names)
+      if (name == want) return tables().chips[i];
+  fail(field, "Unknown chip \"" + std::string(id) + "\". Valid chips: " + join(chip_ids()) + ".",
+       "unknown_chip");
 }
 
 std::vector<std::string> chip_ids() {
@@ -192,12 +189,12 @@ json chips_json() {
   return out;
 }
 
-double dtype_bytes(const std::string& dtype, const std::string& field) {
+double dtype_bytes(std::string_view dtype, std::string_view field) {
   const auto& m = tables().dtype_bytes;
   auto it = m.find(lower(dtype));
   if (it == m.end())
-    throw InputError("unknown_dtype", field,
-                     "Unknown dtype \"" + dtype + "\". Valid dtypes: " + join(dtypes()) + ".");
+    fail(field, "Unknown dtype \"" + std::string(dtype) + "\". Valid dtypes: " + join(dtypes()) + ".",
+         "unknown_dtype");
   return it->second;
 }
 

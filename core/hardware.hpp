@@ -3,6 +3,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 #include "core/json.hpp"
 
@@ -21,24 +22,24 @@ struct Chip {
   std::string name;        // "TPU v5e", "NVIDIA H100 SXM"
   std::string kind;        // "tpu" or "gpu"
   std::vector<std::string> aliases;
-  std::map<std::string, Spec> specs;
+  std::map<std::string, Spec, std::less<>> specs;
 
-  bool has(const std::string& key) const;
+  bool has(std::string_view key) const;
   // Numeric spec; throws InputError(field) naming the chip and key when the book gives none.
-  double get(const std::string& key, const std::string& field = "chip") const;
-  std::string get_text(const std::string& key, const std::string& field = "chip") const;
+  double get(std::string_view key, std::string_view field = "chip") const;
+  std::string get_text(std::string_view key, std::string_view field = "chip") const;
   // Peak FLOPs/s for a compute dtype ("bf16" -> peak_flops_bf16).
-  double peak(const std::string& dtype, const std::string& field = "dtype_compute") const;
+  double peak(std::string_view dtype, std::string_view field = "dtype_compute") const;
 };
 
 const std::vector<Chip>& chips();
 // By id or alias, case-insensitive ("v5e", "TPU v5e", "tpu-v5e"); InputError(field) if unknown.
-const Chip& chip(const std::string& id, const std::string& field = "chip");
+const Chip& chip(std::string_view id, std::string_view field = "chip");
 std::vector<std::string> chip_ids();
 json chips_json();        // {"chips": [...], "dtypes": {...}, "sources": {...}}
 
 // Bytes per element: fp32 4, bf16 2, fp8 1, int8 1, int4 0.5. InputError(field) if unknown.
-double dtype_bytes(const std::string& dtype, const std::string& field);
+double dtype_bytes(std::string_view dtype, std::string_view field);
 const std::vector<std::string>& dtypes();
 
 }  // namespace sb::hw

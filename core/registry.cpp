@@ -11,148 +11,68 @@ namespace sb {
 
 void register_chapters(Registry& r);  // chapters/all.cpp
 
-Param num(std::string_view name, std::string_view unit, double def, std::string_view doc,
-          double min, double max, bool integer) {
-  Param p;
-  p.name = name;
-  p.unit = unit;
-  p.def = def;
-  p.doc = doc;
-  p.min = min;
-  p.max = max;
-  p.integer = integer;
-  return p;
-}
-
-Param text(std::string_view name, std::string_view def, std::string_view doc) {
-  Param p;
-  p.name = name;
-  p.kind = Param::Kind::Text;
-  p.def_text = def;
-  p.doc = doc;
-  return p;
-}
-
-Param choice(std::string_view name, std::string_view def, std::vector<std::string> choices,
-             std::string_view doc) {
-  Param p = text(name, def, doc);
-  p.kind = Param::Kind::Choice;
-  p.choices = std::move(choices);
-  return p;
-}
-
-Param chip_param(std::string_view def, std::string_view doc) {
-  Param p = choice("chip", def, hw::chip_ids(), doc);
-  p.chip = true;
-  return p;
-}
-
-Param dtype_param(std::string_view name, std::string_view def, std::string_view doc) {
-  return choice(name, def, hw::dtypes(), doc);
-}
-
-Param with_variants(Param p, Variants v) {
-  if (v.vec) p.variants = *v.vec;
-  else p.variants.assign(v.list.begin(), v.list.end());
-  return p;
-}
-
-Param given(std::string_view name, std::string_view unit, double def, std::string_view doc,
-            Variants variants, bool integer, double max) {
-  return with_variants(num(name, unit, def, doc, 0, max, integer), variants);
-}
-
-Param count(std::string_view name, double def, std::string_view doc, Variants variants, double min,
-            double max) {
-  return with_variants(num(name, "count", def, doc, min, max, true), variants);
-}
-
-Slot number(std::string_view name, std::string_view unit, std::string_view label, double tol_rel) {
-  Slot s;
-  s.name = name;
-  s.unit = unit;
-  s.label = label;
-  s.tol_rel = tol_rel;
-  return s;
-}
-
-Slot boolean(std::string_view name, std::string_view label) {
-  Slot s = number(name, "bool", label);
-  s.kind = Slot::Kind::Bool;
-  return s;
-}
-
-Slot formula(std::string_view name, std::string_view unit, std::string_view label,
-             std::vector<Slot::Var> vars, Slot::Formula f, std::string_view formula_tex) {
-  Slot s = number(name, unit, label);
-  s.kind = Slot::Kind::Formula;
-  s.vars = std::move(vars);
-  s.formula = f;
-  s.formula_tex = formula_tex;
-  return s;
-}
-
-Slot hinted(Slot s, Hints hints) {
-  s.hints = std::move(hints);
-  return s;
-}
-
-Problem problem(std::string_view id, std::string_view title, std::string_view kind,
-                std::string_view statement) {
-  Problem p;
-  p.id = id;
-  p.title = title;
-  p.kind = kind;
-  p.statement = statement;
-  return p;
+std::vector<std::string> choices_of(const Param& p) {
+  if (p.chip) return hw::chip_ids();
+  if (p.dtype) return hw::dtypes();
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= p.choices.size();) {
+    size_t bar = p.choices.find('|', at);
+    if (bar == Text::npos) bar = p.choices.size();
+    out.emplace_back(p.choices.substr(at, bar - at));
+    at = bar + 1;
+  }
+  return out;
 }
 
 namespace {
 
 double number_from(const Param& p, const json& v) {
+  const std::string name(p.name);
   double x = 0;
   if (v.is_number()) {
     x = v.get<double>();
   } else if (v.is_string()) {
     x = units::parse(v.get<std::string>(), p.unit.empty() ? "count" : p.unit, p.name);
   } else {
-    fail(p.name, p.name + " must be a number" +
+    fail(p.name, name + " must be a number" +
                      (p.unit.empty() || p.unit == "count" ? "" : " (or text like '" + units::example(p.unit) + "')") +
                      ", got " + std::string(v.type_name()),
          "wrong_type");
   }
-  if (!std::isfinite(x)) fail(p.name, p.name + " must be a finite number", "bad_number");
+  if (!std::isfinite(x)) fail(p.name, name + " must be a finite number", "bad_number");
   if (p.positive && x <= 0)
-    fail(p.name, p.name + " must be greater than zero, got " + units::number(x), "out_of_range");
+    fail(p.name, name + " must be greater than zero, got " + units::number(x), "out_of_range");
   if (x < p.min || x > p.max)
-    fail(p.name, p.name + " must be between " + units::format(p.min, p.unit.empty() ? "count" : p.unit) +
+    fail(p.name, name + " must be between " + units::format(p.min, p.unit.empty() ? "count" : p.unit) +
                      " and " + units::format(p.max, p.unit.empty() ? "count" : p.unit) + ", got " +
                      units::format(x, p.unit.empty() ? "count" : p.unit),
          "out_of_range");
   if (p.integer && std::floor(x) != x)
-    fail(p.name, p.name + " must be a whole number, got " + units::number(x, 8), "not_integer");
+    fail(p.name, name + " must be a whole number, got " + units::number(x, 8), "not_integer");
   return x;
 }
 
 std::string text_from(const Param& p, const json& v) {
+  const std::string name(p.name);
   if (!v.is_string())
-    fail(p.name, p.name + " must be text, got " + std::string(v.type_name()), "wrong_type");
+    fail(p.name, name + " must be text, got " + std::string(v.type_name()), "wrong_type");
   std::string s = v.get<std::string>();
-  if (s.size() > 500) fail(p.name, p.name + " is too long (over 500 characters)", "too_long");
+  if (s.size() > 500) fail(p.name, name + " is too long (over 500 characters)", "too_long");
   if (p.chip) return hw::chip(s, p.name).id;
   if (p.kind == Param::Kind::Choice) {
-    for (const auto& c : p.choices)
+    const std::vector<std::string> choices = choices_of(p);
+    for (const auto& c : choices)
       if (c == s) return s;
     std::string all;
-    for (const auto& c : p.choices) all += (all.empty() ? "" : ", ") + c;
-    fail(p.name, p.name + " must be one of " + all + "; got '" + s + "'", "bad_choice");
+    for (const auto& c : choices) all += (all.empty() ? "" : ", ") + c;
+    fail(p.name, name + " must be one of " + all + "; got '" + s + "'", "bad_choice");
   }
   return s;
 }
 
 }  // namespace
 
-Inputs::Inputs(const std::vector<Param>& schema, const json& given) {
+Inputs::Inputs(std::span<const Param> schema, const json& given) {
   if (!given.is_null() && !given.is_object())
     fail("inputs", "inputs must be a JSON object of name: value", "wrong_type");
   if (given.is_object()) {
@@ -161,7 +81,7 @@ Inputs::Inputs(const std::vector<Param>& schema, const json& given) {
       for (const auto& p : schema) found = found || p.name == it.key();
       if (!found) {
         std::string all;
-        for (const auto& p : schema) all += (all.empty() ? "" : ", ") + p.name;
+        for (const auto& p : schema) (all += all.empty() ? "" : ", ") += p.name;
         std::string key = it.key().size() > 60 ? it.key().substr(0, 60) + "..." : it.key();
         fail(key, "unknown input '" + key + "'; this takes: " + all, "unknown_input");
       }
@@ -177,22 +97,53 @@ Inputs::Inputs(const std::vector<Param>& schema, const json& given) {
   }
 }
 
-double Inputs::num(std::string_view name_view) const {
-  const std::string name(name_view);
+double Inputs::num(Text name) const {
   auto it = values_.find(name);
-  if (it == values_.end() || !it->is_number()) fail(name, "internal: no number input '" + name + "'", "internal");
+  if (it == values_.end() || !it->is_number())
+    fail(name, "internal: no number input '" + std::string(name) + "'", "internal");
   return it->get<double>();
 }
 
-std::string Inputs::text(std::string_view name_view) const {
-  const std::string name(name_view);
+std::string Inputs::text(Text name) const {
   auto it = values_.find(name);
-  if (it == values_.end() || !it->is_string()) fail(name, "internal: no text input '" + name + "'", "internal");
+  if (it == values_.end() || !it->is_string())
+    fail(name, "internal: no text input '" + std::string(name) + "'", "internal");
   return it->get<std::string>();
 }
 
-Registry& Registry::get() {
-  static Registry* r = [] {
+double Result::value(Text key, double v, Text unit, Text label) {
+  if (!values_.empty()) values_ << ',';
+  append_json(values_, key);
+  values_ << ":{\"value\":";
+  append_json(values_, v);
+  values_ << ",\"unit\":";
+  append_json(values_, unit);
+  values_ << ",\"label\":";
+  append_json(values_, label);
+  values_ << ",\"text\":";
+  char buf[units::kFormatRoom];
+  append_json(values_, Text(buf, units::write_format(buf, v, unit)));
+  values_ << '}';
+  return v;
+}
+
+void Result::note(Text text) {
+  if (!notes_.empty()) notes_ << ',';
+  append_json(notes_, text);
+}
+
+void Result::write_members(Out& out) const {
+  out << "\"values\":{" << values_.view() << "},\"notes\":[" << notes_.view() << ']';
+  for (auto it = extra.begin(); it != extra.end(); ++it) {
+    out << ',';
+    append_json(out, std::string_view(it.key()));
+    out << ':';
+    append_json(out, it.value());
+  }
+}
+
+const Registry& Registry::get() {
+  static const Registry* r = [] {
     auto* reg = new Registry();
     register_chapters(*reg);
     return reg;
@@ -200,23 +151,27 @@ Registry& Registry::get() {
   return *r;
 }
 
-void Registry::add(Calculator c) { calcs_.push_back(std::move(c)); }
-void Registry::add(Problem p) {
-  if (p.chapter.empty()) p.chapter = p.id.substr(0, p.id.find('.'));
-  problems_.push_back(std::move(p));
+void Registry::add(std::span<const Calculator> cs) { calcs_.insert(calcs_.end(), cs.begin(), cs.end()); }
+void Registry::add(std::span<const Problem> ps) {
+  for (Problem p : ps) {
+    if (p.chapter.empty()) p.chapter = p.id.substr(0, p.id.find('.'));
+    problems_.push_back(p);
+  }
 }
 
-const Calculator& Registry::calculator(const std::string& name) const {
+const Calculator& Registry::calculator(Text name) const {
   for (const auto& c : calcs_)
     if (c.name == name) return c;
-  std::string n = name.size() > 80 ? name.substr(0, 80) + "..." : name;
+  std::string n(name.substr(0, 80));
+  if (name.size() > 80) n += "...";
   fail("name", "no calculator named '" + n + "' (scaling list shows them)", "unknown_calculator");
 }
 
-const Problem& Registry::problem(const std::string& id) const {
+const Problem& Registry::problem(Text id) const {
   for (const auto& p : problems_)
     if (p.id == id) return p;
-  std::string n = id.size() > 80 ? id.substr(0, 80) + "..." : id;
+  std::string n(id.substr(0, 80));
+  if (id.size() > 80) n += "...";
   fail("id", "no problem with id '" + n + "' (scaling list shows them)", "unknown_problem");
 }
 
@@ -239,14 +194,14 @@ json to_json(const Param& p) {
     case Param::Kind::Choice:
       j["kind"] = "choice";
       j["default"] = p.def_text;
-      j["choices"] = p.choices;
+      j["choices"] = choices_of(p);
       if (p.chip) j["chip"] = true;
       break;
   }
   return j;
 }
 
-json schema_json(const std::vector<Param>& params) {
+json schema_json(std::span<const Param> params) {
   json a = json::array();
   for (const auto& p : params) a.push_back(to_json(p));
   return a;
@@ -266,12 +221,11 @@ json to_json(const Slot& s) {
   return j;
 }
 
-json value(double v, std::string_view unit, std::string_view label) {
-  const std::string u(unit);
+json value(double v, Text unit, Text label) {
   return {{"value", std::isfinite(v) ? json(v) : json(nullptr)},
-          {"unit", u},
-          {"label", std::string(label)},
-          {"text", units::format(v, u)}};
+          {"unit", unit},
+          {"label", label},
+          {"text", units::format(v, unit)}};
 }
 
 }  // namespace sb

@@ -1,151 +1,243 @@
 // Named calculators and problems with the schema of their inputs. CLI flags, web forms, the
 // JSON entry point and the tests all come from these records, so nothing is declared twice.
+//
+// The records are constant data: every text is a literal (Text), every list has its room in
+// place (List), and the makers below are constexpr. A chapter declares its calculators and
+// problems as constexpr arrays, which compile to data instead of to start-up code building
+// strings and vectors (that code was a sixth of the wasm module).
 #pragma once
 #include <cstddef>
-#include <functional>
 #include <initializer_list>
-#include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 #include "core/json.hpp"
 #include "core/trace.hpp"
 
 namespace sb {
 
-// One input of a calculator or problem.
+// A list with room for N items in place, so that a record holding one is constant data.
+// Going over N in a constant table is a compile error (the throw cannot be evaluated).
+template <class T, int N>
+struct List {
+  T items[N] = {};
+  int n = 0;
+  constexpr List() = default;
+  constexpr List(std::initializer_list<T> l) {
+    for (const T& x : l) push(x);
+  }
+  constexpr void push(const T& x) {
+    if (n == N) throw "sb::List: more items than it has room for";
+    items[n++] = x;
+  }
+  constexpr const T* begin() const { return items; }
+  constexpr const T* end() const { return items + n; }
+  constexpr size_t size() const { return static_cast<size_t>(n); }
+  constexpr bool empty() const { return n == 0; }
+  constexpr const T& operator[](size_t i) const { return items[i]; }
+  constexpr const T& back() const { return items[n - 1]; }
+  operator std::span<const T>() const { return {items, size()}; }
+};
+
+// One input of a calculator or problem. A default Param is all zeros (the makers fill in the
+// rest), so that the unused room of a List<Param, N> is zeros, which the wasm data segment drops.
 struct Param {
-  enum class Kind { Number, Text, Choice };
-  std::string name;         // "B", "chip", "dtype_w"
+  enum class Kind : unsigned char { Number, Text, Choice };
+  Text name;                // "B", "chip", "dtype_w"
   Kind kind = Kind::Number;
-  std::string unit;         // units id for numbers ("count", "B_per_s"); "" for text
-  std::string doc;          // one line for --help and form tooltips
+  Text unit;                // units id for numbers ("count", "B_per_s"); "" for text
+  Text doc;                 // one line for --help and form tooltips
   double def = 0;           // default for numbers
-  std::string def_text;     // default for text and choices
-  double min = 0;           // numbers: allowed closed range
-  double max = 1e30;
-  bool positive = true;     // numbers: must be > 0 (zero is meaningless for most sizes);
-                            // set false where zero is allowed (a latency, a coordinate)
+  Text def_text;            // default for text and choices
+  double min = 0;           // numbers: allowed closed range (num() sets both)
+  double max = 0;
+  bool positive = false;    // numbers: must be > 0 (num() sets it: zero is meaningless for
+                            // most sizes); set false where zero is allowed (a latency, a coordinate)
   bool integer = false;     // numbers: must be a whole number
-  std::vector<std::string> choices;  // Choice: allowed values ("bf16", "int8", ...)
   bool chip = false;        // a chip id: any id or alias of core/hardware, resolved to the id
-  std::vector<double> variants;      // problems: values "new variant" may draw from
+  bool dtype = false;       // a dtype of the hardware tables ("fp32", "bf16", ...)
+  Text choices;             // Choice: the allowed values separated by '|': "hbm|vmem"
+  List<double, 4> variants; // problems: values "new variant" may draw from
 };
 
-// Helpers that keep schema declarations short. They take string_views so that a call site passes
-// a pointer to a literal instead of building std::string temporaries inline (smaller wasm).
-Param num(std::string_view name, std::string_view unit, double def, std::string_view doc,
-          double min = 0, double max = 1e30, bool integer = false);
-Param text(std::string_view name, std::string_view def, std::string_view doc);
-Param choice(std::string_view name, std::string_view def, std::vector<std::string> choices,
-             std::string_view doc);
-Param chip_param(std::string_view def = "v5e", std::string_view doc = "chip from the hardware tables");
-Param dtype_param(std::string_view name, std::string_view def, std::string_view doc);
+// The allowed values of a choice (for a chip or dtype param: the hardware tables').
+std::vector<std::string> choices_of(const Param& p);
 
-// The values "new variant" may draw from: a braced list at the call site or a vector. Only a view;
-// the makers copy it.
-struct Variants {
-  Variants() = default;
-  Variants(std::initializer_list<double> v) : list(v) {}
-  Variants(const std::vector<double>& v) : vec(&v) {}
-  std::initializer_list<double> list;
-  const std::vector<double>* vec = nullptr;
-};
+// The values "new variant" may draw from.
+using Variants = List<double, 4>;
 
+// Makers that keep schema declarations short.
+constexpr Param num(Text name, Text unit, double def, Text doc, double min = 0, double max = 1e30,
+                    bool integer = false) {
+  Param p;
+  p.name = name;
+  p.unit = unit;
+  p.def = def;
+  p.doc = doc;
+  p.min = min;
+  p.max = max;
+  p.positive = true;
+  p.integer = integer;
+  return p;
+}
+constexpr Param text(Text name, Text def, Text doc) {
+  Param p;
+  p.name = name;
+  p.kind = Param::Kind::Text;
+  p.def_text = def;
+  p.doc = doc;
+  return p;
+}
+constexpr Param choice(Text name, Text def, Text choices, Text doc) {
+  Param p = text(name, def, doc);
+  p.kind = Param::Kind::Choice;
+  p.choices = choices;
+  return p;
+}
+constexpr Param chip_param(Text def = "v5e", Text doc = "chip from the hardware tables") {
+  Param p = choice("chip", def, "", doc);
+  p.chip = true;
+  return p;
+}
+constexpr Param dtype_param(Text name, Text def, Text doc) {
+  Param p = choice(name, def, "", doc);
+  p.dtype = true;
+  return p;
+}
+constexpr Param with_variants(Param p, Variants v) {
+  p.variants = v;
+  return p;
+}
 // Problem inputs. `given`: a number with the book's default (>= 0, up to max).
-Param given(std::string_view name, std::string_view unit, double def, std::string_view doc,
-            Variants variants = {}, bool integer = false, double max = 1e30);
+constexpr Param given(Text name, Text unit, double def, Text doc, Variants variants = {},
+                      bool integer = false, double max = 1e30) {
+  return with_variants(num(name, unit, def, doc, 0, max, integer), variants);
+}
 // A whole-number count (unit "count") in [min, max]; the default bounds keep products of sizes
 // finite doubles.
-Param count(std::string_view name, double def, std::string_view doc, Variants variants = {},
-            double min = 1, double max = 1e7);
-Param with_variants(Param p, Variants variants);
+constexpr Param count(Text name, double def, Text doc, Variants variants = {}, double min = 1,
+                      double max = 1e7) {
+  return with_variants(num(name, "count", def, doc, min, max, true), variants);
+}
 
 // Validated inputs: defaults merged with what the caller gave. Every getter names the field in
 // its error. Numbers may arrive as JSON numbers or as strings with units ("45 GB/s").
 class Inputs {
  public:
-  Inputs(const std::vector<Param>& schema, const json& given);
-  // Names are views so that `in.num("B")` builds no std::string at every call site.
-  double num(std::string_view name) const;
-  std::string text(std::string_view name) const;
+  Inputs(std::span<const Param> schema, const json& given);
+  double num(Text name) const;
+  std::string text(Text name) const;
   const json& all() const { return values_; }  // the resolved inputs, for echoing back
 
  private:
   json values_;
 };
 
+// What a calculator gives besides its derivation: named values, notes, and the structured
+// extras a page draws (roofs, plans, a torus). Values and notes go straight to JSON text: a
+// call writes dozens of them and never reads them back, and building a JSON tree for them was
+// most of a call's time.
+class Result {
+ public:
+  // {"value", "unit", "label", "text"} under `key` of "values"; returns v.
+  double value(Text key, double v, Text unit, Text label);
+  void note(Text text);
+  json extra = json::object();  // further members of the response: {"roofs": [...], ...}
+  // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra`.
+  void write_members(Out& out) const;
+
+ private:
+  Out values_, notes_;
+};
+
 struct Calculator {
-  std::string name;     // "roofline.matmul"
-  std::string chapter;  // "roofline"
-  std::string title;
-  std::string doc;
-  std::vector<Param> params;
-  // Returns {"values": {name: {"value", "unit", "label"}}, "verdict": "...", ...}; records the
-  // derivation in the trace. Throws InputError for inputs it cannot use.
-  std::function<json(const Inputs&, Trace&)> run;
+  Text name;     // "roofline.matmul"
+  Text chapter;  // "roofline"
+  Text title;
+  Text doc;
+  List<Param, 14> params;
+  // Fills the result and records the derivation in the trace. Throws InputError for inputs it
+  // cannot use.
+  using Run = void (*)(const Inputs&, Trace&, Result&);
+  Run run = nullptr;
 };
 
 // One answer a reader gives.
 struct Slot {
-  enum class Kind { Number, Formula, Bool };
-  std::string name;     // as in the catalogue: "b_crit"
-  std::string unit;     // units id
+  enum class Kind : unsigned char { Number, Formula, Bool };
+  Text name;            // as in the catalogue: "b_crit"
+  Text unit;            // units id
   Kind kind = Kind::Number;
-  std::string label;    // what the input is labelled with on the page
-  double tol_rel = 0.02;
+  Text label;           // what the input is labelled with on the page
+  double tol_rel = 0;   // relative tolerance; number() sets 0.02 (zero by default, as for Param)
   // Formula slots: the book's symbols (name, what it means, sampling range for grading) and the
   // model evaluated at a point. The expected expression is the model itself, never a string.
-  struct Var { std::string name, doc; double lo = 1, hi = 1e4; };
-  std::vector<Var> vars;
-  // A plain function (a lambda without captures): a std::function per slot and per problem cost
-  // the wasm module a set of virtual helpers each.
+  struct Var { Text name, doc; double lo = 1, hi = 1e4; };
+  std::span<const Var> vars;  // a constexpr array of the chapter's
   using Formula = double (*)(const std::map<std::string, double>&);
   Formula formula = nullptr;
-  std::string formula_tex;  // how the derivation shows the expected formula
-  // Extra factor hints for this slot, e.g. {N/(N-1), "used N where N-1 belongs"}.
-  std::vector<std::pair<double, std::string>> hints;
+  Text formula_tex;     // how the derivation shows the expected formula
+  // Extra factor hints for this slot, e.g. {2, "a matmul is 2BDF FLOPs"}.
+  struct Hint { double factor = 0; Text text; };
+  List<Hint, 2> hints;
 };
 
-using Answers = std::map<std::string, double>;
-using Hints = std::vector<std::pair<double, std::string>>;
+using Answers = std::map<std::string, double, std::less<>>;
+using Hints = List<Slot::Hint, 2>;
 
 // Answer slots of a problem.
-Slot number(std::string_view name, std::string_view unit, std::string_view label, double tol_rel = 0.02);
-Slot boolean(std::string_view name, std::string_view label);  // unit "bool"
-Slot formula(std::string_view name, std::string_view unit, std::string_view label,
-             std::vector<Slot::Var> vars, Slot::Formula f, std::string_view formula_tex);
-Slot hinted(Slot s, Hints hints);
+constexpr Slot number(Text name, Text unit, Text label, double tol_rel = 0.02) {
+  Slot s;
+  s.name = name;
+  s.unit = unit;
+  s.label = label;
+  s.tol_rel = tol_rel;
+  return s;
+}
+constexpr Slot boolean(Text name, Text label) {  // unit "bool"
+  Slot s = number(name, "bool", label);
+  s.kind = Slot::Kind::Bool;
+  return s;
+}
+constexpr Slot formula(Text name, Text unit, Text label, std::span<const Slot::Var> vars,
+                       Slot::Formula f, Text formula_tex) {
+  Slot s = number(name, unit, label);
+  s.kind = Slot::Kind::Formula;
+  s.vars = vars;
+  s.formula = f;
+  s.formula_tex = formula_tex;
+  return s;
+}
+constexpr Slot hinted(Slot s, Hints hints) {
+  s.hints = hints;
+  return s;
+}
 
 struct Problem {
-  std::string id;        // "roofline.Q2"
-  std::string chapter;   // "roofline"
-  std::string title;
-  std::string statement; // our own words; may use {name} to show an input's value
-  std::string kind;      // "numeric", "formula", "conceptual", "code"
-  std::vector<Param> given;  // the problem's inputs, defaults = the book's values
-  std::vector<Slot> slots;
+  Text id;         // "roofline.Q2"
+  Text chapter;    // "roofline"; left empty, it is taken from the id
+  Text title;
+  Text statement;  // our own words; may use {name} to show an input's value
+  Text kind;       // "numeric", "formula", "conceptual", "code"
+  List<Param, 12> given;  // the problem's inputs, defaults = the book's values
+  List<Slot, 10> slots;
   // Computes every Number and Bool slot from the inputs by calling the chapter model.
   using Solve = Answers (*)(const Inputs&, Trace&);
   Solve solve = nullptr;
-  std::string model_answer;  // conceptual questions: a short answer in our words
-  std::string erratum;       // where the book's printed answer differs, and why
-  std::string hint;          // a nudge shown on request
+  Text model_answer;  // conceptual questions: a short answer in our words
+  Text erratum;       // where the book's printed answer differs, and why
+  Text hint;          // a nudge shown on request
 };
-
-// A problem's header; the chapter is taken from the id ("tpus.E1" -> "tpus") when it is added.
-Problem problem(std::string_view id, std::string_view title, std::string_view kind,
-                std::string_view statement);
 
 class Registry {
  public:
-  static Registry& get();  // filled once with every chapter (chapters/all.cpp)
-  void add(Calculator c);
-  void add(Problem p);  // an empty chapter is filled from the id's prefix
-  const Calculator& calculator(const std::string& name) const;  // InputError if unknown
-  const Problem& problem(const std::string& id) const;          // InputError if unknown
+  static const Registry& get();  // filled once with every chapter (chapters/all.cpp)
+  void add(std::span<const Calculator> cs);
+  void add(std::span<const Problem> ps);  // an empty chapter is filled from the id's prefix
+  const Calculator& calculator(Text name) const;  // InputError if unknown
+  const Problem& problem(Text id) const;          // InputError if unknown
   const std::vector<Calculator>& calculators() const { return calcs_; }
   const std::vector<Problem>& problems() const { return problems_; }
 
@@ -156,10 +248,10 @@ class Registry {
 
 // Schema as JSON, for the web forms and the CLI's --help.
 json to_json(const Param& p);
-json schema_json(const std::vector<Param>& params);
+json schema_json(std::span<const Param> params);
 json to_json(const Slot& s);
 
-// A result value for a calculator's output: {"value", "unit", "label", "text"}.
-json value(double v, std::string_view unit, std::string_view label);
+// A result value: {"value", "unit", "label", "text"}.
+json value(double v, Text unit, Text label);
 
 }  // namespace sb

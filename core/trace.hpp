@@ -4,38 +4,43 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
-#include <vector>
 #include "core/json.hpp"
 
 namespace sb {
 
-struct Step {
-  std::string what;      // "Arithmetic intensity"
-  std::string formula;   // TeX: "I = \frac{2BDF}{2BD + DF + 2BF}"
-  std::string numbers;   // TeX: "\frac{2 \cdot 512 \cdot 8192 \cdot 32768}{\ldots}"
-  double value = 0;
-  std::string unit;      // a units id; "" for a step with no single value
-};
+// Text that is usually a literal. Records and call sites pass views, not std::string, so that
+// they build no temporaries (smaller and faster code, in wasm above all).
+using Text = std::string_view;
 
 class Trace {
  public:
   // Records a step and returns its value, so a model can write `t = tr.step(...)`.
-  // The literal parts are views so that call sites build no std::string temporaries.
-  double step(std::string_view what, std::string_view formula, std::string numbers, double value,
-              std::string_view unit);
+  double step(Text what, Text formula, Text numbers, double value, Text unit);
+  // The same with the numbers given as a pattern: each '#' in `pattern` becomes the next of xs
+  // typeset by tex(): step("T", "F / W", "\\frac{#}{#}", {flops, bw}, t, "s").
+  double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs,
+              double value, Text unit);
   // A sentence with no number (a verdict, an assumption).
-  void note(std::string text);
-  const std::vector<Step>& steps() const { return steps_; }
+  void note(Text text);
+  bool empty() const { return out_.empty(); }
+  // The steps as a JSON array: [{"what", "formula", "numbers", "value", "unit", "text"}, ...].
+  void write(Out& out) const { out << '[' << out_.view() << ']'; }
   json to_json() const;
 
  private:
-  std::vector<Step> steps_;
+  // Everything of a step but its numbers, which the two forms of step() write.
+  void open(Text what, Text formula);
+  void close(Text formula, double value, Text unit);
+  Out out_;      // the steps, already JSON, separated by commas
+  Out scratch_;  // a pattern step's numbers before escaping
 };
 
 // A number for TeX: 1.97e14 -> "1.97 \times 10^{14}", 240.24 -> "240.2", 8192 -> "8192".
 std::string tex(double value, int sig = 4);
 // "\frac{a}{b}", and a product of numbers "2 \cdot 512 \cdot 8192", for a step's numbers.
-std::string tex_frac(const std::string& num, const std::string& den);
+std::string tex_frac(Text num, Text den);
 std::string tex_prod(std::initializer_list<double> xs);
+// The pattern form above: "\\frac{#}{#}" with {a, b} -> "\frac{a}{b}".
+std::string tex_fill(Text pattern, std::initializer_list<double> xs);
 
 }  // namespace sb

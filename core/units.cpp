@@ -1,6 +1,7 @@
 #include "core/units.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -132,7 +133,7 @@ std::string dim_name(const Dim& d) {
 
 bool known(std::string_view unit) { return find(unit) != nullptr; }
 
-double parse(std::string_view raw, std::string_view unit, const std::string& field) {
+double parse(std::string_view raw, std::string_view unit, std::string_view field) {
   const UnitInfo* u = find(unit);
   if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
   if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
@@ -261,20 +262,60 @@ double parse(std::string_view raw, std::string_view unit, const std::string& fie
   return v;
 }
 
-// Formatting avoids printf: musl's printf of a double goes through software long double in wasm
-// and cost most of a calculator call there. Rounding to `sig` digits is done on an integer.
-std::string number(double v, int sig) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return "0";
-  if (sig > 15) return json(v).dump();  // shortest text that reads back as the same double
+// Formatting avoids printf (musl's printf of a double goes through software long double in wasm)
+// and builds each number in a char buffer: a calculator call formats dozens of numbers, and
+// string operations per character are what a wasm build runs slowest. Rounding to `sig` digits
+// is done on an integer.
+namespace {
+
+// 10^k exactly, for |k| <= 22 (every such power is a double); pow beyond.
+double pow10(int k) {
+  static const double kPow[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  return k >= 0 && k <= 22 ? kPow[k] : std::pow(10.0, k);
+}
+
+// Decimal digits of n >= 0 at out; returns how many.
+size_t put_int(char* out, long long n) {
+  char tmp[24];
+  size_t k = 0;
+  do {
+    tmp[k++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  for (size_t i = 0; i < k; ++i) out[i] = tmp[k - 1 - i];
+  return k;
+}
+
+// Drops trailing zeros after a decimal point, and the point if nothing follows it.
+size_t trim(const char* s, size_t n) {
+  bool point = false;
+  for (size_t i = 0; i < n; ++i) point = point || s[i] == '.';
+  if (!point) return n;
+  while (s[n - 1] == '0') --n;
+  if (s[n - 1] == '.') --n;
+  return n;
+}
+
+}  // namespace
+
+size_t write_number(char* out, double v, int sig) {
+  auto put = [&](const char* t) { size_t n = std::strlen(t); std::memcpy(out, t, n); return n; };
+  if (std::isnan(v)) return put("NaN");
+  if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
+  if (v == 0) return put("0");
+  if (sig > 15) {  // shortest text that reads back as the same double
+    char* end = nlohmann::detail::to_chars(out, out + 32, v);
+    return static_cast<size_t>(end - out);
+  }
   if (sig < 1) sig = 1;
-  const bool neg = v < 0;
+  size_t n = 0;
+  if (v < 0) out[n++] = '-';
   const double a = std::fabs(v);
   int e = static_cast<int>(std::floor(std::log10(a)));
   auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
     int k = sig - 1 - exp10;
-    double scaled = k >= 0 ? a * std::pow(10.0, k) : a / std::pow(10.0, -k);
+    double scaled = k >= 0 ? a * pow10(k) : a / pow10(-k);
     return static_cast<long long>(std::llround(scaled));
   };
   long long top = 1;
@@ -283,25 +324,40 @@ std::string number(double v, int sig) {
   if (m >= top) m = mantissa(++e);          // 9.9996 rounds up to 10.00
   else if (m < top / 10) m = mantissa(--e);  // log10 came out a hair high
   if (m >= top) { m /= 10; ++e; }
-  std::string digits = std::to_string(m);
-  auto trim = [](std::string t) {
-    if (t.find('.') != std::string::npos) {
-      while (t.back() == '0') t.pop_back();
-      if (t.back() == '.') t.pop_back();
+  char digits[24];
+  const size_t nd = put_int(digits, m);
+  char* o = out + n;
+  if (a >= 1e6 || a < 1e-3) {  // d.ddd e x
+    size_t k = 0;
+    o[k++] = digits[0];
+    o[k++] = '.';
+    std::memcpy(o + k, digits + 1, nd - 1);
+    k = trim(o, k + nd - 1);
+    o[k++] = 'e';
+    if (e < 0) {
+      o[k++] = '-';
+      e = -e;
     }
-    return t;
-  };
-  std::string out;
-  if (a >= 1e6 || a < 1e-3) {
-    out = trim(digits.substr(0, 1) + "." + digits.substr(1)) + "e" + std::to_string(e);
-  } else if (e >= sig - 1) {
-    out = std::to_string(std::llround(a));  // a whole number of sig or more digits: keep them all
-  } else if (e >= 0) {
-    out = trim(digits.substr(0, e + 1) + "." + digits.substr(e + 1));
-  } else {
-    out = trim("0." + std::string(-e - 1, '0') + digits);
+    return n + k + put_int(o + k, e);
   }
-  return neg ? "-" + out : out;
+  if (e >= sig - 1) return n + put_int(o, std::llround(a));  // keep every digit of a whole number
+  if (e >= 0) {
+    std::memcpy(o, digits, e + 1);
+    o[e + 1] = '.';
+    std::memcpy(o + e + 2, digits + e + 1, nd - e - 1);
+    return n + trim(o, nd + 1);
+  }
+  size_t k = 0;
+  o[k++] = '0';
+  o[k++] = '.';
+  for (int i = 0; i < -e - 1; ++i) o[k++] = '0';
+  std::memcpy(o + k, digits, nd);
+  return n + trim(o, k + nd);
+}
+
+std::string number(double v, int sig) {
+  char buf[kNumberRoom];
+  return std::string(buf, write_number(buf, v, sig));
 }
 
 std::string symbol(std::string_view unit) {
@@ -315,35 +371,63 @@ std::string example(std::string_view unit) {
 }
 
 namespace {
-std::string prefixed(double v, const char* sym, bool small_too) {
+// Copies t to out; returns its length.
+size_t put(char* out, std::string_view t) {
+  t = t.substr(0, 40);  // symbols are short; this only guards the buffer
+  std::memcpy(out, t.data(), t.size());
+  return t.size();
+}
+
+// `before`, the number with 4 significant digits, then `after`.
+size_t put_number(char* out, double v, std::string_view before, std::string_view after) {
+  size_t n = put(out, before);
+  n += write_number(out + n, v, 4);
+  return n + put(out + n, after);
+}
+
+// "820 GB/s": the number scaled to the largest prefix it reaches, then the prefix and symbol.
+size_t prefixed(char* out, double v, std::string_view sym, bool small_too) {
   struct P { double s; const char* p; };
-  static const P big[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  static const P tiny[] = {{1, ""}, {1e-3, "m"}, {1e-6, "\xC2\xB5"}, {1e-9, "n"}, {1e-12, "p"}};
-  double a = std::fabs(v);
-  if (a == 0 || !std::isfinite(v)) return number(v) + " " + sym;
-  for (const auto& p : big)
-    if (a >= p.s) return number(v / p.s) + " " + p.p + sym;
-  if (small_too)
-    for (const auto& p : tiny)
-      if (a >= p.s * 0.9999999) return number(v / p.s) + " " + p.p + sym;
-  return number(v) + " " + sym;
+  static const P big[] = {{1e18, " E"}, {1e15, " P"}, {1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}};
+  static const P tiny[] = {{1, " "}, {1e-3, " m"}, {1e-6, " \xC2\xB5"}, {1e-9, " n"}, {1e-12, " p"}};
+  const double a = std::fabs(v);
+  const P* pick = nullptr;
+  if (a != 0 && std::isfinite(v)) {
+    for (const auto& p : big)
+      if (!pick && a >= p.s) pick = &p;
+    if (small_too)
+      for (const auto& p : tiny)
+        if (!pick && a >= p.s * 0.9999999) pick = &p;
+  }
+  const size_t n = put_number(out, pick ? v / pick->s : v, "", pick ? pick->p : " ");
+  return n + put(out + n, sym);
 }
 }  // namespace
 
-std::string format(double v, std::string_view unit) {
-  std::string u(unit);
+size_t write_format(char* out, double v, std::string_view u) {
   if (u == "s") {
-    if (std::fabs(v) >= 3600 * 24) return number(v / 86400) + " days";
-    if (std::fabs(v) >= 3600) return number(v / 3600) + " h";
-    return prefixed(v, "s", true);
+    if (std::fabs(v) >= 3600 * 24) return put_number(out, v / 86400, "", " days");
+    if (std::fabs(v) >= 3600) return put_number(out, v / 3600, "", " h");
+    return prefixed(out, v, "s", true);
   }
-  if (u == "B") return prefixed(v, "B", false);
-  if (u == "B_per_s") return prefixed(v, "B/s", false);
-  if (u == "bool") return v != 0 ? "yes" : "no";
-  if (u == "usd") return "$" + number(v);
-  if (u == "usd_per_hour") return "$" + number(v) + "/h";
-  std::string sym = symbol(unit);
-  return sym.empty() ? number(v) : number(v) + " " + sym;
+  if (u == "B") return prefixed(out, v, "B", false);
+  if (u == "B_per_s") return prefixed(out, v, "B/s", false);
+  if (u == "bool") return put(out, v != 0 ? "yes" : "no");
+  if (u == "usd") return put_number(out, v, "$", "");
+  if (u == "usd_per_hour") return put_number(out, v, "$", "/h");
+  const UnitInfo* info = find(u);
+  const std::string_view sym = info ? std::string_view(info->symbol) : u;
+  size_t n = write_number(out, v, 4);
+  if (!sym.empty()) {
+    out[n++] = ' ';
+    n += put(out + n, sym);
+  }
+  return n;
+}
+
+std::string format(double v, std::string_view unit) {
+  char buf[kFormatRoom];
+  return std::string(buf, write_format(buf, v, unit));
 }
 
 }  // namespace sb::units

@@ -1,11 +1,16 @@
-// Appended to the emscripten glue: Module.api(text) -> text over the exported C function sb_api.
-// Nothing the core returns is ever thrown; the strings cross as UTF-8 in the module's heap.
+// Appended to the emscripten glue: Module.api(text) -> text over the exported C functions sb_api
+// and sb_api_size. Nothing the core returns is ever thrown; the strings cross as UTF-8 in the
+// module's heap, with their lengths passed along so that neither side scans for a NUL.
+var sbEncoder = new TextEncoder();
+var sbDecoder = new TextDecoder();
 Module['api'] = function (text) {
-  var size = lengthBytesUTF8(text) + 1;
-  var ptr = _malloc(size);
+  var bytes = sbEncoder.encode(String(text));
+  var ptr = _malloc(bytes.length + 1);
   try {
-    stringToUTF8(text, ptr, size);
-    return UTF8ToString(_sb_api(ptr));
+    HEAPU8.set(bytes, ptr);
+    var out = _sb_api(ptr, bytes.length);
+    // HEAPU8 is read again after the call: the heap may have grown during it.
+    return sbDecoder.decode(HEAPU8.subarray(out, out + _sb_api_size()));
   } finally {
     _free(ptr);
   }

@@ -1,14 +1,20 @@
-// The wasm face: one C function, JSON text in and out (core/api.hpp); wasm/api.post.js wraps it as
-// Module.api(text). A plain export instead of embind keeps the module and its JS glue small.
+// The wasm face: JSON text in and out (core/api.hpp); wasm/api.post.js wraps these two C functions
+// as Module.api(text). A plain export instead of embind keeps the module and its JS glue small.
 #include <emscripten/emscripten.h>
 
+#include <cstddef>
 #include <string>
 
 #include "core/api.hpp"
 
-extern "C" EMSCRIPTEN_KEEPALIVE const char* sb_api(const char* request) {
-  // The answer stays valid until the next call; the JS side copies it out at once.
-  static std::string answer;
-  answer = sb::api::handle(std::string(request ? request : ""));
-  return answer.c_str();
+namespace {
+// The last answer: valid until the next call; the JS side copies it out at once.
+std::string answer;
+}  // namespace
+
+extern "C" EMSCRIPTEN_KEEPALIVE const char* sb_api(const char* request, size_t size) {
+  answer = sb::api::handle(request ? std::string(request, size) : std::string());
+  return answer.data();
 }
+
+extern "C" EMSCRIPTEN_KEEPALIVE size_t sb_api_size() { return answer.size(); }

@@ -20,22 +20,18 @@ namespace {
 constexpr double kMaxTokens = 1e9;
 constexpr double kMaxDim = 1e7;
 
-const std::vector<std::string>& compute_dtypes() {
-  static const std::vector<std::string> d = {"fp32", "bf16", "fp8", "int8", "int4"};
-  return d;
-}
+constexpr Text kComputeDtypes = "fp32|bf16|fp8|int8|int4";
 
 // Bandwidth of the memory level a matmul streams from: HBM, or VMEM (about 22x HBM on TPUs).
 double memory_bw(const hw::Chip& c, const std::string& memory) {
   if (memory == "vmem") {
-    if (!c.has("vmem_bw"))
-      fail("memory", c.name + " has no VMEM bandwidth in the tables; choose hbm", "no_spec");
+    if (!c.has("vmem_bw")) fail("memory", c.name + " has no VMEM bandwidth in the tables; choose hbm", "no_spec");
     return c.get("vmem_bw", "memory");
   }
   return c.get("hbm_bw", "chip");
 }
 
-json matmul_calc(const Inputs& in, Trace& tr) {
+void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const std::string dt_c = in.text("dtype_compute");
   const double peak = c.peak(dt_c, "dtype_compute");
@@ -50,104 +46,100 @@ json matmul_calc(const Inputs& in, Trace& tr) {
 
   const MatmulCost cost = matmul_cost(s, b, per_example);
   tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", "2BDF",
-          tex_prod({2, s.B, s.D, s.F}), cost.flops, "flop");
+          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, cost.flops, "flop");
   if (per_example)
     tr.step("Bytes moved: read X and one W[D,F] per batch row, write Z",
             "b_x BD + b_w BDF + b_o BF",
-            tex_prod({b.x, s.B, s.D}) + " + " + tex_prod({b.w, s.B, s.D, s.F}) + " + " +
-                tex_prod({b.o, s.B, s.F}),
-            cost.bytes(), "B");
+            "# \\cdot # \\cdot # + # \\cdot # \\cdot # \\cdot # \\cdot # + # \\cdot # \\cdot #",
+            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
   else
     tr.step("Bytes moved: read X and W, write Z", "b_x BD + b_w DF + b_o BF",
-            tex_prod({b.x, s.B, s.D}) + " + " + tex_prod({b.w, s.D, s.F}) + " + " +
-                tex_prod({b.o, s.B, s.F}),
-            cost.bytes(), "B");
+            "# \\cdot # \\cdot # + # \\cdot # \\cdot # + # \\cdot # \\cdot #",
+            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
   const double I = tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}",
-                           tex_frac(tex(cost.flops), tex(cost.bytes())), cost.intensity(),
-                           "flop_per_B");
+                           "\\frac{#}{#}", {cost.flops, cost.bytes()}, cost.intensity(), "flop_per_B");
   const double i_hw = tr.step("Critical intensity of the " + c.name + " (" + dt_c + " vs " +
                                   mem_name + ")",
-                              "I_{hw} = \\mathrm{peak} / BW_{" + mem_name + "}",
-                              tex_frac(tex(peak), tex(bw)), critical_intensity(peak, bw),
-                              "flop_per_B");
+                              "I_{hw} = \\mathrm{peak} / BW_{" + mem_name + "}", "\\frac{#}{#}",
+                              {peak, bw}, critical_intensity(peak, bw), "flop_per_B");
   const double tm = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                            tex_frac(tex(cost.flops), tex(peak)), t_math(cost.flops, peak), "s");
-  const double tc = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW",
-                            tex_frac(tex(cost.bytes()), tex(bw)), t_comms(cost.bytes(), bw), "s");
+                            "\\frac{#}{#}", {cost.flops, peak}, t_math(cost.flops, peak), "s");
+  const double tc = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
+                            {cost.bytes(), bw}, t_comms(cost.bytes(), bw), "s");
   const double lo = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
-                            "\\max(" + tex(tm) + ", " + tex(tc) + ")", t_lower(tm, tc), "s");
+                            "\\max(#, #)", {tm, tc}, t_lower(tm, tc), "s");
   const double hi = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}",
-                            tex(tm) + " + " + tex(tc), t_upper(tm, tc), "s");
+                            "# + #", {tm, tc}, t_upper(tm, tc), "s");
   const Bound bound = verdict(tm, tc);
   const std::string verdict_text =
       bound == Bound::Compute ? "compute-bound" : "memory-bound (" + mem_name + ")";
   tr.note(std::string("I = ") + units::number(I) + (bound == Bound::Compute ? " > " : " <= ") +
           "I_hw = " + units::number(i_hw) + ": " + verdict_text + ".");
   const double achieved = tr.step("Achieved FLOPs/s",
-                                  "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})",
-                                  tex_frac(tex(cost.flops), tex(lo)),
-                                  achieved_flops_per_s(cost.flops, tm, tc), "flop_per_s");
+                                  "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})", "\\frac{#}{#}",
+                                  {cost.flops, lo}, achieved_flops_per_s(cost.flops, tm, tc), "flop_per_s");
 
-  json notes = json::array();
+  Text note;
   double b_approx = NAN, b_exact = NAN;
   if (per_example) {
     // B cancels: I = 2DF / (b_x D + b_w DF + b_o F) whatever the batch.
-    notes.push_back(I > i_hw
-                        ? "With a weight matrix per batch row the intensity does not depend on B; "
-                          "this shape is compute-bound at every batch size."
-                        : "With a weight matrix per batch row the intensity does not depend on B; "
-                          "no batch size reaches the roof.");
-    tr.note(notes.back().get<std::string>());
+    note = I > i_hw ? "With a weight matrix per batch row the intensity does not depend on B; "
+                      "this shape is compute-bound at every batch size."
+                    : "With a weight matrix per batch row the intensity does not depend on B; "
+                      "no batch size reaches the roof.";
+    tr.note(note);
   } else {
     b_approx = tr.step("Critical batch, weight-dominated approximation",
-                       "B_{crit} \\approx b_w I_{hw} / 2", tex_frac(tex_prod({b.w, i_hw}), "2"),
+                       "B_{crit} \\approx b_w I_{hw} / 2", "\\frac{# \\cdot #}{2}", {b.w, i_hw},
                        critical_batch_approx(b.w, i_hw), "tokens");
     const auto ex = critical_batch_exact(s.D, s.F, b, i_hw);
-    const std::string f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
-    const std::string n = tex_frac(tex_prod({b.w, s.D, s.F}), "2 \\cdot " + tex(s.D) + " \\cdot " +
-                                                          tex(s.F) + " / " + tex(i_hw) + " - " +
-                                                          tex_prod({b.x, s.D}) + " - " +
-                                                          tex_prod({b.o, s.F}));
+    const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
+    const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
+    const auto xs = {b.w, s.D, s.F, s.D, s.F, i_hw, b.x, s.D, b.o, s.F};
     if (ex) {
-      b_exact = tr.step("Critical batch, exact crossover", f, n, *ex, "tokens");
+      b_exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
     } else {
-      notes.push_back("Never: reading X and writing Z alone take longer than the arithmetic at " +
-                      std::string("this D and F, so no batch size makes the matmul compute-bound."));
-      tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, NAN,
+      note = "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
+             "F, so no batch size makes the matmul compute-bound.";
+      tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
               "tokens");
     }
   }
 
-  json values = {
-      {"flops", value(cost.flops, "flop", "FLOPs")},
-      {"bytes", value(cost.bytes(), "B", "bytes moved")},
-      {"bytes_x", value(cost.bytes_x, "B", "bytes of X")},
-      {"bytes_w", value(cost.bytes_w, "B", "bytes of W")},
-      {"bytes_o", value(cost.bytes_o, "B", "bytes of Z")},
-      {"intensity", value(I, "flop_per_B", "arithmetic intensity")},
-      {"i_crit", value(i_hw, "flop_per_B", "critical intensity")},
-      {"peak", value(peak, "flop_per_s", "peak (" + dt_c + ")")},
-      {"bw", value(bw, "B_per_s", mem_name + " bandwidth")},
-      {"t_math", value(tm, "s", "T_math")},
-      {"t_comms", value(tc, "s", "T_comms")},
-      {"t_lower", value(lo, "s", "T_lower (full overlap)")},
-      {"t_upper", value(hi, "s", "T_upper (no overlap)")},
-      {"b_crit_approx", value(b_approx, "tokens", "critical batch (approx.)")},
-      {"b_crit_exact", value(b_exact, "tokens", "critical batch (exact)")},
-      {"achieved_flops_per_s", value(achieved, "flop_per_s", "achieved FLOPs/s")},
-      {"fraction_of_peak", value(achieved / peak, "ratio", "fraction of peak")},
-  };
+  r.value("flops", cost.flops, "flop", "FLOPs");
+  r.value("bytes", cost.bytes(), "B", "bytes moved");
+  r.value("bytes_x", cost.bytes_x, "B", "bytes of X");
+  r.value("bytes_w", cost.bytes_w, "B", "bytes of W");
+  r.value("bytes_o", cost.bytes_o, "B", "bytes of Z");
+  r.value("intensity", I, "flop_per_B", "arithmetic intensity");
+  r.value("i_crit", i_hw, "flop_per_B", "critical intensity");
+  r.value("peak", peak, "flop_per_s", "peak (" + dt_c + ")");
+  r.value("bw", bw, "B_per_s", mem_name + " bandwidth");
+  r.value("t_math", tm, "s", "T_math");
+  r.value("t_comms", tc, "s", "T_comms");
+  r.value("t_lower", lo, "s", "T_lower (full overlap)");
+  r.value("t_upper", hi, "s", "T_upper (no overlap)");
+  r.value("b_crit_approx", b_approx, "tokens", "critical batch (approx.)");
+  r.value("b_crit_exact", b_exact, "tokens", "critical batch (exact)");
+  r.value("achieved_flops_per_s", achieved, "flop_per_s", "achieved FLOPs/s");
+  r.value("fraction_of_peak", achieved / peak, "ratio", "fraction of peak");
+  if (!note.empty()) r.note(note);
   // The roofs the page draws: the chosen memory level plus the other one when the chip has it.
   json roofs = json::array();
   roofs.push_back({{"name", "HBM"}, {"bw", c.get("hbm_bw", "chip")}});
   if (c.has("vmem_bw")) roofs.push_back({{"name", "VMEM"}, {"bw", c.get("vmem_bw", "memory")}});
-  json plot = {{"peak", peak},
-               {"bw", bw},
-               {"ridge", i_hw},
-               {"memory", mem_name},
-               {"roofs", roofs},
-               {"point", {{"intensity", I}, {"flops_per_s", achieved}}}};
-  return {{"values", values}, {"verdict", verdict_text}, {"notes", notes}, {"plot", plot}};
+  json point = json::object();
+  point["intensity"] = I;
+  point["flops_per_s"] = achieved;
+  json plot = json::object();
+  plot["peak"] = peak;
+  plot["bw"] = bw;
+  plot["ridge"] = i_hw;
+  plot["memory"] = mem_name;
+  plot["roofs"] = std::move(roofs);
+  plot["point"] = std::move(point);
+  r.extra["verdict"] = verdict_text;
+  r.extra["plot"] = std::move(plot);
 }
 
 // The link a two-chip exchange crosses, and its key in the chip table.
@@ -164,7 +156,7 @@ double link_bw(const hw::Chip& c, const std::string& link, std::string& label) {
   return c.get("ici_bw_oneway", "link");
 }
 
-json network_calc(const Inputs& in, Trace& tr) {
+void network_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const double peak = c.peak("bf16", "chip");
   std::string link_name;
@@ -173,45 +165,46 @@ json network_calc(const Inputs& in, Trace& tr) {
   tr.note("X: bf16[B, D] and Y: bf16[D, F] are split along D over 2 chips; each chip multiplies "
           "its halves and the two swap bf16[B, F] partial sums over a full-duplex link.");
   const double tm = tr.step("Per-chip compute time", "T_{math} = \\frac{2 B (D/2) F}{\\mathrm{peak}} = \\frac{BDF}{\\mathrm{peak}}",
-                            tex_frac(tex_prod({s.B, s.D, s.F}), tex(peak)), network_t_math(s, peak), "s");
+                            "\\frac{# \\cdot # \\cdot #}{#}", {s.B, s.D, s.F, peak}, network_t_math(s, peak), "s");
   const double tc = tr.step("Per-chip link time (send one partial sum, one way)",
                             "T_{comms} = \\frac{2BF}{BW_{link}}",
-                            tex_frac(tex_prod({2, s.B, s.F}), tex(bw)), network_t_comms(s, bw), "s");
+                            "\\frac{# \\cdot # \\cdot #}{#}", {2, s.B, s.F, bw}, network_t_comms(s, bw), "s");
   const double I = tr.step("Per-chip intensity (B cancels)", "I = \\frac{BDF}{2BF} = D/2",
-                           tex(s.D) + " / 2", network_intensity(s.D), "flop_per_B");
+                           "# / 2", {s.D}, network_intensity(s.D), "flop_per_B");
   const double i_link = tr.step("Critical intensity of the link",
-                                "I_{link} = \\mathrm{peak} / BW_{link}", tex_frac(tex(peak), tex(bw)),
+                                "I_{link} = \\mathrm{peak} / BW_{link}", "\\frac{#}{#}", {peak, bw},
                                 critical_intensity(peak, bw), "flop_per_B");
   const double d_crit = tr.step("Smallest D that is compute-bound over the link",
                                 "D_{crit} = 2 \\, \\mathrm{peak} / BW_{link}",
-                                tex_frac(tex_prod({2, peak}), tex(bw)), network_d_crit(peak, bw), "count");
+                                "\\frac{# \\cdot #}{#}", {2, peak, bw}, network_d_crit(peak, bw), "count");
   const double lo = t_lower(tm, tc), hi = t_upper(tm, tc);
   const Bound bound = verdict(tm, tc);
   const std::string verdict_text =
       bound == Bound::Compute ? "compute-bound" : "communication-bound (" + link_name + ")";
   tr.note("D/2 = " + units::number(I) + (bound == Bound::Compute ? " > " : " <= ") + "I_link = " +
           units::number(i_link) + ": " + verdict_text + ".");
-  json values = {
-      {"t_math", value(tm, "s", "per-chip T_math")},
-      {"t_comms", value(tc, "s", "per-chip T_comms")},
-      {"t_lower", value(lo, "s", "T_lower (full overlap)")},
-      {"t_upper", value(hi, "s", "T_upper (no overlap)")},
-      {"intensity", value(I, "flop_per_B", "per-chip intensity D/2")},
-      {"i_crit_link", value(i_link, "flop_per_B", "link critical intensity")},
-      {"d_crit", value(d_crit, "count", "D above which it is compute-bound")},
-      {"peak", value(peak, "flop_per_s", "peak (bf16)")},
-      {"bw", value(bw, "B_per_s", link_name + " bandwidth")},
-  };
-  json plot = {{"peak", peak},
-               {"bw", bw},
-               {"ridge", i_link},
-               {"point",
-                {{"intensity", I},
-                 {"flops_per_s", achieved_flops_per_s(network_flops_per_chip(s), tm, tc)}}}};
-  return {{"values", values}, {"verdict", verdict_text}, {"notes", json::array()}, {"plot", plot}};
+  r.value("t_math", tm, "s", "per-chip T_math");
+  r.value("t_comms", tc, "s", "per-chip T_comms");
+  r.value("t_lower", lo, "s", "T_lower (full overlap)");
+  r.value("t_upper", hi, "s", "T_upper (no overlap)");
+  r.value("intensity", I, "flop_per_B", "per-chip intensity D/2");
+  r.value("i_crit_link", i_link, "flop_per_B", "link critical intensity");
+  r.value("d_crit", d_crit, "count", "D above which it is compute-bound");
+  r.value("peak", peak, "flop_per_s", "peak (bf16)");
+  r.value("bw", bw, "B_per_s", link_name + " bandwidth");
+  json point = json::object();
+  point["intensity"] = I;
+  point["flops_per_s"] = achieved_flops_per_s(network_flops_per_chip(s), tm, tc);
+  json plot = json::object();
+  plot["peak"] = peak;
+  plot["bw"] = bw;
+  plot["ridge"] = i_link;
+  plot["point"] = std::move(point);
+  r.extra["verdict"] = verdict_text;
+  r.extra["plot"] = std::move(plot);
 }
 
-json tiled_calc(const Inputs& in, Trace& tr) {
+void tiled_calc(const Inputs& in, Trace& tr, Result& r) {
   const Tiling t{in.num("m"), in.num("k"), in.num("n"), in.num("bm"), in.num("bk"), in.num("bn")};
   // A tile larger than the matrix is a typo, not a tiling.
   if (t.bm > t.m) fail("bm", "bm must not exceed m (" + units::number(t.m) + ")", "out_of_range");
@@ -219,105 +212,96 @@ json tiled_calc(const Inputs& in, Trace& tr) {
   if (t.bn > t.n) fail("bn", "bn must not exceed n (" + units::number(t.n) + ")", "out_of_range");
   const std::string dt = in.text("dtype");
   const double eb = hw::dtype_bytes(dt, "dtype");
-  json notes = json::array();
   const double tm = tiles(t.m, t.bm), tk = tiles(t.k, t.bk), tn = tiles(t.n, t.bn);
   tr.step("Tile counts", "t_m = \\lceil m / b_m \\rceil,\\ t_k = \\lceil k / b_k \\rceil,\\ t_n = \\lceil n / b_n \\rceil",
-          tex(tm) + ",\\ " + tex(tk) + ",\\ " + tex(tn), tm * tk * tn, "count");
-  if (tm * t.bm != t.m || tk * t.bk != t.k || tn * t.bn != t.n) {
-    notes.push_back("A dimension is not a multiple of its tile: the last tile is padded, and the "
-                    "counts include the padding.");
-    tr.note(notes.back().get<std::string>());
-  }
+          "#,\\ #,\\ #", {tm, tk, tn}, tm * tk * tn, "count");
+  const bool padded = tm * t.bm != t.m || tk * t.bk != t.k || tn * t.bn != t.n;
+  constexpr Text kPadded = "A dimension is not a multiple of its tile: the last tile is padded, and "
+                           "the counts include the padding.";
+  if (padded) tr.note(kPadded);
   const double fl = tr.step("FLOPs", "2\\, t_m t_n t_k\\, b_m b_n b_k",
-                            tex_prod({2, tm, tn, tk, t.bm, t.bn, t.bk}), tiled_flops(t), "flop");
+                            "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
+                            {2, tm, tn, tk, t.bm, t.bn, t.bk}, tiled_flops(t), "flop");
   const double by = tr.step("Bytes: each output tile streams its X and W strips and is written once",
                             "b\\, t_m t_n \\left(t_k (b_m b_k + b_k b_n) + b_m b_n\\right)",
-                            tex_prod({eb, tm, tn}) + " \\left(" + tex(tk) + " (" + tex_prod({t.bm, t.bk}) +
-                                " + " + tex_prod({t.bk, t.bn}) + ") + " + tex_prod({t.bm, t.bn}) +
-                                "\\right)",
-                            tiled_bytes(t, eb), "B");
-  const double I = tr.step("Intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", tex_frac(tex(fl), tex(by)),
+                            "# \\cdot # \\cdot # \\left(# (# \\cdot # + # \\cdot #) + # \\cdot #\\right)",
+                            {eb, tm, tn, tk, t.bm, t.bk, t.bk, t.bn, t.bm, t.bn}, tiled_bytes(t, eb), "B");
+  const double I = tr.step("Intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", "\\frac{#}{#}", {fl, by},
                            tiled_intensity(t, eb), "flop_per_B");
   const double Ia = tr.step("Intensity without the output write",
                             "I \\approx \\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
-                            "\\frac{2}{" + tex(eb) + "} \\cdot " +
-                                tex_frac(tex_prod({t.bm, t.bn}), tex(t.bm) + " + " + tex(t.bn)),
+                            "\\frac{2}{#} \\cdot \\frac{# \\cdot #}{# + #}", {eb, t.bm, t.bn, t.bm, t.bn},
                             tiled_intensity_approx(t.bm, t.bn, eb), "flop_per_B");
-  json values = {
-      {"tiles", value(tm * tk * tn, "count", "tiles t_m t_k t_n")},
-      {"flops", value(fl, "flop", "FLOPs")},
-      {"bytes", value(by, "B", "bytes moved")},
-      {"intensity", value(I, "flop_per_B", "intensity")},
-      {"intensity_approx", value(Ia, "flop_per_B", "intensity, output write neglected")},
-  };
-  json out = {{"values", values}, {"notes", notes}};
+  r.value("tiles", tm * tk * tn, "count", "tiles t_m t_k t_n");
+  r.value("flops", fl, "flop", "FLOPs");
+  r.value("bytes", by, "B", "bytes moved");
+  r.value("intensity", I, "flop_per_B", "intensity");
+  r.value("intensity_approx", Ia, "flop_per_B", "intensity, output write neglected");
+  if (padded) r.note(kPadded);
   // Against the chip's HBM ridge, when the tables have a peak for this dtype.
   const hw::Chip& c = hw::chip(in.text("chip"));
   const std::string key = "peak_flops_" + dt;
   if (c.has(key) && c.has("hbm_bw")) {
     const double peak = c.get(key), bw = c.get("hbm_bw");
     const double i_hw = tr.step("Critical intensity (" + dt + " vs HBM)",
-                                "I_{hw} = \\mathrm{peak} / BW_{HBM}", tex_frac(tex(peak), tex(bw)),
+                                "I_{hw} = \\mathrm{peak} / BW_{HBM}", "\\frac{#}{#}", {peak, bw},
                                 critical_intensity(peak, bw), "flop_per_B");
-    values["i_crit"] = value(i_hw, "flop_per_B", "critical intensity");
-    out["values"] = values;
-    out["verdict"] = I > i_hw ? "compute-bound: the tiles are large enough"
-                              : "memory-bound: the tile shape caps the intensity below the ridge";
-    tr.note(out["verdict"].get<std::string>());
+    r.value("i_crit", i_hw, "flop_per_B", "critical intensity");
+    const Text verdict = I > i_hw ? "compute-bound: the tiles are large enough"
+                                  : "memory-bound: the tile shape caps the intensity below the ridge";
+    r.extra["verdict"] = verdict;
+    tr.note(verdict);
   } else {
-    out["notes"].push_back(c.name + " has no " + dt + " peak in the tables: no verdict.");
+    r.note(c.name + " has no " + dt + " peak in the tables: no verdict.");
   }
-  return out;
 }
 
-json dot_calc(const Inputs& in, Trace& tr) {
+void dot_calc(const Inputs& in, Trace& tr, Result& r) {
   const double N = in.num("N");
   const std::string dt = in.text("dtype");
   const double eb = hw::dtype_bytes(dt, "dtype");
   const double fl = tr.step("FLOPs: N multiplies and N - 1 adds", "2N - 1",
-                            "2 \\cdot " + tex(N) + " - 1", dot_flops(N), "flop");
+                            "2 \\cdot # - 1", {N}, dot_flops(N), "flop");
   const double by = tr.step("Bytes: read both vectors, write the scalar", "2bN + b",
-                            tex_prod({2, eb, N}) + " + " + tex(eb), dot_bytes(N, eb), "B");
-  const double I = tr.step("Intensity", "I = \\frac{2N - 1}{2bN + b}", tex_frac(tex(fl), tex(by)),
+                            "# \\cdot # \\cdot # + #", {2, eb, N, eb}, dot_bytes(N, eb), "B");
+  const double I = tr.step("Intensity", "I = \\frac{2N - 1}{2bN + b}", "\\frac{#}{#}", {fl, by},
                            dot_intensity(N, eb), "flop_per_B");
-  const double lim = tr.step("Large-N limit", "\\lim_{N\\to\\infty} I = 1/b", "1 / " + tex(eb),
+  const double lim = tr.step("Large-N limit", "\\lim_{N\\to\\infty} I = 1/b", "1 / #", {eb},
                              dot_intensity_limit(eb), "flop_per_B");
   const hw::Chip& c = hw::chip(in.text("chip"));
   const double peak = c.peak("bf16", "chip"), bw = c.get("hbm_bw", "chip");
   const double i_hw = tr.step("MXU critical intensity (bf16 vs HBM), for comparison",
-                              "I_{hw} = \\mathrm{peak} / BW_{HBM}", tex_frac(tex(peak), tex(bw)),
+                              "I_{hw} = \\mathrm{peak} / BW_{HBM}", "\\frac{#}{#}", {peak, bw},
                               critical_intensity(peak, bw), "flop_per_B");
-  json values = {
-      {"flops", value(fl, "flop", "FLOPs")},
-      {"bytes", value(by, "B", "bytes moved")},
-      {"intensity", value(I, "flop_per_B", "intensity")},
-      {"intensity_limit", value(lim, "flop_per_B", "large-N intensity")},
-      {"i_crit", value(i_hw, "flop_per_B", "MXU critical intensity")},
-      {"t_comms", value(t_comms(by, bw), "s", "HBM time")},
-  };
+  r.value("flops", fl, "flop", "FLOPs");
+  r.value("bytes", by, "B", "bytes moved");
+  r.value("intensity", I, "flop_per_B", "intensity");
+  r.value("intensity_limit", lim, "flop_per_B", "large-N intensity");
+  r.value("i_crit", i_hw, "flop_per_B", "MXU critical intensity");
+  r.value("t_comms", t_comms(by, bw), "s", "HBM time");
   // A dot product runs on the VPU. Pair like with like: every core's VPU against the chip's HBM.
   double ridge = i_hw;
   if (c.has("vpu_flops_per_core")) {
     const double cores = c.has("cores_per_chip") ? c.get("cores_per_chip") : 1;
     const double vpu = c.get("vpu_flops_per_core") * cores;
     ridge = tr.step("VPU critical intensity (all cores vs HBM)",
-                    "I_{VPU} = \\mathrm{VPU}_{chip} / BW_{HBM}", tex_frac(tex(vpu), tex(bw)),
+                    "I_{VPU} = \\mathrm{VPU}_{chip} / BW_{HBM}", "\\frac{#}{#}", {vpu, bw},
                     critical_intensity(vpu, bw), "flop_per_B");
-    values["i_crit_vpu"] = value(ridge, "flop_per_B", "VPU critical intensity");
+    r.value("i_crit_vpu", ridge, "flop_per_B", "VPU critical intensity");
   }
   const std::string verdict_text = I > ridge ? "compute-bound" : "memory-bound (HBM)";
   tr.note("The intensity never exceeds 1/b whatever N is, so batching cannot make a dot product "
           "compute-bound: " + verdict_text + ".");
-  return {{"values", values}, {"verdict", verdict_text}, {"notes", json::array()}};
+  r.extra["verdict"] = verdict_text;
 }
 
-}  // namespace
+// A tensor dimension: a whole number from 1 up to max.
+constexpr Param size(Text name, Text unit, double def, Text doc, double max) {
+  return num(name, unit, def, doc, 1, max, true);
+}
 
-void add_calculators(Registry& r) {
-  const auto size = [](std::string name, std::string unit, double def, std::string doc,
-                       double max) { return num(std::move(name), std::move(unit), def,
-                                                std::move(doc), 1, max, true); };
-  r.add(Calculator{
+constexpr Calculator kCalculators[] = {
+    Calculator{
       "roofline.matmul", "roofline", "Matmul roofline",
       "X[B,D] . W[D,F] -> Z[B,F]: FLOPs, bytes, intensity, time bounds and the critical batch "
       "against HBM or VMEM, with a dtype per operand.",
@@ -325,27 +309,27 @@ void add_calculators(Registry& r) {
        dtype_param("dtype_x", "bf16", "element type of the activations X"),
        dtype_param("dtype_w", "bf16", "element type of the weights W"),
        dtype_param("dtype_o", "bf16", "element type of the output Z as written back"),
-       choice("dtype_compute", "bf16", compute_dtypes(),
+       choice("dtype_compute", "bf16", kComputeDtypes,
               "type the arithmetic runs in: it picks the chip's peak"),
        size("B", "tokens", 512, "batch: tokens per replica", kMaxTokens),
        size("D", "count", 8192, "contracted dimension", kMaxDim),
        size("F", "count", 32768, "output dimension", kMaxDim),
-       choice("per_example_weights", "no", {"no", "yes"},
+       choice("per_example_weights", "no", "no|yes",
               "yes: a separate W[D,F] for every batch row (weights [B,D,F])"),
-       choice("memory", "hbm", {"hbm", "vmem"}, "where the operands stream from")},
-      matmul_calc});
-  r.add(Calculator{
+       choice("memory", "hbm", "hbm|vmem", "where the operands stream from")},
+      matmul_calc},
+    Calculator{
       "roofline.network", "roofline", "Two-chip network roofline",
       "A bf16 matmul split along D over two chips that swap partial sums over a link: per-chip "
       "T_math, T_comms, intensity D/2 and the D above which it is compute-bound.",
       {chip_param("v5e"),
-       choice("link", "ici", {"ici", "pcie", "dcn"},
+       choice("link", "ici", "ici|pcie|dcn",
               "link between the chips: ICI (one way), PCIe or DCN per chip"),
        size("B", "tokens", 512, "batch tokens", kMaxTokens),
        size("D", "count", 8192, "contracted dimension, split over the two chips", kMaxDim),
        size("F", "count", 32768, "output dimension", kMaxDim)},
-      network_calc});
-  r.add(Calculator{
+      network_calc},
+    Calculator{
       "roofline.tiled", "roofline", "Tiled matmul intensity",
       "(m,k) . (k,n) executed in bm x bk x bn tiles: FLOPs, bytes streamed, and the intensity "
       "the tile shape allows.",
@@ -357,14 +341,18 @@ void add_calculators(Registry& r) {
        size("bn", "count", 512, "tile columns", kMaxDim),
        dtype_param("dtype", "bf16", "element type of all three operands"),
        chip_param("v5e", "chip whose HBM ridge the tiling is compared with")},
-      tiled_calc});
-  r.add(Calculator{
+      tiled_calc},
+    Calculator{
       "roofline.dot", "roofline", "Dot-product intensity",
       "x[N] . y[N] -> scalar: FLOPs, bytes and an intensity that never exceeds 1/b.",
       {size("N", "count", 1024, "vector length", 1e15),
        dtype_param("dtype", "bf16", "element type of the vectors"),
        chip_param("v5e", "chip whose ridge the dot product is compared with")},
-      dot_calc});
-}
+      dot_calc},
+};
+
+}  // namespace
+
+void add_calculators(Registry& r) { r.add(kCalculators); }
 
 }  // namespace sb::roofline

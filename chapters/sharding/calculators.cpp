@@ -18,8 +18,7 @@ namespace sb::sharding {
 namespace {
 
 // Link figures: the chip's tables unless the reader gives a bandwidth or latency (0 = chip).
-Link link_for(const hw::Chip& c, const std::string& link, const std::string& direction,
-              double w_given, double t_given) {
+Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, double t_given) {
   Link l;
   l.dcn = link == "dcn";
   if (w_given > 0) l.w_uni = w_given;
@@ -29,31 +28,39 @@ Link link_for(const hw::Chip& c, const std::string& link, const std::string& dir
   return l;
 }
 
-std::vector<bool> wraps_for(const hw::Chip& c, const std::vector<long long>& sizes, const std::string& wrap) {
+std::vector<bool> wraps_for(const hw::Chip& c, const std::vector<long long>& sizes, Text wrap) {
   std::vector<bool> w;
   for (long long n : sizes) w.push_back(wrap == "all" ? true : wrap == "none" ? false : axis_wraps(c, sizes, n));
   return w;
 }
 
-Param wrap_param() {
-  return choice("wrap", "auto", {"auto", "all", "none"},
+constexpr Param wrap_param() {
+  return choice("wrap", "auto", "auto|all|none",
                 "wraparound: auto = the chip's rule for a slice shaped like the mesh (v5e/v6e: axes "
                 "of 16; v4p/v5p: whole 4x4x4 cubes); all; none");
 }
-Param link_param() { return choice("link", "ici", {"ici", "dcn"}, "the axes run over ICI or over DCN"); }
-Param direction_param() {
-  return choice("direction", "bidirectional", {"bidirectional", "one-way"},
+constexpr Param link_param() { return choice("link", "ici", "ici|dcn", "the axes run over ICI or over DCN"); }
+constexpr Param direction_param() {
+  return choice("direction", "bidirectional", "bidirectional|one-way",
                 "whether rings send both ways (the book's W_ici = 2 W_uni) or one way");
 }
-Param bw_param() {
+constexpr Param bw_param() {
   Param p = num("w_uni", "B_per_s", 0, "one-way bandwidth per link (ICI) or per chip (DCN); 0 = the chip's figure", 0, 1e15);
   p.positive = false;
   return p;
 }
-Param latency_param() {
+constexpr Param latency_param() {
   Param p = num("t_hop", "s", 1e-6, "latency per hop (the chapter's T_min, about 1 us)", 0, 1);
   p.positive = false;
   return p;
+}
+constexpr Param bytes_param() {
+  Param p = num("bytes", "B", 33554432, "V: message size in bytes (see the note for each op)", 0, 1e15);
+  p.positive = false;  // zero bytes: no communication
+  return p;
+}
+constexpr Param phys_param() {
+  return num("phys_axes", "count", 1, "hardware axes a single named axis spans (A4.3)", 1, 3, true);
 }
 
 json wrap_json(const Mesh& m, const std::vector<bool>& w) {
@@ -62,7 +69,9 @@ json wrap_json(const Mesh& m, const std::vector<bool>& w) {
   return o;
 }
 
-json matmul_calc(const Inputs& in, Trace& tr) {
+json mesh_json(const Mesh& m) { return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}}; }
+
+void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   MatmulInput mi;
   mi.mesh = parse_mesh(in.text("mesh"), "mesh");
@@ -74,31 +83,29 @@ json matmul_calc(const Inputs& in, Trace& tr) {
   const std::string dt = in.text("dtype");
   mi.bytes_per_elem = hw::dtype_bytes(dt, "dtype");
   // The arithmetic runs at the dtype's peak where the table has one, else at the bf16 peak.
-  mi.peak_flops = c.has("peak_flops_" + dt) ? c.peak(dt, "dtype") : c.peak("bf16", "dtype");
-  if (!c.has("peak_flops_" + dt)) tr.note(c.name + " lists no " + dt + " peak; T_math uses the bf16 peak.");
+  const bool has_peak = c.has("peak_flops_" + dt);
+  mi.peak_flops = c.peak(has_peak ? Text(dt) : Text("bf16"), "dtype");
+  if (!has_peak) tr.note(c.name + " lists no " + dt + " peak; T_math uses the bf16 peak.");
   mi.link = link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   mi.wrap = wraps_for(c, mi.mesh.sizes, in.text("wrap"));
   tr.note("Mesh " + mi.mesh.text() + " on " + c.name + ": " + std::to_string(mi.mesh.devices()) + " devices");
   MatmulAnalysis an = analyze_matmul(mi, &tr);
   const Plan& p = an.plan;
-  json values = {
-      {"case", value(an.case_no, "count", "the book's case")},
-      {"flops_per_chip", value(p.flops_per_chip, "flop", "FLOPs per chip")},
-      {"t_math", value(p.t_math, "s", "T_math per chip")},
-      {"t_comms", value(p.t_comms, "s", "T_comms per chip")},
-      {"t_total", value(p.t_math + p.t_comms, "s", "T_math + T_comms (no overlap)")},
-      {"t_overlapped", value(std::max(p.t_math, p.t_comms), "s", "max(T_math, T_comms) (overlapped)")},
-      {"bytes_per_chip", value(p.bytes_per_chip, "B", "bytes each chip receives")},
-      {"devices", value(static_cast<double>(mi.mesh.devices()), "count", "devices")},
-  };
+  r.value("case", an.case_no, "count", "the book's case");
+  r.value("flops_per_chip", p.flops_per_chip, "flop", "FLOPs per chip");
+  r.value("t_math", p.t_math, "s", "T_math per chip");
+  r.value("t_comms", p.t_comms, "s", "T_comms per chip");
+  r.value("t_total", p.t_math + p.t_comms, "s", "T_math + T_comms (no overlap)");
+  r.value("t_overlapped", std::max(p.t_math, p.t_comms), "s", "max(T_math, T_comms) (overlapped)");
+  r.value("bytes_per_chip", p.bytes_per_chip, "B", "bytes each chip receives");
+  r.value("devices", static_cast<double>(mi.mesh.devices()), "count", "devices");
   json alts = json::array();
   for (const auto& a : an.alternatives) alts.push_back(to_json(a));
-  json notes = json::array();
   for (std::size_t k = 0; k < mi.mesh.names.size(); ++k)
     if (!mi.wrap[k] && mi.mesh.sizes[k] > 2)
-      notes.push_back("Axis " + mi.mesh.names[k] + " (" + std::to_string(mi.mesh.sizes[k]) +
-                      ") has no wraparound: its collectives run on an open line, (N-1)/N V/W_uni.");
-  if (an.cases.size() > 1) notes.push_back(an.case_text);
+      r.note("Axis " + mi.mesh.names[k] + " (" + std::to_string(mi.mesh.sizes[k]) +
+             ") has no wraparound: its collectives run on an open line, (N-1)/N V/W_uni.");
+  if (an.cases.size() > 1) r.note(an.case_text);
   // Which device holds which block: the operands as given and the default plan's output.
   std::vector<double> sa(2), sb(2);
   MatmulDims md = matmul_dims(mi.a, mi.b);
@@ -107,29 +114,27 @@ json matmul_calc(const Inputs& in, Trace& tr) {
   Sharding A = mi.a, B = mi.b;
   if (A.name.empty()) A.name = "A";
   if (B.name.empty()) B.name = "B";
-  json blocks = blocks_json(mi.mesh, {{"A", A}, {"B", B}, {"C", p.out}}, {sa, sb, {mi.I, mi.K}});
-  return {{"values", values},
-          {"verdict", p.verdict},
-          {"case", an.case_no},
-          {"cases", an.cases},
-          {"case_text", an.case_text},
-          {"contracting", an.contracting},
-          {"conflicts", an.conflicts},
-          {"mesh", {{"names", mi.mesh.names}, {"sizes", mi.mesh.sizes}, {"text", mi.mesh.text()}}},
-          {"wrap", wrap_json(mi.mesh, mi.wrap)},
-          {"a", A.text()},
-          {"b", B.text()},
-          {"output_sharding", p.out.text()},
-          {"plan", to_json(p)},
-          {"alternatives", alts},
-          {"blocks", blocks},
-          {"notes", notes}};
+  json& x = r.extra;
+  x["verdict"] = p.verdict;
+  x["case"] = an.case_no;
+  x["cases"] = an.cases;
+  x["case_text"] = an.case_text;
+  x["contracting"] = an.contracting;
+  x["conflicts"] = an.conflicts;
+  x["mesh"] = mesh_json(mi.mesh);
+  x["wrap"] = wrap_json(mi.mesh, mi.wrap);
+  x["a"] = A.text();
+  x["b"] = B.text();
+  x["output_sharding"] = p.out.text();
+  x["plan"] = to_json(p);
+  x["alternatives"] = std::move(alts);
+  x["blocks"] = blocks_json(mi.mesh, {{"A", A}, {"B", B}, {"C", p.out}}, {sa, sb, {mi.I, mi.K}});
 }
 
 // "4", "4,4", "4x4", "X=4,Y=4", "{X: 4}" -> named axes.
 Mesh axes_from_text(const std::string& t) { return parse_mesh(t, "axes"); }
 
-json collective_calc(const Inputs& in, Trace& tr) {
+void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const Op op = parse_op(in.text("op"), "op");
   const double V = in.num("bytes");
@@ -155,18 +160,16 @@ json collective_calc(const Inputs& in, Trace& tr) {
   CollectiveCost cc = collective_cost(op, V, axes, l, &tr, op_name(op));
   const double thr = latency_bound_threshold(l.w_uni, l.t_hop);
   tr.step("Per-hop payload below which a hop is latency-bound", "W_{uni} \\cdot T_{min}",
-          tex(l.w_uni) + " \\cdot " + tex(l.t_hop), thr, "B");
-  json values = {
-      {"t", value(cc.t, "s", "time")},
-      {"t_bw", value(cc.t_bw, "s", "bandwidth term")},
-      {"t_lat", value(cc.t_lat, "s", "latency term")},
-      {"hops", value(cc.hops, "count", "hops on the longest path")},
-      {"bytes_per_chip", value(cc.bytes_per_chip, "B", "bytes each chip receives")},
-      {"w_eff", value(cc.w_eff, "B_per_s", "bandwidth the bandwidth term divides by")},
-      {"w_uni", value(l.w_uni, "B_per_s", std::string(l.dcn ? "DCN" : "ICI") + " one-way bandwidth")},
-      {"latency_threshold", value(thr, "B", "per-hop payload where latency takes over")},
-      {"devices", value(cc.devices, "count", "devices in the group")},
-  };
+          "# \\cdot #", {l.w_uni, l.t_hop}, thr, "B");
+  r.value("t", cc.t, "s", "time");
+  r.value("t_bw", cc.t_bw, "s", "bandwidth term");
+  r.value("t_lat", cc.t_lat, "s", "latency term");
+  r.value("hops", cc.hops, "count", "hops on the longest path");
+  r.value("bytes_per_chip", cc.bytes_per_chip, "B", "bytes each chip receives");
+  r.value("w_eff", cc.w_eff, "B_per_s", "bandwidth the bandwidth term divides by");
+  r.value("w_uni", l.w_uni, "B_per_s", l.dcn ? "DCN one-way bandwidth" : "ICI one-way bandwidth");
+  r.value("latency_threshold", thr, "B", "per-hop payload where latency takes over");
+  r.value("devices", cc.devices, "count", "devices in the group");
   // Time against message size: the flat latency floor, then the bandwidth slope.
   json xs = json::array(), ts = json::array(), bws = json::array(), lats = json::array();
   for (int k = 0; k <= 80; ++k) {
@@ -180,19 +183,20 @@ json collective_calc(const Inputs& in, Trace& tr) {
   // The size where the two terms meet (both scale linearly: t_bw(V) = V * t_bw(1)).
   CollectiveCost one = collective_cost(op, 1.0, axes, l);
   double knee = one.t_bw > 0 ? cc.t_lat / one.t_bw : 0;
-  values["knee_bytes"] = value(knee, "B", "message size where latency and bandwidth terms meet");
-  json plot = {{"x", xs}, {"t", ts}, {"t_bw", bws}, {"t_lat", lats}, {"knee", knee}, {"point", {{"bytes", V}, {"t", cc.t}}},
-               {"x_unit", "B"}, {"y_unit", "s"}};
-  json wrapo = json::object();
-  for (std::size_t k = 0; k < m.names.size(); ++k) wrapo[m.names[k]] = static_cast<bool>(w[k]);
-  return {{"values", values}, {"verdict", cc.regime}, {"regime", cc.regime}, {"op", op_name(op)}, {"wrap", wrapo},
-          {"plot", plot}, {"notes", json::array({std::string("V is ") +
-              (op == Op::AllGather ? "the gathered result per group (per-device bytes after the gather)"
-               : op == Op::AllToAll ? "the whole array summed over the devices of the group"
-                                    : "the full-size partial sums each device holds")})}};
+  r.value("knee_bytes", knee, "B", "message size where latency and bandwidth terms meet");
+  r.note(op == Op::AllGather ? "V is the gathered result per group (per-device bytes after the gather)"
+         : op == Op::AllToAll ? "V is the whole array summed over the devices of the group"
+                              : "V is the full-size partial sums each device holds");
+  json& x = r.extra;
+  x["verdict"] = cc.regime;
+  x["regime"] = cc.regime;
+  x["op"] = op_name(op);
+  x["wrap"] = wrap_json(m, w);
+  x["plot"] = {{"x", std::move(xs)}, {"t", std::move(ts)}, {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
+               {"knee", knee}, {"point", {{"bytes", V}, {"t", cc.t}}}, {"x_unit", "B"}, {"y_unit", "s"}};
 }
 
-json local_calc(const Inputs& in, Trace& tr) {
+void local_calc(const Inputs& in, Trace& tr, Result& r) {
   Mesh m = parse_mesh(in.text("mesh"), "mesh");
   Sharding s = parse_sharding(in.text("sharding"), "sharding");
   if (!s.unreduced.empty()) tr.note("The unreduced marker does not change the shape: each device holds full-size partial sums.");
@@ -219,62 +223,69 @@ json local_calc(const Inputs& in, Trace& tr) {
   json shape = json::array();
   for (std::size_t k = 0; k < s.dims.size(); ++k)
     shape.push_back({{"dim", s.dims[k].name}, {"global", L.global[k]}, {"local", L.local[k]}, {"shards", L.shards[k]}});
-  json values = {
-      {"bytes_per_device", value(L.bytes_per_device, "B", "bytes per device")},
-      {"global_bytes", value(L.global_bytes, "B", "bytes of one copy")},
-      {"copies", value(L.replication, "count", "copies over the mesh")},
-      {"total_bytes", value(L.total_bytes, "B", "bytes over all devices")},
-      {"fraction", value(L.fraction, "ratio", "share of the array per device")},
-      {"devices", value(L.devices, "count", "devices")},
-  };
-  for (std::size_t k = 0; k < s.dims.size(); ++k)
-    values["local_" + s.dims[k].name] = value(L.local[k], "count", "local size of " + s.dims[k].name);
+  r.value("bytes_per_device", L.bytes_per_device, "B", "bytes per device");
+  r.value("global_bytes", L.global_bytes, "B", "bytes of one copy");
+  r.value("copies", L.replication, "count", "copies over the mesh");
+  r.value("total_bytes", L.total_bytes, "B", "bytes over all devices");
+  r.value("fraction", L.fraction, "ratio", "share of the array per device");
+  r.value("devices", L.devices, "count", "devices");
+  // One value per dim name: a name given twice (A[I, I]) keeps its first place and its last size.
+  for (std::size_t k = 0; k < s.dims.size(); ++k) {
+    const std::string& d = s.dims[k].name;
+    bool seen = false;
+    std::size_t last = k;
+    for (std::size_t e = 0; e < s.dims.size(); ++e)
+      if (s.dims[e].name == d) {
+        seen = seen || e < k;
+        last = e;
+      }
+    if (!seen) r.value("local_" + d, L.local[last], "count", "local size of " + d);
+  }
   Sharding named = s;
   if (named.name.empty()) named.name = "A";
-  return {{"values", values}, {"shape", shape}, {"sharding", named.text()},
-          {"mesh", {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}}},
-          {"blocks", blocks_json(m, {{named.name, named}}, {sizes})},
-          {"verdict", L.replication > 1 ? "replicated " + units::number(L.replication) + " times" : "no replication"}};
+  json& x = r.extra;
+  x["shape"] = std::move(shape);
+  x["sharding"] = named.text();
+  x["mesh"] = mesh_json(m);
+  x["blocks"] = blocks_json(m, {{named.name, named}}, {sizes});
+  x["verdict"] = L.replication > 1 ? "replicated " + units::number(L.replication) + " times" : "no replication";
 }
+
+constexpr Calculator kCalculators[] = {
+    {"sharding.matmul", "sharding", "Sharded matmul",
+     "A[I, J] . B[J, K] on a named mesh: the book's case, the collectives with their cost, the "
+     "output sharding, T_math against T_comms per chip, the alternatives, and the blocks each "
+     "device holds.",
+     {text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
+      text("b", "B[J, K_Y]", "sharding of the right operand; the dim it shares with A is contracted"),
+      text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
+      chip_param("v5e"),
+      dtype_param("dtype", "bf16", "element type of A, B and C"),
+      count("I", 8192, "size of A's free dimension"),
+      count("J", 8192, "size of the contracting dimension"),
+      count("K", 8192, "size of B's free dimension"),
+      wrap_param(), link_param(), direction_param(), bw_param(), latency_param()},
+     matmul_calc},
+    {"sharding.collective", "sharding", "Collective on torus axes",
+     "AllGather, ReduceScatter, AllReduce or AllToAll over one or more mesh axes: bandwidth and "
+     "latency terms, the regime, and time against message size.",
+     {choice("op", "AllGather", "AllGather|ReduceScatter|AllReduce|AllToAll", "the collective"),
+      bytes_param(),
+      text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
+      chip_param("v5e"), wrap_param(), link_param(), direction_param(), bw_param(), latency_param(),
+      phys_param()},
+     collective_calc},
+    {"sharding.local", "sharding", "Local shape of a sharded array",
+     "Per-device shape, bytes per device, copies and total bytes of one sharded array.",
+     {text("sharding", "A[I_{XY}, J]", "the array's sharding, like A[I_X, J_Y]"),
+      text("mesh", "{'X': 8, 'Y': 2}", "the mesh"),
+      text("sizes", "1024, 4096", "global size of each dimension, in order"),
+      dtype_param("dtype", "fp32", "element type")},
+     local_calc},
+};
 
 }  // namespace
 
-void add_calculators(Registry& r) {
-  r.add(Calculator{
-      "sharding.matmul", "sharding", "Sharded matmul",
-      "A[I, J] . B[J, K] on a named mesh: the book's case, the collectives with their cost, the "
-      "output sharding, T_math against T_comms per chip, the alternatives, and the blocks each "
-      "device holds.",
-      {text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
-       text("b", "B[J, K_Y]", "sharding of the right operand; the dim it shares with A is contracted"),
-       text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
-       chip_param("v5e"),
-       dtype_param("dtype", "bf16", "element type of A, B and C"),
-       count("I", 8192, "size of A's free dimension"),
-       count("J", 8192, "size of the contracting dimension"),
-       count("K", 8192, "size of B's free dimension"),
-       wrap_param(), link_param(), direction_param(), bw_param(), latency_param()},
-      matmul_calc});
-  Param bytes = num("bytes", "B", 33554432, "V: message size in bytes (see the note for each op)", 0, 1e15);
-  bytes.positive = false;
-  Param phys = num("phys_axes", "count", 1, "hardware axes a single named axis spans (A4.3)", 1, 3, true);
-  r.add(Calculator{
-      "sharding.collective", "sharding", "Collective on torus axes",
-      "AllGather, ReduceScatter, AllReduce or AllToAll over one or more mesh axes: bandwidth and "
-      "latency terms, the regime, and time against message size.",
-      {choice("op", "AllGather", {"AllGather", "ReduceScatter", "AllReduce", "AllToAll"}, "the collective"),
-       bytes,
-       text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
-       chip_param("v5e"), wrap_param(), link_param(), direction_param(), bw_param(), latency_param(), phys},
-      collective_calc});
-  r.add(Calculator{
-      "sharding.local", "sharding", "Local shape of a sharded array",
-      "Per-device shape, bytes per device, copies and total bytes of one sharded array.",
-      {text("sharding", "A[I_{XY}, J]", "the array's sharding, like A[I_X, J_Y]"),
-       text("mesh", "{'X': 8, 'Y': 2}", "the mesh"),
-       text("sizes", "1024, 4096", "global size of each dimension, in order"),
-       dtype_param("dtype", "fp32", "element type")},
-      local_calc});
-}
+void add_calculators(Registry& r) { r.add(kCalculators); }
 
 }  // namespace sb::sharding

@@ -42,7 +42,7 @@ double replication_factor(const Sharding& s, const Mesh& m) {
 }
 
 LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
-                       double bytes_per_elem, const std::string& field, Trace* tr) {
+                       double bytes_per_elem, Text field, Trace* tr) {
   validate(s, m, field);
   if (sizes.size() != s.dims.size())
     fail(field, "the sharding names " + std::to_string(s.dims.size()) + " dimensions but " +
@@ -54,7 +54,6 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
   L.global = sizes;
   L.devices = static_cast<double>(m.devices());
   double global_elems = 1;
-  std::string ftex, ntex;
   for (std::size_t k = 0; k < s.dims.size(); ++k) {
     double n = shards_of(s.dims[k], m);
     L.shards.push_back(n);
@@ -72,7 +71,7 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
       const Dim& d = s.dims[k];
       if (d.axes.empty()) {
         tr->step("Local size of " + d.name + " (not split)", "|" + d.name + "|_{local} = |" + d.name + "|",
-                 tex(sizes[k]), L.local[k], "count");
+                 "#", {sizes[k]}, L.local[k], "count");
       } else {
         std::string den, nums;
         for (const auto& a : d.axes) {
@@ -91,9 +90,9 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
     }
     tr->step("Bytes per device", f + "\\text{bytes/elem}", n + tex(bytes_per_elem), L.bytes_per_device, "B");
     tr->step("Copies of the array (replication over unused axes)",
-             "r = \\prod_{\\text{unused axes}} |X|", tex(L.replication), L.replication, "count");
-    tr->step("Bytes over all devices", "\\text{bytes per device} \\cdot N",
-             tex(L.bytes_per_device) + " \\cdot " + tex(L.devices), L.total_bytes, "B");
+             "r = \\prod_{\\text{unused axes}} |X|", "#", {L.replication}, L.replication, "count");
+    tr->step("Bytes over all devices", "\\text{bytes per device} \\cdot N", "# \\cdot #",
+             {L.bytes_per_device, L.devices}, L.total_bytes, "B");
   }
   return L;
 }
@@ -144,7 +143,7 @@ double a2a_link_blocks_bidi(double d) { return (d / 2.0) * (d / 2.0 + 1.0) / 2.0
 
 // ------------------------------------------------------------------ collectives on a mesh
 
-Op parse_op(const std::string& text, const std::string& field) {
+Op parse_op(Text text, Text field) {
   std::string t;
   for (char c : text)
     if (std::isalnum(static_cast<unsigned char>(c))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -152,7 +151,7 @@ Op parse_op(const std::string& text, const std::string& field) {
   if (t == "reducescatter" || t == "rs") return Op::ReduceScatter;
   if (t == "allreduce" || t == "ar") return Op::AllReduce;
   if (t == "alltoall" || t == "a2a") return Op::AllToAll;
-  fail(field, "unknown collective '" + text.substr(0, 40) + "'; use AllGather, ReduceScatter, AllReduce or AllToAll",
+  fail(field, "unknown collective '" + std::string(text.substr(0, 40)) + "'; use AllGather, ReduceScatter, AllReduce or AllToAll",
        "bad_choice");
 }
 
@@ -167,7 +166,7 @@ const char* op_name(Op op) {
 }
 
 CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
-                               Trace* tr, const std::string& label) {
+                               Trace* tr, Text label) {
   if (!std::isfinite(V) || V < 0) fail("bytes", "the message size must be a finite, non-negative number of bytes");
   if (!(link.w_uni > 0) || !std::isfinite(link.w_uni)) fail("bandwidth", "the link bandwidth must be positive");
   if (!(link.t_hop >= 0) || !std::isfinite(link.t_hop)) fail("latency", "the per-hop latency must be zero or positive");
@@ -180,7 +179,7 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
     c.devices *= a.size;
     if (a.size > 1) act.push_back(a);
   }
-  const std::string what = label.empty() ? std::string(op_name(op)) : label;
+  const std::string what(label.empty() ? Text(op_name(op)) : label);
   if (act.empty() || V == 0) {
     c.regime = "no communication";
     if (tr) tr->step(what + ": nothing to exchange (one device or no bytes)", "T = 0", "0", 0, "s");
@@ -188,7 +187,10 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
   }
   const double N = c.devices;
   const double W = w_ici(link.w_uni);
-  std::string ftex, ntex;
+  // The bandwidth term's formula, and its numbers only when a derivation is recorded (the
+  // plot and the alternatives call this without one).
+  Text ftex;
+  std::string ntex;
   double mult = op == Op::AllReduce ? 2.0 : 1.0;
   if (op == Op::AllToAll) {
     double mx = 1;
@@ -206,24 +208,24 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
       c.t_bw = (N - 1) / N * (V / N) / link.w_uni;
       c.hops = 1;
       ftex = "T = \\frac{N-1}{N} \\cdot \\frac{V/N}{W_{dcn}}";
-      ntex = "\\frac{" + tex(N - 1) + "}{" + tex(N) + "} \\cdot \\frac{" + tex(V) + "/" + tex(N) + "}{" + tex(link.w_uni) + "}";
+      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{#/#}{#}", {N - 1, N, V, N, link.w_uni});
     } else if (!link.bidirectional) {
       // One-way ring: Question 10's count, half an AllGather's per-link traffic.
       c.w_eff = link.w_uni;
       c.t_bw = (mx - 1) / mx * V * mx / (2.0 * N * link.w_uni);
       ftex = "T = \\frac{M-1}{M} \\cdot \\frac{V M}{2 N W_{uni}}";
-      ntex = "\\frac{" + tex(mx - 1) + "}{" + tex(mx) + "} \\cdot \\frac{" + tex(V) + " \\cdot " + tex(mx) + "}{2 \\cdot " + tex(N) + " \\cdot " + tex(link.w_uni) + "}";
+      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{# \\cdot #}{2 \\cdot # \\cdot #}", {mx - 1, mx, V, mx, N, link.w_uni});
     } else if (open) {
       // No wraparound: the bisection cut crosses one plane of links instead of two (our extension).
       c.w_eff = link.w_uni;
       c.t_bw = V * mx / (4.0 * N * link.w_uni);
       ftex = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{uni}}";
-      ntex = "\\frac{" + tex(V) + " \\cdot " + tex(mx) + "}{4 \\cdot " + tex(N) + " \\cdot " + tex(link.w_uni) + "}";
+      if (tr) ntex = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, link.w_uni});
     } else {
       c.w_eff = W;
       c.t_bw = t_alltoall_nd(V, dims, W);
       ftex = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{ici}}";
-      ntex = "\\frac{" + tex(V) + " \\cdot " + tex(mx) + "}{4 \\cdot " + tex(N) + " \\cdot " + tex(W) + "}";
+      if (tr) ntex = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, W});
     }
     c.bytes_per_chip = (N - 1) / N * V / N;
   } else {
@@ -232,7 +234,7 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
       wsum = link.w_uni * N / (N - 1);
       c.hops = N - 1;
       ftex = "T_{bw} = \\frac{N-1}{N} \\cdot \\frac{V}{W_{dcn}}";
-      ntex = "\\frac{" + tex(N - 1) + "}{" + tex(N) + "} \\cdot \\frac{" + tex(V) + "}{" + tex(link.w_uni) + "}";
+      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{#}{#}", {N - 1, N, V, link.w_uni});
     } else {
       for (const auto& a : act) {
         double n = a.size;
@@ -249,14 +251,14 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
       if (act.size() == 1 && a0.phys == 1) {
         if (a0.wrap && link.bidirectional) {
           ftex = "T_{bw} = \\lfloor N/2 \\rfloor \\cdot \\frac{V}{N\\,W_{uni}} \\;(= V/W_{ici}\\text{ for even }N)";
-          ntex = tex(hops_ring(a0.size)) + " \\cdot \\frac{" + tex(V) + "}{" + tex(a0.size) + " \\cdot " + tex(link.w_uni) + "}";
+          if (tr) ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {hops_ring(a0.size), V, a0.size, link.w_uni});
         } else {
           ftex = "T_{bw} = (N-1) \\cdot \\frac{V}{N\\,W_{uni}}";
-          ntex = tex(a0.size - 1) + " \\cdot \\frac{" + tex(V) + "}{" + tex(a0.size) + " \\cdot " + tex(link.w_uni) + "}";
+          if (tr) ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {a0.size - 1, V, a0.size, link.w_uni});
         }
       } else {
         ftex = "T_{bw} = \\frac{V}{\\sum_i W_i} \\;(= \\frac{V}{W_{ici}\\, n_{axes}}\\text{ on wrapped axes})";
-        ntex = "\\frac{" + tex(V) + "}{" + tex(wsum) + "}";
+        if (tr) ntex = tex_fill("\\frac{#}{#}", {V, wsum});
       }
     }
     c.w_eff = wsum;
@@ -271,12 +273,17 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
   c.latency_bound = c.t_lat > c.t_bw;
   c.regime = c.latency_bound ? "latency-bound" : "bandwidth-bound";
   if (tr) {
-    if (mult == 2) { ftex = "T_{bw} = 2 \\times (" + ftex.substr(ftex.find('=') + 2) + ")"; ntex = "2 \\cdot " + ntex; }
-    tr->step(what + ": bandwidth term", ftex, ntex, c.t_bw, "s");
-    tr->step(what + ": latency term (hops x per-hop latency)", "T_{lat} = h \\cdot T_{min}",
-             tex(c.hops) + " \\cdot " + tex(link.t_hop), c.t_lat, "s");
-    tr->step(what + ": time (" + c.regime + ")", "T = \\max(T_{bw}, T_{lat})",
-             "\\max(" + tex(c.t_bw) + ", " + tex(c.t_lat) + ")", c.t, "s");
+    if (mult == 2) {  // AllReduce: the same formula twice, "T_{bw} = 2 \\times (...)"
+      std::string f2 = "T_{bw} = 2 \\times (";
+      (f2 += ftex.substr(ftex.find('=') + 2)) += ")";
+      tr->step(what + ": bandwidth term", f2, "2 \\cdot " + ntex, c.t_bw, "s");
+    } else {
+      tr->step(what + ": bandwidth term", ftex, ntex, c.t_bw, "s");
+    }
+    tr->step(what + ": latency term (hops x per-hop latency)", "T_{lat} = h \\cdot T_{min}", "# \\cdot #",
+             {c.hops, link.t_hop}, c.t_lat, "s");
+    tr->step(what + ": time (" + c.regime + ")", "T = \\max(T_{bw}, T_{lat})", "\\max(#, #)", {c.t_bw, c.t_lat},
+             c.t, "s");
   }
   return c;
 }
@@ -383,7 +390,7 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
     st.to = s.text();
     st.V = bytes_of(s, in.mesh, sizes, in.bytes_per_elem);  // gathered result per group
     st.cost = collective_cost(Op::AllGather, st.V, axes_of(in, axes), in.link, tr,
-                              "AllGather_{" + axes_text(axes) + "} " + st.from + " -> " + st.to);
+                              tr ? "AllGather_{" + axes_text(axes) + "} " + st.from + " -> " + st.to : "");
     comms += st.cost.t;
     moved += st.cost.bytes_per_chip;
     p.steps.push_back(st);
@@ -444,7 +451,7 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   p.peak_bytes_b = bytes_of(B, in.mesh, sb, in.bytes_per_elem);
   if (tr)
     tr->step("FLOPs per chip of the local matmul " + mm.to, "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}",
-             "2 \\cdot " + tex(il) + " \\cdot " + tex(jl) + " \\cdot " + tex(kl), mm.flops, "flop");
+             "2 \\cdot # \\cdot # \\cdot #", {il, jl, kl}, mm.flops, "flop");
   // The reduction of the partial sums, if any.
   if (!S.empty() && sp.reduce != Reduce::None) {
     std::vector<double> sc = {in.I, in.K};
@@ -467,7 +474,7 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
     }
     st.to = C.text();
     st.cost = collective_cost(op, st.V, axes_of(in, S), in.link, tr,
-                              std::string(op_name(op)) + "_{" + axes_text(S) + "} " + st.from + " -> " + st.to);
+                              tr ? op_name(op) + ("_{" + axes_text(S) + "} ") + st.from + " -> " + st.to : "");
     comms += st.cost.t;
     moved += st.cost.bytes_per_chip;
     p.steps.push_back(st);
@@ -626,9 +633,9 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   });
   if (tr) {
     tr->step("T_math per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}",
-             "\\frac{" + tex(out.plan.flops_per_chip) + "}{" + tex(in.peak_flops) + "}", out.plan.t_math, "s");
-    tr->step("T_comms per chip (collectives not overlapped)", "T_{comms} = \\sum T_{collective}", tex(out.plan.t_comms),
-             out.plan.t_comms, "s");
+             "\\frac{#}{#}", {out.plan.flops_per_chip, in.peak_flops}, out.plan.t_math, "s");
+    tr->step("T_comms per chip (collectives not overlapped)", "T_{comms} = \\sum T_{collective}", "#",
+             {out.plan.t_comms}, out.plan.t_comms, "s");
     tr->note("Output sharding: " + out.plan.out.text() + "; " + out.plan.verdict);
   }
   return out;

@@ -37,7 +37,7 @@ struct LocalShape {
 // Local shape and memory of a sharded array (A1). `sizes` = global size of each named dim;
 // validates the sharding against the mesh and the divisibility. Errors name `field`.
 LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
-                       double bytes_per_elem, const std::string& field, Trace* tr = nullptr);
+                       double bytes_per_elem, Text field, Trace* tr = nullptr);
 
 // Time to stream bytes from memory at a bandwidth (the chapter's HBM pop quiz).
 double t_load(double bytes, double bandwidth);
@@ -87,7 +87,7 @@ double a2a_link_blocks_oneway(double d);
 // ------------------------------------------------------------------ collectives on a mesh
 
 enum class Op { AllGather, ReduceScatter, AllReduce, AllToAll };
-Op parse_op(const std::string& text, const std::string& field);
+Op parse_op(Text text, Text field);
 const char* op_name(Op op);
 
 // One mesh axis a collective runs over.
@@ -123,7 +123,7 @@ struct CollectiveCost {
 // formulas; open lines and one-way rings use (N-1)/N V / W_uni; several axes add their
 // bandwidths (A4.3). The mixed wrapped/open case is our extension (the book gives none).
 CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
-                               Trace* tr = nullptr, const std::string& label = "");
+                               Trace* tr = nullptr, Text label = "");
 
 // Wraparound of an axis of size n in a slice shaped `slice`, by the chip's rule (A4):
 // v5e/v6e wrap only axes of 16; v4p/v5p (and, by assumption, TPU7x) wrap every axis of a slice

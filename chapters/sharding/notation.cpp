@@ -9,28 +9,28 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/trace.hpp"
 
 namespace sb::sharding {
 
 namespace {
 
 // 1-based character (code point) position of byte offset i, so that UTF-8 text points right.
-std::size_t char_pos(const std::string& s, std::size_t i) {
+std::size_t char_pos(Text s, std::size_t i) {
   std::size_t n = 0;
   for (std::size_t k = 0; k < i && k < s.size(); ++k)
     if ((static_cast<unsigned char>(s[k]) & 0xC0) != 0x80) ++n;
   return n + 1;
 }
 
-std::string shown(const std::string& s, std::size_t i) {
+std::string shown(Text s, std::size_t i) {
   if (i >= s.size()) return "end of input";
   unsigned char c = static_cast<unsigned char>(s[i]);
   if (c < 0x20 || c >= 0x7F) return "a non-ASCII or control character";
   return std::string("'") + s[i] + "'";
 }
 
-[[noreturn]] void fail_at(const std::string& field, const std::string& s, std::size_t i,
-                          const std::string& msg, const std::string& code) {
+[[noreturn]] void fail_at(Text field, Text s, std::size_t i, const std::string& msg, Text code) {
   fail(field, "at character " + std::to_string(char_pos(s, i)) + " (" + shown(s, i) + "): " + msg,
        code);
 }
@@ -40,7 +40,7 @@ bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0;
 bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-void check_length(const std::string& text, const std::string& field, const char* what) {
+void check_length(Text text, Text field, const char* what) {
   if (text.size() > kMaxNotationLength)
     fail(field,
          std::string(what) + " is " + std::to_string(text.size()) + " characters long; at most " +
@@ -52,7 +52,7 @@ void check_length(const std::string& text, const std::string& field, const char*
 
 class ShardingParser {
  public:
-  ShardingParser(const std::string& s, const std::string& field) : s_(s), f_(field) {}
+  ShardingParser(Text s, Text field) : s_(s), f_(field) {}
 
   Sharding run() {
     check_length(s_, f_, "the sharding");
@@ -115,8 +115,8 @@ class ShardingParser {
   }
 
  private:
-  const std::string& s_;
-  const std::string& f_;
+  Text s_;  // the caller's text, which outlives the parser
+  Text f_;
   std::size_t i_ = 0;
   std::size_t u_pos_ = 0;
 
@@ -161,7 +161,7 @@ class ShardingParser {
           if (!is_alpha(peek())) err("expected a mesh axis name in the subscript of " + what);
           std::size_t nb = i_;
           while (i_ < e && (is_alnum(s_[i_]) || s_[i_] == '_')) ++i_;
-          out.push_back(s_.substr(nb, i_ - nb));
+          out.push_back(std::string(s_.substr(nb, i_ - nb)));
           skip();
           if (peek() == ',') { ++i_; continue; }
           if (i_ == e) break;
@@ -238,7 +238,7 @@ struct Val {
 
 class MeshParser {
  public:
-  MeshParser(const std::string& s, const std::string& field) : s_(s), f_(field) {}
+  MeshParser(Text s, Text field) : s_(s), f_(field) {}
 
   Mesh run() {
     check_length(s_, f_, "the mesh");
@@ -260,8 +260,8 @@ class MeshParser {
   }
 
  private:
-  const std::string& s_;
-  const std::string& f_;
+  Text s_;  // the caller's text, which outlives the parser
+  Text f_;
   std::vector<Token> toks_;
   std::size_t t_ = 0;
 
@@ -642,15 +642,15 @@ std::string Sharding::text() const {
   return out;
 }
 
-Sharding parse_sharding(const std::string& text, const std::string& field) {
+Sharding parse_sharding(Text text, Text field) {
   return ShardingParser(text, field).run();
 }
 
-Mesh parse_mesh(const std::string& text, const std::string& field) {
+Mesh parse_mesh(Text text, Text field) {
   return MeshParser(text, field).run();
 }
 
-void validate(const Sharding& s, const Mesh& m, const std::string& field) {
+void validate(const Sharding& s, const Mesh& m, Text field) {
   for (const auto& d : s.dims)
     for (const auto& a : d.axes)
       if (!m.has(a))
@@ -674,7 +674,7 @@ std::string whole(double v) { return units::number(v, 15); }
 }  // namespace
 
 void check_divisible(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
-                     const std::string& field) {
+                     Text field) {
   for (std::size_t k = 0; k < s.dims.size() && k < sizes.size(); ++k) {
     const Dim& d = s.dims[k];
     double parts = 1;

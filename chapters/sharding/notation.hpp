@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sb::sharding {
@@ -50,19 +51,19 @@ inline constexpr long long kMaxDevices = 1LL << 24;
 
 // Parses the notation; checks syntax and that no axis is used twice (within the dims, and
 // within the unreduced marker). Throws InputError(field) pointing at the offending character.
-Sharding parse_sharding(const std::string& text, const std::string& field);
+Sharding parse_sharding(std::string_view text, std::string_view field);
 
 // Parses any of the mesh spellings above; sizes must be positive integers, names unique.
-Mesh parse_mesh(const std::string& text, const std::string& field);
+Mesh parse_mesh(std::string_view text, std::string_view field);
 
 // Checks a sharding against a mesh: every axis exists in the mesh, no axis both shards a dim and
 // is unreduced. Throws InputError(field) with the position of the offending subscript.
-void validate(const Sharding& s, const Mesh& m, const std::string& field);
+void validate(const Sharding& s, const Mesh& m, std::string_view field);
 
 // Checks that each global size divides by the product of the axis sizes splitting it.
 // `sizes` has one entry per dim of `s` (ellipsis dims excluded).
 void check_divisible(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
-                     const std::string& field);
+                     std::string_view field);
 
 // Subscript for TeX / text: {"X","Y"} -> "XY"; multi-letter names comma-separated.
 std::string axes_text(const std::vector<std::string>& axes);

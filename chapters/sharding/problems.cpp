@@ -112,12 +112,151 @@ const Plan* find_plan(const MatmulAnalysis& an, const std::string& last_kind, co
   fail("sharding_A", "the analysis found no plan ending in " + last_kind);
 }
 
-const Slot::Var kVarN{"N", "devices, A*B*C", 8, 4096};
+// ------------------------------------------------------------------ shared parts
+
+// The problems' givens: room for as many inputs as a Problem holds.
+using Givens = decltype(Problem::given);
+
+// Pop Quiz 2: the same gather with a large and a tiny array.
+void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
+  Mesh m = parse_mesh(in.text("mesh"), "mesh");
+  Sharding s = parse_sharding(in.text("sharding"), "sharding");
+  const std::vector<double> sizes = {in.num("size_E"), in.num("size_F")};
+  const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
+  const double shard = local_shape(s, m, sizes, bpe, "sharding", &tr).bytes_per_device;
+  validate(s, m, "sharding");
+  const std::vector<std::string> gax = s.dims.at(0).axes;  // the gather removes E's subscript
+  if (gax.empty()) fail("sharding", "the first dimension must be sharded for the gather to move anything");
+  const double V = gathered_bytes(s, m, sizes, gax, bpe);
+  tr.step("Gathered array V (per group)", "V = \\text{shard} \\cdot N", "# \\cdot #", {shard, V / shard}, V, "B");
+  const Link l = link_of(in.num("w_uni_Bps"), in.num("t_min_s"));
+  std::vector<bool> wraps = chip_wraps(in.text("chip"), m);
+  const std::vector<Axis> wired = axes_of(m, gax, wraps);
+  tr.note("Axis " + axes_text(gax) + (wired[0].wrap ? " wraps on this chip." : " has no wraparound on this chip (v5e wraps only axes of 16)."));
+  std::vector<bool> ring(wraps.size(), true);
+  CollectiveCost full = collective_cost(Op::AllGather, V, axes_of(m, gax, ring), l, &tr, "ideal ring");
+  CollectiveCost real = collective_cost(Op::AllGather, V, wired, l, &tr, "as wired");
+  a["shard_bytes"] = shard;
+  a["total_bytes"] = V;
+  a["t_full_ring_s"] = full.t;
+  a["latency_term_s"] = real.t_lat;
+  a["t_open_line_s"] = real.t;
+  a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard", "\\frac{V/N}{W_{uni}}",
+                                    "\\frac{#}{#}", {shard, l.w_uni}, shard / l.w_uni, "s");
+  a["t_total_s"] = real.t;
+  a["is_latency_bound"] = real.latency_bound ? 1 : 0;
+}
+constexpr Givens pq2_given(double e, double f) {
+  return {chip_param("v5e", "chip (its wraparound rule)"),
+          text("mesh", "{'X': 8, 'Y': 4}", "the mesh"),
+          text("sharding", "A[E_Y, F]", "the array before the gather"),
+          dtype_param("dtype", "bf16", "element type"),
+          count("size_E", e, "global size of E", {256, 1024, 2048, 4096}),
+          count("size_F", f, "global size of F", {256, 2048, 8192}),
+          given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", {4.5e10, 9e10}),
+          given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
+}
+constexpr Text kHintOpenLine =
+    "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
+    "through one link one way, 2(N-1)/N = 1.5 times the ring on 4 chips.";
+
+// Question 2: gathers on a v4p 4x4x4 cube, and the free reshard onto the idle Z axis.
+constexpr Givens kQ2Given = {
+    chip_param("v4p", "chip (its wraparound rule)"),
+    text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
+    text("sharding", "[B_X, D_Y]", "the array"),
+    dtype_param("dtype", "bf16", "element type"),
+    count("size_B", 1024, "global size of B", {512, 1024, 4096}),
+    count("size_D", 4096, "global size of D", {2048, 4096, 8192}),
+    given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", {9e10, 1.8e11}),
+    given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
+struct Q2 { Mesh m; Sharding s; std::vector<double> sizes; double bpe; Link l; std::vector<bool> wrap; };
+Q2 q2_setup(const Inputs& in) {
+  Q2 q;
+  q.m = parse_mesh(in.text("mesh"), "mesh");
+  q.s = parse_sharding(in.text("sharding"), "sharding");
+  q.sizes = {in.num("size_B"), in.num("size_D")};
+  q.bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
+  q.l = link_of(in.num("w_ici_Bps") / 2, in.num("t_min_s"));
+  q.wrap = chip_wraps(in.text("chip"), q.m);
+  return q;
+}
+constexpr Text kHintBothWays =
+    "On a wrapped ring the shards travel both ways: divide by W_ici, the two-way figure.";
+constexpr Text kHintTwoPasses =
+    "An AllReduce is a ReduceScatter followed by an AllGather: twice one gather.";
+constexpr Text kHintWrappedHops = "A wrapped axis of 4 needs floor(4/2) = 2 hops, not 3.";
+
+// Example 6: the AllToAll time on an N-D torus.
+constexpr Slot::Var kVarN{"N", "devices, A*B*C", 8, 4096};
+constexpr Slot::Var kEX6Vars[] = {{"V", "bytes summed over all devices", 1e6, 1e10}, {"A", "axis size", 2, 16},
+                                  {"B", "axis size", 2, 16}, {"C", "axis size", 2, 16}, kVarN,
+                                  {"W", "bidirectional ICI bandwidth, B/s", 1e10, 1e12}};
+
+// Question 4: the two strategies' times.
+constexpr Slot::Var kQ4Math1[] = {{"B", "batch", 1, 1e5}, {"D", "model dim", 128, 65536},
+                                  {"F", "output dim", 128, 65536}, {"C", "FLOPs/s", 1e14, 3e15}};
+constexpr Slot::Var kQ4Comms1[] = {{"D", "model dim", 128, 65536}, {"F", "output dim", 128, 65536},
+                                   {"W", "W_ici, B/s", 1e10, 1e12}};
+constexpr Slot::Var kQ4Math2[] = {{"B", "batch", 1, 1e5}, {"D", "model dim", 128, 65536},
+                                  {"F", "output dim", 128, 65536}, {"X", "axis size", 2, 64},
+                                  {"C", "FLOPs/s", 1e14, 3e15}};
+constexpr Slot::Var kQ4Comms2[] = {{"B", "batch", 1, 1e5}, {"F", "output dim", 128, 65536},
+                                   {"W", "W_ici, B/s", 1e10, 1e12}};
+
+// Question 6: three layouts of the same matmul on a v5e 4x4.
+constexpr Givens q6_given(Text a, Text b) {
+  return {chip_param("v5e", "chip (its wraparound rule)"),
+          text("mesh", "{'X': 4, 'Y': 4}", "the mesh"),
+          text("sharding_A", a, "sharding of A"),
+          text("sharding_B", b, "sharding of B"),
+          given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", {1.97e14, 9.2e14}),
+          given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", {4.5e10, 9e10}),
+          count("size_I", 8192, "reference I (answers are per unit)"),
+          count("size_J", 8192, "reference J (answers are per unit)"),
+          count("size_K", 8192, "reference K (answers are per unit)")};
+}
+// Runs the analysis as wired and on a full ring, bandwidth terms only (per-unit answers).
+struct Q6 { MatmulAnalysis open, ring; double I, J, K; };
+Q6 q6(const Inputs& in, Trace& tr) {
+  Q6 q;
+  q.I = in.num("size_I");
+  q.J = in.num("size_J");
+  q.K = in.num("size_K");
+  const double C = in.num("peak_bf16_flops_per_s"), w = in.num("w_uni_Bps");
+  MatmulInput mi = matmul_of(in, in.text("sharding_A"), in.text("sharding_B"), q.I, q.J, q.K, "all", w, C);
+  mi.wrap = chip_wraps(in.text("chip"), mi.mesh);
+  q.open = analyze_matmul(mi, &tr);
+  mi.wrap.assign(mi.wrap.size(), true);
+  q.ring = analyze_matmul(mi, nullptr);
+  tr.step("T_comms with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
+  return q;
+}
+constexpr Slot::Var vIK[] = {{"I", "rows of A", 128, 65536}, {"K", "cols of B", 128, 65536},
+                             {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
+                             {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
+constexpr Slot::Var vJK[] = {{"J", "contracting dim", 128, 65536}, {"K", "cols of B", 128, 65536},
+                             {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
+                             {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
+constexpr Slot::Var vIJK[] = {{"I", "rows of A", 128, 65536}, {"J", "contracting dim", 128, 65536},
+                              {"K", "cols of B", 128, 65536}, {"X", "mesh axis X size", 2, 16},
+                              {"Y", "mesh axis Y size", 2, 16}, {"C", "bf16 FLOPs/s", 1e14, 3e15}};
+
+// Question 9.c: the comms ratio M/K.
+constexpr Slot::Var kQ9cVars[] = {{"M", "contracting size", 128, 65536}, {"K", "columns of B", 128, 65536}};
+
+// Question 10: one ring, six questions.
+constexpr Givens kQ10Given = {count("ring_D", 8, "D: devices in the ring", {4, 8, 16, 64}),
+                              count("matrix_N", 1024, "N: matrix side (cancels)"),
+                              given("large_D", "count", 1e6, "a ring size standing in for D -> infinity")};
+constexpr Slot::Var vN{"N", "matrix side", 16, 65536}, vD{"D", "devices in the ring", 2, 256};
+constexpr Slot::Var kQ10ND[] = {vN, vD};
+constexpr Slot::Var kQ10D[] = {vD};
 
 // ------------------------------------------------------------------ notation and memory
 
-void add_notation(Registry& r) {
-  r.add(Problem{
+constexpr Problem kNotation[] = {
+  Problem{
       .id = "sharding.EX1",
       .title = "Local shape of a 2x2-sharded array",
       .statement = "Four devices form the mesh {mesh}. The array A has global shape ({size_I}, "
@@ -136,13 +275,13 @@ void add_notation(Registry& r) {
         Sharding s = parse_sharding(in.text("sharding"), "sharding");
         LocalShape L = local_shape(s, m, {in.num("size_I"), in.num("size_J")}, 1, "sharding", &tr);
         tr.step("Fraction per device", "\\frac{\\text{local elements}}{\\text{global elements}}",
-                tex_frac(tex(L.local_elems), tex(in.num("size_I") * in.num("size_J"))), L.fraction, "ratio");
+                "\\frac{#}{#}", {L.local_elems, in.num("size_I") * in.num("size_J")}, L.fraction, "ratio");
         return Answers{{"local_size_I", L.local[0]}, {"local_size_J", L.local[1]}, {"fraction_per_device", L.fraction}};
       },
       .hint = "Divide each dimension by the size of the mesh axis in its subscript.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.PQ0",
       .title = "Per-device bytes and HBM load time",
       .statement = "An fp32 array A of shape ({size_I}, {size_J}) is sharded as {sharding} over the "
@@ -165,15 +304,15 @@ void add_notation(Registry& r) {
         LocalShape L = local_shape(s, m, {in.num("size_I"), in.num("size_J")}, bpe, "sharding", &tr);
         const double bw = in.num("hbm_bw_Bps");
         double t = tr.step("HBM read time", "T = \\frac{\\text{bytes}}{W_{hbm}}",
-                           tex_frac(tex(L.bytes_per_device), tex(bw)), t_load(L.bytes_per_device, bw), "s");
+                           "\\frac{#}{#}", {L.bytes_per_device, bw}, t_load(L.bytes_per_device, bw), "s");
         return Answers{{"local_size_I", L.local[0]}, {"bytes_per_device", L.bytes_per_device}, {"hbm_load_time_s", t}};
       },
       .erratum = "The book rounds 1 MiB to 1e6 B and prints about 294 ns; the exact 1,048,576 B "
                  "give 308 ns. Both are accepted.",
       .hint = "A two-axis subscript splits over |X| x |Y| devices; fp32 is 4 bytes.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.PQ1",
       .title = "Memory of a partially replicated array",
       .statement = "An int8 array A of shape ({size_I}, {size_J}) is sharded as {sharding} on the "
@@ -198,9 +337,9 @@ void add_notation(Registry& r) {
                        {"copies_of_array", L.replication}, {"total_bytes_all_devices", L.total_bytes}};
       },
       .hint = "An axis no dimension uses means a full copy along it.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.EX2",
       .title = "Local shard shapes in the JAX example",
       .statement = "The code sample builds the mesh {mesh} over 8 devices and places A {shape_A} "
@@ -226,9 +365,9 @@ void add_notation(Registry& r) {
         return Answers{{"A_local_rows", La.local[0]}, {"A_local_cols", La.local[1]},
                        {"B_local_rows", Lb.local[0]}, {"B_local_cols", Lb.local[1]}};
       },
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.EX4",
       .title = "Ways a two-axis subscript splits",
       .statement = "On the mesh {mesh}, into how many pieces does {sharding} cut its first dimension?",
@@ -244,9 +383,9 @@ void add_notation(Registry& r) {
                            axes_text(s.dims[0].axes), shards_of(s.dims[0], m), "count");
         return Answers{{"shards_of_I", n}};
       },
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q1",
       .title = "Replication factor of a one-axis sharding",
       .statement = "A is sharded as {sharding} on the mesh {mesh}. How many times the size of one "
@@ -265,13 +404,14 @@ void add_notation(Registry& r) {
         return Answers{{"total_to_one_copy_ratio", r}};
       },
       .hint = "Count the axes the sharding leaves unused.",
-  });
-}
+  },
+};
+
 
 // ------------------------------------------------------------------ collectives
 
-void add_collectives(Registry& r) {
-  r.add(Problem{
+constexpr Problem kCollectives[] = {
+  Problem{
       .id = "sharding.EX3",
       .title = "Latency-bound buffer size on v5e",
       .statement = "An ICI link moves {w_uni_Bps} one way and each hop costs about {t_min_s}. Below "
@@ -284,11 +424,11 @@ void add_collectives(Registry& r) {
         const double w = in.num("w_uni_Bps"), t = in.num("t_min_s");
         return Answers{{"latency_bound_threshold_B",
                         tr.step("Payload one link moves in one hop latency", "W_{uni} \\cdot T_{min}",
-                                tex(w) + " \\cdot " + tex(t), latency_bound_threshold(w, t), "B")}};
+                                "# \\cdot #", {w, t}, latency_bound_threshold(w, t), "B")}};
       },
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.EX5",
       .title = "Measured AllGather bandwidth saturation point",
       .statement = "On a v5e 8x16 slice an AllGather over the size-{mesh_size_large_axis} axis "
@@ -310,53 +450,13 @@ void add_collectives(Registry& r) {
         const double v = in.num("array_bytes_at_saturation_B");
         LocalShape L = local_shape(s, m, {v}, 1, "array_bytes_at_saturation_B", &tr);
         const double bw = tr.step("Bandwidth reached", "f \\cdot W_{uni}",
-                                  tex(in.num("measured_fraction_of_peak")) + " \\cdot " + tex(in.num("w_uni_Bps")),
+                                  "# \\cdot #", {in.num("measured_fraction_of_peak"), in.num("w_uni_Bps")},
                                   in.num("measured_fraction_of_peak") * in.num("w_uni_Bps"), "B_per_s");
         return Answers{{"bytes_per_device_at_saturation", L.bytes_per_device}, {"achieved_link_bw_Bps", bw}};
       },
-  });
+  },
 
-  // Pop Quiz 2: the same gather with a large and a tiny array.
-  static constexpr auto pq2 = [](const Inputs& in, Trace& tr, Answers& a) {
-    Mesh m = parse_mesh(in.text("mesh"), "mesh");
-    Sharding s = parse_sharding(in.text("sharding"), "sharding");
-    const std::vector<double> sizes = {in.num("size_E"), in.num("size_F")};
-    const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
-    const double shard = local_shape(s, m, sizes, bpe, "sharding", &tr).bytes_per_device;
-    validate(s, m, "sharding");
-    const std::vector<std::string> gax = s.dims.at(0).axes;  // the gather removes E's subscript
-    if (gax.empty()) fail("sharding", "the first dimension must be sharded for the gather to move anything");
-    const double V = gathered_bytes(s, m, sizes, gax, bpe);
-    tr.step("Gathered array V (per group)", "V = \\text{shard} \\cdot N", tex(shard) + " \\cdot " + tex(V / shard), V, "B");
-    const Link l = link_of(in.num("w_uni_Bps"), in.num("t_min_s"));
-    std::vector<bool> wraps = chip_wraps(in.text("chip"), m);
-    const std::vector<Axis> wired = axes_of(m, gax, wraps);
-    tr.note("Axis " + axes_text(gax) + (wired[0].wrap ? " wraps on this chip." : " has no wraparound on this chip (v5e wraps only axes of 16)."));
-    std::vector<bool> ring(wraps.size(), true);
-    CollectiveCost full = collective_cost(Op::AllGather, V, axes_of(m, gax, ring), l, &tr, "ideal ring");
-    CollectiveCost real = collective_cost(Op::AllGather, V, wired, l, &tr, "as wired");
-    a["shard_bytes"] = shard;
-    a["total_bytes"] = V;
-    a["t_full_ring_s"] = full.t;
-    a["latency_term_s"] = real.t_lat;
-    a["t_open_line_s"] = real.t;
-    a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard", "\\frac{V/N}{W_{uni}}",
-                                      tex_frac(tex(shard), tex(l.w_uni)), shard / l.w_uni, "s");
-    a["t_total_s"] = real.t;
-    a["is_latency_bound"] = real.latency_bound ? 1 : 0;
-  };
-  auto pq2_given = [](double e, double f) {
-    return std::vector<Param>{
-        chip_param("v5e", "chip (its wraparound rule)"),
-        text("mesh", "{'X': 8, 'Y': 4}", "the mesh"),
-        text("sharding", "A[E_Y, F]", "the array before the gather"),
-        dtype_param("dtype", "bf16", "element type"),
-        count("size_E", e, "global size of E", {256, 1024, 2048, 4096}),
-        count("size_F", f, "global size of F", {256, 2048, 8192}),
-        given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", {4.5e10, 9e10}),
-        given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
-  };
-  r.add(Problem{
+  Problem{
       .id = "sharding.PQ2.a",
       .title = "AllGather time on a v5e Y axis",
       .statement = "On a {chip} mesh {mesh}, AllGather_Y turns {sharding} (shape ({size_E}, {size_F}), "
@@ -370,19 +470,18 @@ void add_collectives(Registry& r) {
                 number("t_full_ring_s", "s", "time on an ideal ring"),
                 number("latency_term_s", "s", "latency term"),
                 hinted(number("t_open_line_s", "s", "time without wraparound"),
-                       {{1.5, "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
-                              "through one link one way, 2(N-1)/N = 1.5 times the ring on 4 chips."}}),
+                       {{1.5, kHintOpenLine}}),
                 boolean("is_latency_bound", "latency-bound?")},
       .solve = [](const Inputs& in, Trace& tr) {
         Answers a;
-        pq2(in, tr, a);
+        pq2_solve(in, tr, a);
         a.erase("per_hop_transfer_s");
         a.erase("t_total_s");
         return a;
       },
       .hint = "Without wraparound the far device receives N-1 shards through one link, one way.",
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.PQ2.b",
       .title = "Small AllGather on v5e is latency-bound",
       .statement = "The same gather on a {chip} mesh {mesh}, but A is only ({size_E}, {size_F}) in "
@@ -396,39 +495,16 @@ void add_collectives(Registry& r) {
                 boolean("is_latency_bound", "latency-bound?")},
       .solve = [](const Inputs& in, Trace& tr) {
         Answers a;
-        pq2(in, tr, a);
+        pq2_solve(in, tr, a);
         Answers out;
         for (const char* k : {"shard_bytes", "per_hop_transfer_s", "t_total_s", "is_latency_bound"}) out[k] = a[k];
         return out;
       },
       .erratum = "The book writes the shard as 32 kB and computes with 32e3 B; it is 32,768 B (32 KiB).",
       .hint = "Compare one hop's transfer with the 1 us hop latency.",
-  });
+  },
 
-  // Question 2: gathers on a v4p 4x4x4 cube, and the free reshard onto the idle Z axis.
-  auto q2_given = [] {
-    return std::vector<Param>{
-        chip_param("v4p", "chip (its wraparound rule)"),
-        text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
-        text("sharding", "[B_X, D_Y]", "the array"),
-        dtype_param("dtype", "bf16", "element type"),
-        count("size_B", 1024, "global size of B", {512, 1024, 4096}),
-        count("size_D", 4096, "global size of D", {2048, 4096, 8192}),
-        given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", {9e10, 1.8e11}),
-        given("t_min_s", "s", 1e-6, "per-hop latency", {1e-6})};
-  };
-  struct Q2 { Mesh m; Sharding s; std::vector<double> sizes; double bpe; Link l; std::vector<bool> wrap; };
-  static constexpr auto q2_setup = [](const Inputs& in) {
-    Q2 q;
-    q.m = parse_mesh(in.text("mesh"), "mesh");
-    q.s = parse_sharding(in.text("sharding"), "sharding");
-    q.sizes = {in.num("size_B"), in.num("size_D")};
-    q.bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
-    q.l = link_of(in.num("w_ici_Bps") / 2, in.num("t_min_s"));
-    q.wrap = chip_wraps(in.text("chip"), q.m);
-    return q;
-  };
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q2.a",
       .title = "AllGather over one v4p axis",
       .statement = "On a {chip} cube {mesh}, gather {sharding} ({dtype}, B = {size_B}, D = {size_D}) "
@@ -436,10 +512,10 @@ void add_collectives(Registry& r) {
                    "what is the latency floor? The array is replicated over Z: how long if you "
                    "first split B over Z too (free) and gather over X and Z?",
       .kind = "numeric",
-      .given = q2_given(),
+      .given = kQ2Given,
       .slots = {number("gathered_bytes_per_group", "B", "bytes gathered per Y group"),
                 hinted(number("t_allgather_x_s", "s", "time of AllGather_X"),
-                       {{2, "On a wrapped ring the shards travel both ways: divide by W_ici, the two-way figure."}}),
+                       {{2, kHintBothWays}}),
                 number("latency_term_s", "s", "latency floor"),
                 number("t_allgather_xz_after_free_reshard_s", "s", "time of AllGather_{XZ} after the reshard")},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -452,15 +528,15 @@ void add_collectives(Registry& r) {
         return Answers{{"gathered_bytes_per_group", V}, {"t_allgather_x_s", x.t}, {"latency_term_s", x.t_lat},
                        {"t_allgather_xz_after_free_reshard_s", xz.t}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q2.b",
       .title = "AllGather over two v4p axes",
       .statement = "On the same {chip} cube {mesh}, gather {sharding} over both X and Y. How many "
                    "bytes are gathered, how long does it take, what is the latency floor, and how "
                    "long if Z is recruited first by a free reshard?",
       .kind = "numeric",
-      .given = q2_given(),
+      .given = kQ2Given,
       .slots = {number("gathered_bytes", "B", "bytes gathered"),
                 number("t_allgather_xy_s", "s", "time of AllGather_{XY}"),
                 number("latency_term_s", "s", "latency floor"),
@@ -474,26 +550,26 @@ void add_collectives(Registry& r) {
         return Answers{{"gathered_bytes", V}, {"t_allgather_xy_s", xy.t}, {"latency_term_s", xy.t_lat},
                        {"t_allgather_xyz_after_free_reshard_s", xyz.t}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q2.c",
       .title = "AllReduce over the Z axis",
       .statement = "On the same {chip} cube {mesh}, the array {sharding} holds partial sums over Z "
                    "(it carries an unreduced U_Z marker). How many bytes does each device hold, and how long does "
                    "AllReduce_Z take?",
       .kind = "numeric",
-      .given = q2_given(),
+      .given = kQ2Given,
       .slots = {number("per_device_bytes", "B", "bytes per device"),
                 hinted(number("t_allreduce_z_s", "s", "time of AllReduce_Z"),
-                       {{2, "An AllReduce is a ReduceScatter followed by an AllGather: twice one gather."}})},
+                       {{2, kHintTwoPasses}})},
       .solve = [](const Inputs& in, Trace& tr) {
         Q2 q = q2_setup(in);
         const double V = local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
         CollectiveCost z = collective_cost(Op::AllReduce, V, axes_of(q.m, {"Z"}, q.wrap), q.l, &tr, "AllReduce_Z");
         return Answers{{"per_device_bytes", V}, {"t_allreduce_z_s", z.t}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q3",
       .title = "Latency-bound AllGather of a tiny vector",
       .statement = "On a {chip} cube {mesh}, AllGather_X {sharding} with B = {size_B} in {dtype}. "
@@ -512,7 +588,7 @@ void add_collectives(Registry& r) {
                 number("hops", "count", "hops"),
                 number("bandwidth_term_s", "s", "bandwidth term"),
                 hinted(number("t_total_s", "s", "total time", 0.2),
-                       {{1.5, "A wrapped axis of 4 needs floor(4/2) = 2 hops, not 3."}}),
+                       {{1.5, kHintWrappedHops}}),
                 boolean("is_latency_bound", "latency-bound?")},
       .solve = [](const Inputs& in, Trace& tr) {
         Mesh m = parse_mesh(in.text("mesh"), "mesh");
@@ -525,9 +601,9 @@ void add_collectives(Registry& r) {
         return Answers{{"total_bytes", V}, {"bytes_per_device", per}, {"hops", c.hops}, {"bandwidth_term_s", c.t_bw},
                        {"t_total_s", c.t}, {"is_latency_bound", c.latency_bound ? 1.0 : 0.0}};
       },
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.EX6",
       .title = "AllToAll cost on an N-D torus",
       .statement = "An AllToAll reshards an array of {total_bytes_all_devices_B} (summed over all "
@@ -545,10 +621,7 @@ void add_collectives(Registry& r) {
                 number("chunk_hops_per_device_even_ring", "count", "chunk-hops per device"),
                 number("bisection_links_crossed", "count", "links crossing the bisection"),
                 number("t_alltoall_s", "s", "AllToAll time"),
-                formula("formula", "s", "AllToAll time as a formula",
-                        {{"V", "bytes summed over all devices", 1e6, 1e10}, {"A", "axis size", 2, 16},
-                         {"B", "axis size", 2, 16}, {"C", "axis size", 2, 16}, kVarN,
-                         {"W", "bidirectional ICI bandwidth, B/s", 1e10, 1e12}},
+                formula("formula", "s", "AllToAll time as a formula", kEX6Vars,
                         [](const Vars& v) {
                           const double mx = std::max({at(v, "A"), at(v, "B"), at(v, "C")});
                           return t_alltoall_per_device(at(v, "V") / at(v, "N"), mx, at(v, "W"));
@@ -575,13 +648,14 @@ void add_collectives(Registry& r) {
                        {"bisection_links_crossed", links}, {"t_alltoall_s", c.t}};
       },
       .hint = "V is the total over all devices; divide by N to get per-device bytes.",
-  });
-}
+  },
+};
+
 
 // ------------------------------------------------------------------ sharded matmuls
 
-void add_matmuls(Registry& r) {
-  r.add(Problem{
+constexpr Problem kMatmuls[] = {
+  Problem{
       .id = "sharding.Q4",
       .title = "Gather-first versus local matmul plus AllReduce",
       .statement = "X[B, D] ._D Y[D_X, F] -> Z[B, F] on one mesh axis X. Strategy 1 gathers Y and "
@@ -599,16 +673,16 @@ void add_matmuls(Registry& r) {
       .slots = {number("b_threshold_strategy1_comms_bound", "tokens", "B below which strategy 1 is comms-bound"),
                 number("d_threshold_strategy2_wins_large_batch", "count", "D above which strategy 2 wins"),
                 number("x_max_strategy2_compute_bound", "count", "largest X with strategy 2 compute-bound"),
-                formula("t_math_strategy1", "s", "T_math of strategy 1", {{"B", "batch", 1, 1e5}, {"D", "model dim", 128, 65536}, {"F", "output dim", 128, 65536}, {"C", "FLOPs/s", 1e14, 3e15}},
+                formula("t_math_strategy1", "s", "T_math of strategy 1", kQ4Math1,
                         [](const Vars& v) { return t_math(matmul_flops(at(v, "B"), at(v, "D"), at(v, "F")), at(v, "C")); },
                         "\\frac{2BDF}{C}"),
-                formula("t_comms_strategy1", "s", "T_comms of strategy 1", {{"D", "model dim", 128, 65536}, {"F", "output dim", 128, 65536}, {"W", "W_ici, B/s", 1e10, 1e12}},
+                formula("t_comms_strategy1", "s", "T_comms of strategy 1", kQ4Comms1,
                         [](const Vars& v) { return t_allgather_multi(2 * at(v, "D") * at(v, "F"), 1, at(v, "W")); },
                         "\\frac{2DF}{W}"),
-                formula("t_math_strategy2", "s", "T_math of strategy 2", {{"B", "batch", 1, 1e5}, {"D", "model dim", 128, 65536}, {"F", "output dim", 128, 65536}, {"X", "axis size", 2, 64}, {"C", "FLOPs/s", 1e14, 3e15}},
+                formula("t_math_strategy2", "s", "T_math of strategy 2", kQ4Math2,
                         [](const Vars& v) { return t_math(matmul_flops(at(v, "B"), at(v, "D"), at(v, "F")) / at(v, "X"), at(v, "C")); },
                         "\\frac{2BDF}{XC}"),
-                formula("t_comms_strategy2", "s", "T_comms of strategy 2", {{"B", "batch", 1, 1e5}, {"F", "output dim", 128, 65536}, {"W", "W_ici, B/s", 1e10, 1e12}},
+                formula("t_comms_strategy2", "s", "T_comms of strategy 2", kQ4Comms2,
                         [](const Vars& v) { return t_allreduce_from_ag(t_allgather_multi(2 * at(v, "B") * at(v, "F"), 1, at(v, "W"))); },
                         "\\frac{4BF}{W}")},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -624,12 +698,12 @@ void add_matmuls(Registry& r) {
         // Strategy 1 replicates the matmul: its T_math is X0 times the per-chip share of strategy 2.
         const double tm1 = s1->t_math, tc1 = s1->t_comms, tm2 = s2->t_math, tc2 = s2->t_comms;
         const double b = tr.step("Strategy 1 is comms-bound while 2BDF/C < 2DF/W", "B^* = C / W",
-                                 tex(n0) + " \\cdot " + tex_frac(tex(tc1), tex(tm1)), n0 * tc1 / tm1, "tokens");
+                                 "# \\cdot \\frac{#}{#}", {n0, tc1, tm1}, n0 * tc1 / tm1, "tokens");
         const double d = tr.step("Strategy 2 wins at large B when 4BF/W < 2BDF/C", "D^* = 2C / W",
-                                 tex(n0) + " \\cdot " + tex_frac(tex(tc2), tex(tm1)), n0 * tc2 / tm1, "count");
+                                 "# \\cdot \\frac{#}{#}", {n0, tc2, tm1}, n0 * tc2 / tm1, "count");
         const double dm = in.num("d_model_typical");
         const double x = tr.step("Strategy 2 compute-bound while 2BDF/(XC) > 4BF/W", "X^* = D W / (2C)",
-                                 tex(X0) + " \\cdot " + tex_frac(tex(tm2 * dm / n0), tex(tc2)),
+                                 "# \\cdot \\frac{#}{#}", {X0, tm2 * dm / n0, tc2},
                                  X0 * (tm2 * dm / n0) / tc2, "count");
         tr.note(x < 2 ? "So strategy 2 is compute-bound only for X below 2: in practice it is almost always "
                         "communication-bound, though it still beats a replicated matmul when D > 2C/W."
@@ -638,9 +712,9 @@ void add_matmuls(Registry& r) {
                        {"x_max_strategy2_compute_bound", x}};
       },
       .hint = "Strategy 1's gather does not depend on B; strategy 2's AllReduce does not depend on D.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q5",
       .title = "Lowest-latency sharding for a replicated output",
       .statement = "On a {chip} cube {mesh}, compute A[I, J] ._J B[J, K] -> C[I, K] with C fully "
@@ -663,41 +737,9 @@ void add_matmuls(Registry& r) {
           "every chip. Which is faster depends on whether that memory is available and, for small "
           "C, on latency: both collectives cross sum(|X_i|)/2 = 6 hops, and the AllReduce makes "
           "that trip twice. Never pick a layout that shards I and K on the same axis.",
-  });
+  },
 
-  // Question 6: three layouts of the same matmul on a v5e 4x4.
-  auto q6_given = [](const char* a, const char* b) {
-    return std::vector<Param>{
-        chip_param("v5e", "chip (its wraparound rule)"),
-        text("mesh", "{'X': 4, 'Y': 4}", "the mesh"),
-        text("sharding_A", a, "sharding of A"),
-        text("sharding_B", b, "sharding of B"),
-        given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", {1.97e14, 9.2e14}),
-        given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", {4.5e10, 9e10}),
-        count("size_I", 8192, "reference I (answers are per unit)"),
-        count("size_J", 8192, "reference J (answers are per unit)"),
-        count("size_K", 8192, "reference K (answers are per unit)")};
-  };
-  // Runs the analysis as wired and on a full ring, bandwidth terms only (per-unit answers).
-  struct Q6 { MatmulAnalysis open, ring; double I, J, K; };
-  static constexpr auto q6 = [](const Inputs& in, Trace& tr) {
-    Q6 q;
-    q.I = in.num("size_I");
-    q.J = in.num("size_J");
-    q.K = in.num("size_K");
-    const double C = in.num("peak_bf16_flops_per_s"), w = in.num("w_uni_Bps");
-    MatmulInput mi = matmul_of(in, in.text("sharding_A"), in.text("sharding_B"), q.I, q.J, q.K, "all", w, C);
-    mi.wrap = chip_wraps(in.text("chip"), mi.mesh);
-    q.open = analyze_matmul(mi, &tr);
-    mi.wrap.assign(mi.wrap.size(), true);
-    q.ring = analyze_matmul(mi, nullptr);
-    tr.step("T_comms with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
-    return q;
-  };
-  const std::vector<Slot::Var> vIK = {{"I", "rows of A", 128, 65536}, {"K", "cols of B", 128, 65536},
-                                      {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
-                                      {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q6.a",
       .title = "Contraction sharded on Y in both operands",
       .statement = "On a {chip} mesh {mesh} (no wraparound on axes of 4), multiply {sharding_A} by "
@@ -722,11 +764,8 @@ void add_matmuls(Registry& r) {
                        {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                        {"flops_fraction_per_chip", q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
       },
-  });
-  const std::vector<Slot::Var> vJK = {{"J", "contracting dim", 128, 65536}, {"K", "cols of B", 128, 65536},
-                                      {"X", "mesh axis X size", 2, 16}, {"Y", "mesh axis Y size", 2, 16},
-                                      {"W_uni", "one-way ICI bandwidth, B/s", 1e10, 2e11}};
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q6.b",
       .title = "Data plus tensor plus FSDP training layout",
       .statement = "On a {chip} mesh {mesh}, multiply {sharding_A} by {sharding_B}. Which collective "
@@ -751,11 +790,8 @@ void add_matmuls(Registry& r) {
                        {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                        {"flops_fraction_per_chip", q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
       },
-  });
-  const std::vector<Slot::Var> vIJK = {{"I", "rows of A", 128, 65536}, {"J", "contracting dim", 128, 65536},
-                                       {"K", "cols of B", 128, 65536}, {"X", "mesh axis X size", 2, 16},
-                                       {"Y", "mesh axis Y size", 2, 16}, {"C", "bf16 FLOPs/s", 1e14, 3e15}};
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q6.c",
       .title = "Inference layout with no contracting sharding",
       .statement = "On a {chip} mesh {mesh}, multiply {sharding_A} by {sharding_B}. Which collective "
@@ -777,9 +813,9 @@ void add_matmuls(Registry& r) {
                        {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                        {"flops_fraction_per_chip", q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
       },
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q7",
       .title = "Memory-capped MLP layer on v5e 2x2",
       .statement = "In[B, D] ._D W_in[D, F] ._F W_out[F, D] -> Out[B, D] in bf16 with B = {size_B}, "
@@ -814,9 +850,9 @@ void add_matmuls(Registry& r) {
         const double w = in.num("w_ici_Bps") / 2;
         Mesh m = parse_mesh(in.text("mesh"), "mesh");
         const double wbytes = local_shape(parse_sharding("W_in[D, F]", "tp_w_in"), m, {D, F}, 2, "tp_w_in").global_bytes;
-        tr.step("One weight, 2DF bytes", "2 D F", "2 \\cdot " + tex(D) + " \\cdot " + tex(F), wbytes, "B");
+        tr.step("One weight, 2DF bytes", "2 D F", "2 \\cdot # \\cdot #", {D, F}, wbytes, "B");
         const double ibytes = local_shape(parse_sharding("In[B, D]", "tp_in"), m, {B, D}, 2, "tp_in").global_bytes;
-        tr.step("The input, 2BD bytes", "2 B D", "2 \\cdot " + tex(B) + " \\cdot " + tex(D), ibytes, "B");
+        tr.step("The input, 2BD bytes", "2 B D", "2 \\cdot # \\cdot #", {B, D}, ibytes, "B");
         // TP: gather In over XY, multiply into H[B, F_XY]; then H . W_out is Case 3 -> ReduceScatter.
         MatmulInput m1 = matmul_of(in, in.text("tp_in"), in.text("tp_w_in"), B, D, F, "none", w, C, "tp_in", "tp_w_in");
         MatmulAnalysis a1 = analyze_matmul(m1, &tr);
@@ -834,7 +870,7 @@ void add_matmuls(Registry& r) {
         tr.step("FSDP: W_in gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
         const double flops = tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}", "",
                                      a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
-        const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", tex_frac(tex(flops), tex(C)),
+        const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", "\\frac{#}{#}", {flops, C},
                                   t_math(flops, C), "s");
         return Answers{{"weight_bytes_each", wbytes}, {"input_bytes", ibytes}, {"tp_weight_bytes_per_chip", tpw},
                        {"tp_fits_in_cap", peak_tp <= cap ? 1.0 : 0.0},
@@ -842,9 +878,9 @@ void add_matmuls(Registry& r) {
                        {"flops_per_chip", flops}, {"t_math_s", tm}};
       },
       .hint = "Compare one whole weight with the cap: a layout that gathers it cannot work.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q8",
       .title = "Benchmark the four collectives",
       .statement = "With the mesh {mesh}, time AllGather, AllReduce, ReduceScatter and AllToAll on a "
@@ -867,9 +903,9 @@ void add_matmuls(Registry& r) {
           "near AllGather, and AllToAll near a quarter of it on a wrapped axis. Divide bytes by "
           "time for the achieved bandwidth and compare it with the chip's ICI figure; a profile "
           "shows whether XLA split or fused the collectives.",
-  });
+  },
 
-  r.add(Problem{
+  Problem{
       .id = "sharding.Q9.a",
       .title = "Index-level local matmul then AllReduce",
       .statement = "A[I, J_X] ._J B[J, K] -> C[I, K] with B replicated on one axis X of D devices. "
@@ -887,8 +923,8 @@ void add_matmuls(Registry& r) {
           "matching rows of B. For every output entry (i, k) it sums a[i, j] b[j, k] over its own "
           "j only, producing a full-shaped partial result C[I, K]{U_X}. The true C is the sum of "
           "these partials over the devices, which AllReduce_X computes and leaves on every device.",
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q9.b",
       .title = "Sharded output allows a ReduceScatter",
       .statement = "In the same A[I, J_X] ._J B[J, K] with B replicated, the output may stay "
@@ -905,8 +941,8 @@ void add_matmuls(Registry& r) {
           "device ends with its summed slice, C[I_X, K] or C[I, K_X]. That moves half the bytes of "
           "the AllReduce (it is the AllReduce without its trailing AllGather), and the gather can be "
           "done later, or never, if the next operation wants the sharded layout.",
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q9.c",
       .title = "Gather-first versus reduce-scatter-after comms",
       .statement = "For A[I, J_X] ._J B[J, K] with B replicated, compare the communication of "
@@ -919,7 +955,7 @@ void add_matmuls(Registry& r) {
                 count("rows_N", 4096, "N: rows of A (cancels)"),
                 text("mesh", "{'X': 8}", "the ring (its size cancels)")},
       .slots = {number("comm_ratio_at_test_point", "ratio", "gather-first / reduce-scatter comms"),
-                formula("formula", "ratio", "the ratio as a formula", {{"M", "contracting size", 128, 65536}, {"K", "columns of B", 128, 65536}},
+                formula("formula", "ratio", "the ratio as a formula", kQ9cVars,
                         [](const Vars& v) {
                           return t_allgather_multi(at(v, "M"), 1, 1) / t_allgather_multi(at(v, "K"), 1, 1);
                         },
@@ -931,29 +967,26 @@ void add_matmuls(Registry& r) {
         const Plan* g = find_plan(an, "matmul", "AllGather");
         const Plan* rs = find_plan(an, "ReduceScatter");
         const double ratio = tr.step("Ratio of the comms times", "\\frac{T_{AG}(2NM)}{T_{RS}(2NK)} = \\frac{M}{K}",
-                                     tex_frac(tex(g->t_comms), tex(rs->t_comms)), g->t_comms / rs->t_comms, "ratio");
+                                     "\\frac{#}{#}", {g->t_comms, rs->t_comms}, g->t_comms / rs->t_comms, "ratio");
         return Answers{{"comm_ratio_at_test_point", ratio}};
       },
-  });
-}
+  },
+};
+
 
 // ------------------------------------------------------------------ Question 10: ring traffic
 
-void add_q10(Registry& r) {
-  const std::vector<Param> g = {count("ring_D", 8, "D: devices in the ring", {4, 8, 16, 64}),
-                                count("matrix_N", 1024, "N: matrix side (cancels)"),
-                                given("large_D", "count", 1e6, "a ring size standing in for D -> infinity")};
-  const Slot::Var vN{"N", "matrix side", 16, 65536}, vD{"D", "devices in the ring", 2, 256};
-  r.add(Problem{
+constexpr Problem kQ10[] = {
+  Problem{
       .id = "sharding.Q10.a",
       .title = "Per-link traffic of a one-way AllGather",
       .statement = "An N x N array is sharded A[I_X, J] on a one-way ring of D devices. How many "
                    "scalars cross one link during an AllGather (or ReduceScatter)? Give the formula "
                    "and its coefficient of N^2 when D is large.",
       .kind = "formula",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("large_D_coefficient_of_N2", "ratio", "coefficient of N^2 for large D"),
-                formula("formula", "count", "scalars per link", {vN, vD},
+                formula("formula", "count", "scalars per link", kQ10ND,
                         [](const Vars& v) { return ag_link_scalars_oneway(at(v, "N"), at(v, "D")); },
                         "N^2 (1 - 1/D)")},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -961,18 +994,18 @@ void add_q10(Registry& r) {
         tr.step("Scalars per link at the chosen N and D", "(D-1) \\cdot \\frac{N}{D} \\cdot N", "",
                 ag_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
         return Answers{{"large_D_coefficient_of_N2",
-                        tr.step("Coefficient of N^2 as D grows", "1 - 1/D", "1 - 1/" + tex(d), ag_link_scalars_oneway(1, d), "ratio")}};
+                        tr.step("Coefficient of N^2 as D grows", "1 - 1/D", "1 - 1/#", {d}, ag_link_scalars_oneway(1, d), "ratio")}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q10.b",
       .title = "Per-link traffic of a one-way AllToAll",
       .statement = "Same ring: how many scalars cross one link during an AllToAll that moves the "
                    "sharding from I to J? Give the formula and its coefficient of N^2 for large D.",
       .kind = "formula",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("large_D_coefficient_of_N2", "ratio", "coefficient of N^2 for large D"),
-                formula("formula", "count", "scalars per link", {vN, vD},
+                formula("formula", "count", "scalars per link", kQ10ND,
                         [](const Vars& v) { return a2a_link_scalars_oneway(at(v, "N"), at(v, "D")); },
                         "\\frac{N^2}{2} (1 - 1/D)")},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -982,14 +1015,14 @@ void add_q10(Registry& r) {
         return Answers{{"large_D_coefficient_of_N2",
                         tr.step("Coefficient of N^2 as D grows", "\\frac{1}{2}(1 - 1/D)", "", a2a_link_scalars_oneway(1, d), "ratio")}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q10.c",
       .title = "AllToAll to AllGather ratio, one-way",
       .statement = "On the one-way ring of {ring_D}, what is the ratio of an AllToAll's per-link "
                    "traffic to an AllGather's?",
       .kind = "numeric",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("a2a_to_ag_ratio_unidirectional", "ratio", "AllToAll / AllGather")},
       .solve = [](const Inputs& in, Trace& tr) {
         const double n = in.num("matrix_N"), d = in.num("ring_D");
@@ -997,13 +1030,13 @@ void add_q10(Registry& r) {
                         tr.step("Ratio", "\\frac{(N^2/2)(1-1/D)}{N^2(1-1/D)}", "",
                                 a2a_link_scalars_oneway(n, d) / ag_link_scalars_oneway(n, d), "ratio")}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q10.d",
       .title = "Bidirectional links speed up AllGather",
       .statement = "If the ring's links carry traffic both ways, how much faster is the AllGather?",
       .kind = "numeric",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("ag_speedup_bidirectional", "ratio", "speed-up")},
       .solve = [](const Inputs& in, Trace& tr) {
         const double n = in.num("matrix_N"), d = in.num("ring_D");
@@ -1011,18 +1044,18 @@ void add_q10(Registry& r) {
                         tr.step("One-way / two-way per-link load", "", "",
                                 ag_link_scalars_oneway(n, d) / ag_link_scalars_bidi(n, d), "ratio")}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q10.e",
       .title = "Bidirectional links speed up AllToAll",
       .statement = "With both directions, blocks take the shorter way round. How much faster is the "
                    "AllToAll for large D, what is the coefficient of D^2 in the busier direction's "
                    "hop-sum, and what is that hop-sum as a formula (in units of (N/D)^2 blocks)?",
       .kind = "formula",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("a2a_speedup_bidirectional", "ratio", "speed-up for large D"),
                 number("large_D_coefficient_of_D2", "ratio", "coefficient of D^2"),
-                formula("formula", "count", "hop-sum per link (blocks)", {vD},
+                formula("formula", "count", "hop-sum per link (blocks)", kQ10D,
                         [](const Vars& v) { return a2a_link_blocks_bidi(at(v, "D")); },
                         "\\frac{D}{2}\\left(\\frac{D}{2} + 1\\right) / 2")},
       .solve = [](const Inputs& in, Trace& tr) {
@@ -1032,14 +1065,14 @@ void add_q10(Registry& r) {
         const double c = tr.step("Coefficient of D^2", "\\frac{(D/2)(D/2+1)/2}{D^2}", "", a2a_link_blocks_bidi(d) / (d * d), "ratio");
         return Answers{{"a2a_speedup_bidirectional", s}, {"large_D_coefficient_of_D2", c}};
       },
-  });
-  r.add(Problem{
+  },
+  Problem{
       .id = "sharding.Q10.f",
       .title = "AllGather to AllToAll ratio, bidirectional",
       .statement = "On a bidirectional ring, how many times longer does an AllGather take than an "
                    "AllToAll, for large D?",
       .kind = "numeric",
-      .given = g,
+      .given = kQ10Given,
       .slots = {number("ag_to_a2a_time_ratio_bidirectional", "ratio", "AllGather / AllToAll")},
       .solve = [](const Inputs& in, Trace& tr) {
         const double d = in.num("large_D");
@@ -1048,16 +1081,17 @@ void add_q10(Registry& r) {
         return Answers{{"ag_to_a2a_time_ratio_bidirectional",
                         tr.step("Per-link loads, both ways, N = 1", "\\frac{(1-1/D)/2}{(D/2)(D/2+1)/(2D^2)}", "", ag / a2a, "ratio")}};
       },
-  });
-}
+  },
+};
+
 
 }  // namespace
 
 void add_problems(Registry& r) {
-  add_notation(r);
-  add_collectives(r);
-  add_matmuls(r);
-  add_q10(r);
+  r.add(kNotation);
+  r.add(kCollectives);
+  r.add(kMatmuls);
+  r.add(kQ10);
 }
 
 }  // namespace sb::sharding

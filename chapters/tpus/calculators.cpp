@@ -1,8 +1,10 @@
 // The TPU chapter's calculators: slice inventory, ICI topology (hops, path, wraparound, bisection),
 // transfer times over each link and as multi-stage pipelines, and the MXU/VPU micro-model. Chip
-// figures come from sb::hw; the arithmetic is in model.hpp; each step goes to the Trace.
+// figures come from sb::hw; the arithmetic is in model.hpp; each step goes to the Trace, each
+// result to the Result.
 #include <cmath>
 #include <initializer_list>
+#include <map>
 #include <string>
 
 #include "chapters/tpus/model.hpp"
@@ -32,84 +34,97 @@ json torus_json(const Torus& t) { return {{"dims", t.dims}, {"wrap", wrap_json(t
 // "2 + 2 + 2": the per-axis terms of the largest distance.
 std::string max_terms(const Torus& t) {
   std::string s;
-  for (size_t i = 0; i < t.dims.size(); ++i)
-    s += (i ? " + " : "") + std::to_string(t.wrap[i] ? t.dims[i] / 2 : t.dims[i] - 1);
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    if (i) s += " + ";
+    s += std::to_string(t.wrap[i] ? t.dims[i] / 2 : t.dims[i] - 1);
+  }
   return s;
 }
 
-Param shape_param(std::string def) {
-  return text("shape", std::move(def), "slice shape, like 4x4x4 or 16x16 (at most 3 axes)");
+constexpr Param shape_param(Text def) {
+  return text("shape", def, "slice shape, like 4x4x4 or 16x16 (at most 3 axes)");
+}
+
+constexpr Param zero_ok(Param p) {
+  p.positive = false;
+  return p;
 }
 
 // ------------------------------------------------------------------------------------ inventory --
 
-json inventory_calc(const Inputs& in, Trace& tr) {
+void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   Dims d = parse_shape(in.text("shape"), "shape");
   Inventory inv = inventory(c, d, "shape");
   Topology topo = topology_of(c);
-  json v = json::object(), notes = json::array();
+  // Each value also goes to the table below as [label, text].
+  std::map<std::string, json, std::less<>> rows;
+  auto put = [&](const std::string& key, double v, Text unit, Text label) {
+    r.value(key, v, unit, label);
+    rows[key] = json::array({label, units::format(v, unit)});
+  };
 
-  v["chips"] = value(tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips", "chips");
-  v["hosts"] = value(tr.step("Hosts", "\\lceil N / n_{host} \\rceil", tex_frac(tex(inv.chips), tex(inv.chips_per_host)),
-                             inv.hosts, "count"),
-                     "count", "hosts");
+  put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips", "chips");
+  put("hosts", tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}", {inv.chips, inv.chips_per_host},
+                       inv.hosts, "count"),
+      "count", "hosts");
   if (std::fmod(inv.chips, inv.chips_per_host) != 0)
-    notes.push_back("The slice fills only part of a host (" + units::number(inv.chips_per_host) + " chips each).");
-  v["tensorcores"] = value(tr.step("TensorCores", "N \\cdot n_{core}", tex_prod({inv.chips, inv.cores_per_chip}), inv.cores,
-                                   "count"),
-                           "count", "TensorCores");
-  notes.push_back(inv.cores_per_chip > 1 ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
-                                                         : c.name + ": the cores of a chip are separate devices (no megacore).")
-                                         : c.name + ": one TensorCore per chip.");
+    r.note("The slice fills only part of a host (" + units::number(inv.chips_per_host) + " chips each).");
+  put("tensorcores", tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #", {inv.chips, inv.cores_per_chip}, inv.cores,
+                             "count"),
+      "count", "TensorCores");
+  r.note(inv.cores_per_chip > 1 ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
+                                                : c.name + ": the cores of a chip are separate devices (no megacore).")
+                                : c.name + ": one TensorCore per chip.");
   for (const auto& [dt, f] : inv.flops)
-    v["flops_" + dt] = value(tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}",
-                                     tex_prod({inv.chips, f / inv.chips}), f, "flop_per_s"),
-                             "flop_per_s", dt + " FLOPs/s");
-  v["hbm_bytes"] = value(tr.step("HBM capacity", "N \\cdot C_{HBM}", tex_prod({inv.chips, inv.hbm_bytes / inv.chips}),
-                                 inv.hbm_bytes, "B"),
-                         "B", "HBM capacity (GB = 1e9 B)");
-  v["hbm_bw"] = value(tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", tex_prod({inv.chips, inv.hbm_bw / inv.chips}),
-                              inv.hbm_bw, "B_per_s"),
-                      "B_per_s", "HBM bandwidth, summed");
-  if (inv.pcie_bw > 0) v["pcie_bw"] = value(inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
-  if (inv.dcn_bw > 0) v["dcn_bw"] = value(inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
-  v["ici_bw_oneway"] = value(inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
-  v["bisection_bw"] = value(tr.step("Bisection bandwidth (one way across the cheapest halving)",
-                                    "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}",
-                                    tex_prod({bisection_links(inv.torus), inv.ici_bw_oneway}), inv.bisection_bw, "B_per_s"),
-                            "B_per_s", "bisection bandwidth, one way");
-  v["max_hops"] = value(tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)", max_terms(inv.torus),
-                                inv.max_hops, "count"),
-                        "count", "largest hop count");
+    put("flops_" + dt, tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}", "# \\cdot #",
+                               {inv.chips, f / inv.chips}, f, "flop_per_s"),
+        "flop_per_s", dt + " FLOPs/s");
+  put("hbm_bytes", tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #", {inv.chips, inv.hbm_bytes / inv.chips},
+                           inv.hbm_bytes, "B"),
+      "B", "HBM capacity (GB = 1e9 B)");
+  put("hbm_bw", tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #", {inv.chips, inv.hbm_bw / inv.chips},
+                        inv.hbm_bw, "B_per_s"),
+      "B_per_s", "HBM bandwidth, summed");
+  if (inv.pcie_bw > 0) put("pcie_bw", inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
+  if (inv.dcn_bw > 0) put("dcn_bw", inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
+  put("ici_bw_oneway", inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
+  put("bisection_bw", tr.step("Bisection bandwidth (one way across the cheapest halving)",
+                              "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
+                              {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
+      "B_per_s", "bisection bandwidth, one way");
+  put("max_hops", tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)", max_terms(inv.torus),
+                          inv.max_hops, "count"),
+      "count", "largest hop count");
 
   // The inside of one chip, where the tables say enough.
   if (c.has("mxu_size") && c.has("mxus_per_core") && c.has("clock_hz")) {
     double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
-    v["mxu_flops_per_s"] = value(tr.step("One MXU (bf16)", "2 S^2 f", tex_prod({2, S, S, f}), mxu_flops_per_s(S, f), "flop_per_s"),
-                                 "flop_per_s", "one MXU, bf16");
-    v["chip_mxu_flops_per_s"] =
-        value(tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f", tex_prod({inv.cores_per_chip, m, 2, S, S, f}),
-                      chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
-              "flop_per_s", "one chip's MXUs, bf16");
+    put("mxu_flops_per_s", tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
+                                   mxu_flops_per_s(S, f), "flop_per_s"),
+        "flop_per_s", "one MXU, bf16");
+    put("chip_mxu_flops_per_s",
+        tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f", "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
+                {inv.cores_per_chip, m, 2, S, S, f}, chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
+        "flop_per_s", "one chip's MXUs, bf16");
   } else {
-    notes.push_back("The book gives no MXU count, size or clock for " + c.name + " to rebuild its peak from.");
+    r.note("The book gives no MXU count, size or clock for " + c.name + " to rebuild its peak from.");
   }
   if (c.has("vpu_alus_per_cell") && c.has("clock_hz")) {
     double alus = vpu_alus_per_core(8, 128, c.get("vpu_alus_per_cell"));
-    v["vpu_flops_per_s_core"] =
-        value(tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                      tex_prod({8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")}),
-                      vpu_flops_per_s_core(alus, c.get("clock_hz")), "flop_per_s"),
-              "flop_per_s", "VPU per core, fp32");
+    put("vpu_flops_per_s_core",
+        tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", "# \\cdot # \\cdot # \\cdot #",
+                {8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")}, vpu_flops_per_s_core(alus, c.get("clock_hz")),
+                "flop_per_s"),
+        "flop_per_s", "VPU per core, fp32");
   }
-  if (c.has("vmem_bytes")) v["vmem_bytes"] = value(c.get("vmem_bytes"), "B", "VMEM per chip");
+  if (c.has("vmem_bytes")) put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
   if (c.has("vregs_per_core"))
-    v["vreg_bytes_per_core"] = value(vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
+    put("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
 
-  if (topo.inferred) notes.push_back("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
-  notes.push_back("Wraparound: " + topo.rule_text + ".");
-  // The table in reading order (json objects sort their keys).
+  if (topo.inferred) r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
+  r.note("Wraparound: " + topo.rule_text + ".");
+  // The table in reading order (not the order the values were computed in).
   json table = json::array();
   std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
   for (const auto& [dt, f] : inv.flops) order.push_back("flops_" + dt);
@@ -117,70 +132,69 @@ json inventory_calc(const Inputs& in, Trace& tr) {
                         "mxu_flops_per_s", "chip_mxu_flops_per_s", "vpu_flops_per_s_core", "vmem_bytes",
                         "vreg_bytes_per_core"})
     order.push_back(k);
-  for (const auto& k : order)
-    if (v.contains(k)) table.push_back({v[k]["label"], v[k]["text"]});
+  for (const auto& k : order) {
+    auto it = rows.find(k);
+    if (it != rows.end()) table.push_back(it->second);
+  }
   std::string wraps;
-  for (size_t i = 0; i < inv.torus.wrap.size(); ++i)
-    wraps += std::string(i ? ", " : "") + "axis " + std::to_string(i) + (inv.torus.wrap[i] ? " ring" : " line");
-  return {{"values", v},
-          {"verdict", c.name + " " + shape_text(d) + ": " + units::number(inv.chips) + " chips on " +
-                          units::number(inv.hosts) + " host(s); " + wraps},
-          {"notes", notes},
-          {"table", table},
-          {"torus", torus_json(inv.torus)}};
+  for (size_t i = 0; i < inv.torus.wrap.size(); ++i) {
+    if (i) wraps += ", ";
+    wraps += "axis " + std::to_string(i) + (inv.torus.wrap[i] ? " ring" : " line");
+  }
+  r.extra["verdict"] = c.name + " " + shape_text(d) + ": " + units::number(inv.chips) + " chips on " +
+                       units::number(inv.hosts) + " host(s); " + wraps;
+  r.extra["table"] = std::move(table);
+  r.extra["torus"] = torus_json(inv.torus);
 }
 
 // ------------------------------------------------------------------------------------- topology --
 
-json topology_calc(const Inputs& in, Trace& tr) {
+void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   Torus t = slice_torus(c, parse_shape(in.text("shape"), "shape"), in.text("wrap"), "shape", "wrap");
   Dims a = parse_coord(in.text("from"), t, "from"), b = parse_coord(in.text("to"), t, "to");
   std::vector<int> h = hops_per_axis(t, a, b);
   std::string per_axis;
   for (size_t i = 0; i < h.size(); ++i) {
-    std::string formula = t.wrap[i] ? "\\min(|a_" + std::to_string(i) + " - b_" + std::to_string(i) + "|, n - |a - b|)"
-                                     : "|a_" + std::to_string(i) + " - b_" + std::to_string(i) + "|";
-    std::string nums = t.wrap[i] ? "\\min(" + std::to_string(std::abs(a[i] - b[i])) + ", " + std::to_string(t.dims[i]) +
-                                       " - " + std::to_string(std::abs(a[i] - b[i])) + ")"
-                                 : "|" + std::to_string(a[i]) + " - " + std::to_string(b[i]) + "|";
-    tr.step("Axis " + std::to_string(i) + (t.wrap[i] ? " (ring)" : " (line)"), formula, nums, h[i], "count");
-    per_axis += (i ? " + " : "") + std::to_string(h[i]);
+    // The number of axes is known only at run time, so these steps are written out as strings.
+    std::string n = std::to_string(i), diff = std::to_string(std::abs(a[i] - b[i]));
+    std::string ai = std::to_string(a[i]), bi = std::to_string(b[i]), side = std::to_string(t.dims[i]);
+    std::string formula = t.wrap[i] ? "\\min(|a_" + n + " - b_" + n + "|, n - |a - b|)" : "|a_" + n + " - b_" + n + "|";
+    std::string nums = t.wrap[i] ? "\\min(" + diff + ", " + side + " - " + diff + ")" : "|" + ai + " - " + bi + "|";
+    tr.step("Axis " + n + (t.wrap[i] ? " (ring)" : " (line)"), formula, nums, h[i], "count");
+    if (i) per_axis += " + ";
+    per_axis += std::to_string(h[i]);
   }
   int total = static_cast<int>(tr.step("Hops", "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
   int maxd = static_cast<int>(tr.step("Largest distance in the slice", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
                                       max_terms(t), max_distance(t), "count"));
   double w = c.get("ici_bw_oneway");
-  double bis = tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}",
-                       tex_prod({bisection_links(t), w}), bisection_bw(t, w), "B_per_s");
+  double bis = tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}", "# \\cdot #",
+                       {bisection_links(t), w}, bisection_bw(t, w), "B_per_s");
   json path = json::array();
   for (const auto& p : route(t, a, b)) path.push_back(coord_json(p));
   json nb = json::array();
   for (const auto& p : neighbours(t, a)) nb.push_back(coord_json(p));
-  json hv = json(h);
-  json v = {{"hops", value(total, "count", "hops")},
-            {"max_hops", value(maxd, "count", "largest distance in the slice")},
-            {"bisection_links", value(bisection_links(t), "count", "links across the cheapest halving")},
-            {"bisection_bw", value(bis, "B_per_s", "bisection bandwidth, one way")},
-            {"neighbours", value(static_cast<double>(nb.size()), "count", "neighbours of the first chip")},
-            {"ports", value(ports_toward(t, a, b), "count", "links from the sender toward the receiver")}};
-  json notes = json::array();
+  r.value("hops", total, "count", "hops");
+  r.value("max_hops", maxd, "count", "largest distance in the slice");
+  r.value("bisection_links", bisection_links(t), "count", "links across the cheapest halving");
+  r.value("bisection_bw", bis, "B_per_s", "bisection bandwidth, one way");
+  r.value("neighbours", static_cast<double>(nb.size()), "count", "neighbours of the first chip");
+  r.value("ports", ports_toward(t, a, b), "count", "links from the sender toward the receiver");
   Topology topo = topology_of(c);
-  notes.push_back("Wraparound rule: " + topo.rule_text + ".");
-  if (in.text("wrap") != "auto") notes.push_back("Wraparound set by hand to '" + in.text("wrap") + "'.");
+  r.note("Wraparound rule: " + topo.rule_text + ".");
+  if (in.text("wrap") != "auto") r.note("Wraparound set by hand to '" + in.text("wrap") + "'.");
   json torus = torus_json(t);
   torus["path"] = path;
   torus["from"] = coord_json(a);
   torus["to"] = coord_json(b);
-  return {{"values", v},
-          {"hops_per_axis", hv},
-          {"wrap", wrap_json(t)},
-          {"path", path},
-          {"neighbours", nb},
-          {"torus", torus},
-          {"notes", notes},
-          {"verdict", coord_text(a) + " to " + coord_text(b) + ": " + std::to_string(total) + " hop(s) of at most " +
-                          std::to_string(maxd)}};
+  r.extra["hops_per_axis"] = json(h);
+  r.extra["wrap"] = wrap_json(t);
+  r.extra["path"] = std::move(path);
+  r.extra["neighbours"] = std::move(nb);
+  r.extra["torus"] = std::move(torus);
+  r.extra["verdict"] = coord_text(a) + " to " + coord_text(b) + ": " + std::to_string(total) + " hop(s) of at most " +
+                       std::to_string(maxd);
 }
 
 // ------------------------------------------------------------------------------------- transfer --
@@ -197,14 +211,14 @@ json stage_json(const Stage& s) {
           {"latency", s.latency}, {"seconds", s.seconds}, {"text", units::format(s.seconds, "s")}};
 }
 
-json transfer_calc(const Inputs& in, Trace& tr) {
+void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const std::string route_name = in.text("route");
   const double bytes = in.num("bytes");
   const double flops = in.num("flops");
   double t_hop = in.num("hop_latency");
   if (t_hop == 0) t_hop = c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kDefaultHop;
-  json notes = json::array(), extra = json::object();
+  json extra = json::object();  // members that follow the verdict
   std::vector<Stage> st;
 
   auto slice = [&]() { return slice_torus(c, parse_shape(in.text("shape"), "shape"), "auto", "shape"); };
@@ -227,7 +241,8 @@ json transfer_calc(const Inputs& in, Trace& tr) {
     if (route_name == "ici") {
       int ports = in.num("ports") > 0 ? static_cast<int>(in.num("ports")) : std::max(1, ports_toward(t, a, b));
       tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
-      tr.step("First byte arrives", "h \\cdot t_{hop}", tex_prod({static_cast<double>(h), t_hop}), ici_first_byte(h, t_hop), "s");
+      tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #", {static_cast<double>(h), t_hop},
+              ici_first_byte(h, t_hop), "s");
       st.push_back(make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " + std::to_string(ports) +
                                   " link(s), " + std::to_string(h) + " hop(s)",
                               "ici", bytes, ports * w, ici_first_byte(h, t_hop)));
@@ -236,8 +251,8 @@ json transfer_calc(const Inputs& in, Trace& tr) {
       size_t ax = 0;
       while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
       double bw = axis_bw(w, t.wrap[ax]);
-      tr.step(std::string("Axis ") + std::to_string(ax) + (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
-              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? tex_prod({2, w}) : tex(w), bw, "B_per_s");
+      tr.step("Axis " + std::to_string(ax) + (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
+              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw, "B_per_s");
       st.push_back(make_stage("ICI along axis " + std::to_string(ax), "ici", bytes, bw, ici_first_byte(h, t_hop)));
     }
     extra["hops"] = h;
@@ -264,8 +279,8 @@ json transfer_calc(const Inputs& in, Trace& tr) {
     }
     st.push_back(make_stage("HBM: stream the array into the MXU", "hbm", bytes, c.get("hbm_bw")));
     if (bytes > c.get("hbm_bytes"))
-      notes.push_back("Warning: " + units::format(bytes, "B") + " does not fit in one " + c.name + "'s HBM (" +
-                      units::format(c.get("hbm_bytes"), "B") + ").");
+      r.note("Warning: " + units::format(bytes, "B") + " does not fit in one " + c.name + "'s HBM (" +
+             units::format(c.get("hbm_bytes"), "B") + ").");
   } else {
     fail("route", "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, host_gather_dcn", "bad_choice");
   }
@@ -273,36 +288,37 @@ json transfer_calc(const Inputs& in, Trace& tr) {
 
   Pipeline p = pipeline(st);
   json stages = json::array();
+  // The stages vary in number, so the sum and the list of their times are built as strings.
   std::string sum, list;
   for (const auto& s : p.stages) {
-    std::string nums = tex_frac(tex(s.amount), tex(s.rate)) + (s.latency > 0 ? " + " + tex(s.latency) : "");
-    tr.step(s.name, s.latency > 0 ? "T = \\frac{\\mathrm{bytes}}{BW} + h\\,t_{hop}"
-                                  : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}" : "T = \\mathrm{bytes}/BW"),
-            nums, s.seconds, "s");
+    tr.step(s.name,
+            s.latency > 0 ? "T = \\frac{\\mathrm{bytes}}{BW} + h\\,t_{hop}"
+                          : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}" : "T = \\mathrm{bytes}/BW"),
+            s.latency > 0 ? "\\frac{#}{#} + #" : "\\frac{#}{#}", {s.amount, s.rate, s.latency}, s.seconds, "s");
     stages.push_back(stage_json(s));
-    sum += (sum.empty() ? "" : " + ") + tex(s.seconds);
-    list += (list.empty() ? "" : ", ") + tex(s.seconds);
+    if (!sum.empty()) {
+      sum += " + ";
+      list += ", ";
+    }
+    sum += tex(s.seconds);
+    list += tex(s.seconds);
   }
-  json v = json::object();
   if (p.stages.size() > 1) {
     tr.step("Lower bound: stages overlap, the slowest sets the pace", "\\max_i T_i", "\\max(" + list + ")", p.t_lower, "s");
     tr.step("Upper bound: stages run one after another", "\\sum_i T_i", sum, p.t_upper, "s");
   }
-  v["t_lower"] = value(p.t_lower, "s", p.stages.size() > 1 ? "time, stages overlapped" : "time");
-  if (p.stages.size() > 1) v["t_upper"] = value(p.t_upper, "s", "time, stages in sequence");
+  r.value("t_lower", p.t_lower, "s", p.stages.size() > 1 ? "time, stages overlapped" : "time");
+  if (p.stages.size() > 1) r.value("t_upper", p.t_upper, "s", "time, stages in sequence");
   const Stage& bn = p.stages[p.bottleneck];
-  json out = {{"values", v},
-              {"stages", stages},
-              {"bottleneck", {{"index", p.bottleneck}, {"name", bn.name}, {"kind", bn.kind}}},
-              {"verdict", "Bottleneck: " + bn.name + " (" + units::format(bn.seconds, "s") + ")"},
-              {"notes", notes}};
-  for (auto& [k, x] : extra.items()) out[k] = x;
-  return out;
+  r.extra["stages"] = std::move(stages);
+  r.extra["bottleneck"] = {{"index", p.bottleneck}, {"name", bn.name}, {"kind", bn.kind}};
+  r.extra["verdict"] = "Bottleneck: " + bn.name + " (" + units::format(bn.seconds, "s") + ")";
+  for (auto& [k, x] : extra.items()) r.extra[k] = x;
 }
 
 // ------------------------------------------------------------------------------------------ mxu --
 
-json mxu_calc(const Inputs& in, Trace& tr) {
+void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   auto pick = [&](const char* name, const char* key, const char* what) {
     double v = in.num(name);
@@ -320,115 +336,107 @@ json mxu_calc(const Inputs& in, Trace& tr) {
   std::vector<double> pd(3);
   for (int i = 0; i < 3; ++i) {
     double p = pd[i] = tr.step(std::string("Pad ") + names[i] + " to a multiple of " + units::number(S),
-                       "\\lceil d / S \\rceil S", "\\lceil " + tex(dims[i]) + " / " + tex(S) + " \\rceil \\cdot " + tex(S),
-                       padded_dim(dims[i], S), "count");
+                               "\\lceil d / S \\rceil S", "\\lceil # / # \\rceil \\cdot #", {dims[i], S, S},
+                               padded_dim(dims[i], S), "count");
     padded[names[i]] = p;
   }
-  double u = tr.step("MXU utilisation", "\\frac{MKN}{M'K'N'}",
-                     tex_frac(tex_prod({dims[0], dims[1], dims[2]}), tex_prod({pd[0], pd[1], pd[2]})),
-                     mxu_utilisation(dims, S), "ratio");
-  double per_mxu = tr.step("One MXU", "2 S^2 f", tex_prod({2, S, S, clk}), mxu_flops_per_s(S, clk), "flop_per_s");
-  double chip = tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", tex_prod({cores, mxus, per_mxu}),
-                        chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
-  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", tex_prod({u, chip}), u * chip, "flop_per_s");
+  double u = tr.step("MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
+                     {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
+  double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk}, mxu_flops_per_s(S, clk),
+                           "flop_per_s");
+  double chip = tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
+                        {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
+  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #", {u, chip}, u * chip, "flop_per_s");
   double flops = matmul_flops(dims[0], dims[1], dims[2]);
-  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", tex_frac(tex(flops), tex(useful)), flops / useful, "s");
-  json v = {{"utilisation", value(u, "ratio", "MXU utilisation after padding")},
-            {"mxu_flops_per_s", value(per_mxu, "flop_per_s", "one MXU")},
-            {"chip_mxu_flops_per_s", value(chip, "flop_per_s", "all MXUs of a chip")},
-            {"useful_flops_per_s", value(useful, "flop_per_s", "useful FLOPs/s on this matmul")},
-            {"t_matmul", value(t, "s", "matmul time at MXU peak")},
-            {"mxu_cells", value(mxu_cells(S), "count", "cells per MXU")}};
+  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}", {flops, useful}, flops / useful, "s");
+  r.value("utilisation", u, "ratio", "MXU utilisation after padding");
+  r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
+  r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
+  r.value("useful_flops_per_s", useful, "flop_per_s", "useful FLOPs/s on this matmul");
+  r.value("t_matmul", t, "s", "matmul time at MXU peak");
+  r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
   double alus_cell = in.num("vpu_alus_per_cell") > 0 ? in.num("vpu_alus_per_cell")
                                                      : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
-  json notes = json::array();
   if (alus_cell > 0) {
     double alus = vpu_alus_per_core(8, 128, alus_cell);
-    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", tex_prod({8, 128, alus_cell, clk}),
-                         vpu_flops_per_s_core(alus, clk), "flop_per_s");
-    v["vpu_flops_per_s_core"] = value(vpu, "flop_per_s", "VPU per core");
-    v["vpu_flops_per_s_chip"] = value(cores * vpu, "flop_per_s", "VPU per chip");
-    v["mxu_to_vpu_ratio"] = value(chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
+    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", "# \\cdot # \\cdot # \\cdot #",
+                         {8, 128, alus_cell, clk}, vpu_flops_per_s_core(alus, clk), "flop_per_s");
+    r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
+    r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
+    r.value("mxu_to_vpu_ratio", chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
   } else {
-    notes.push_back("The book gives no VPU ALU count for " + c.name + " (4 per cell on v5); enter one to see the VPU rate.");
+    r.note("The book gives no VPU ALU count for " + c.name + " (4 per cell on v5); enter one to see the VPU rate.");
   }
   if (c.has("vregs_per_core"))
-    v["vreg_bytes_per_core"] = value(vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
-  v["sublane_reduction_steps"] = value(sublane_reduction_steps(8), "count", "rotate-and-add steps across 8 sublanes");
-  if (u < 0.5) notes.push_back("Less than half of the MXU's work is useful: make the dimensions multiples of " + units::number(S) + ".");
-  return {{"values", v}, {"padded", padded}, {"notes", notes},
-          {"verdict", "MXU utilisation " + units::number(100 * u, 3) + "%"}};
+    r.value("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
+  r.value("sublane_reduction_steps", sublane_reduction_steps(8), "count", "rotate-and-add steps across 8 sublanes");
+  if (u < 0.5) r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " + units::number(S) + ".");
+  r.extra["padded"] = std::move(padded);
+  r.extra["verdict"] = "MXU utilisation " + units::number(100 * u, 3) + "%";
 }
 
 // ------------------------------------------------------------------------------------- decode --
 
-json decode_calc(const Inputs& in, Trace& tr) {
+void decode_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   double np = in.num("n_params"), b = hw::dtype_bytes(in.text("dtype"), "dtype"), n = in.num("n_chips");
   double bw = c.get("hbm_bw"), cap = c.get("hbm_bytes");
-  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}", tex_frac(tex_prod({np, b}), tex(n)), np * b / n, "B");
-  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}", tex_frac(tex(per), tex(bw)),
+  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}", "\\frac{# \\cdot #}{#}", {np, b, n},
+                       np * b / n, "B");
+  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}", "\\frac{#}{#}", {per, bw},
                      decode_step_floor(np, b, n, bw), "s");
-  json notes = json::array();
   if (per > cap)
-    notes.push_back("The weights do not fit: " + units::format(per, "B") + " per chip against " + units::format(cap, "B") + " of HBM.");
-  return {{"values",
-           {{"bytes_per_chip", value(per, "B", "weight bytes per chip")},
-            {"t_step", value(t, "s", "lowest time per decode step")},
-            {"tokens_per_s", value(1 / t, "per_s", "most steps per second")},
-            {"fits", value(per <= cap ? 1 : 0, "bool", "fits in HBM")}}},
-          {"notes", notes}};
+    r.note("The weights do not fit: " + units::format(per, "B") + " per chip against " + units::format(cap, "B") +
+           " of HBM.");
+  r.value("bytes_per_chip", per, "B", "weight bytes per chip");
+  r.value("t_step", t, "s", "lowest time per decode step");
+  r.value("tokens_per_s", 1 / t, "per_s", "most steps per second");
+  r.value("fits", per <= cap ? 1 : 0, "bool", "fits in HBM");
 }
 
-Param zero_ok(Param p) {
-  p.positive = false;
-  return p;
-}
+constexpr Calculator kCalculators[] = {
+    {"tpus.inventory", "tpus", "Slice inventory",
+     "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
+     "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
+     {chip_param("v5p"), shape_param("4x4x4")}, inventory_calc},
+    {"tpus.topology", "tpus", "ICI torus: hops and path",
+     "Hops per axis and in total between two chips, the route, wraparound per axis, "
+     "the largest distance, neighbours and the bisection bandwidth.",
+     {chip_param("v5e"), shape_param("16x16"), text("from", "0,0", "first chip, like 0,0 or 0,0,0"),
+      text("to", "15,15", "second chip"), choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
+     topology_calc},
+    {"tpus.transfer", "tpus", "Transfer time and bottleneck",
+     "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
+     "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
+     "upper = sum, bottleneck named.",
+     {chip_param("v5e"),
+      choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn", "where the bytes travel"),
+      num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
+      text("from", "0,0", "sending chip (ici routes)"), text("to", "3,3", "receiving chip"),
+      zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0, 6, true)),
+      zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
+      zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},
+     transfer_calc},
+    {"tpus.mxu", "tpus", "MXU padding and VPU rate",
+     "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU FLOPs/s per MXU "
+     "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
+     {chip_param("v5e"), num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
+      num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
+      num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
+      zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
+      zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
+      zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
+      zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0, 64, true))},
+     mxu_calc},
+    {"tpus.decode", "tpus", "Decode-step floor",
+     "Every decode step reads all weights from HBM once: the fastest a step can be.",
+     {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15), dtype_param("dtype", "bf16", "weight dtype"),
+      num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)},
+     decode_calc},
+};
 
 }  // namespace
 
-void register_calculators(Registry& r) {
-  r.add(Calculator{"tpus.inventory", "tpus", "Slice inventory",
-                   "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
-                   "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
-                   {chip_param("v5p"), shape_param("4x4x4")}, inventory_calc});
-  r.add(Calculator{"tpus.topology", "tpus", "ICI torus: hops and path",
-                   "Hops per axis and in total between two chips, the route, wraparound per axis, "
-                   "the largest distance, neighbours and the bisection bandwidth.",
-                   {chip_param("v5e"), shape_param("16x16"), text("from", "0,0", "first chip, like 0,0 or 0,0,0"),
-                    text("to", "15,15", "second chip"),
-                    choice("wrap", "auto", {"auto", "none", "all"}, "wraparound: the chip's rule, or forced")},
-                   topology_calc});
-  r.add(Calculator{"tpus.transfer", "tpus", "Transfer time and bottleneck",
-                   "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
-                   "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
-                   "upper = sum, bottleneck named.",
-                   {chip_param("v5e"),
-                    choice("route", "ici",
-                           {"hbm", "vmem", "ici", "ici_axis", "pcie", "dcn", "host_gather_ici", "host_gather_dcn"},
-                           "where the bytes travel"),
-                    num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
-                    text("from", "0,0", "sending chip (ici routes)"), text("to", "3,3", "receiving chip"),
-                    zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0, 6, true)),
-                    zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
-                    zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},
-                   transfer_calc});
-  r.add(Calculator{"tpus.mxu", "tpus", "MXU padding and VPU rate",
-                   "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU FLOPs/s per MXU "
-                   "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
-                   {chip_param("v5e"), num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
-                    num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
-                    num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
-                    zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
-                    zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
-                    zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
-                    zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0, 64, true))},
-                   mxu_calc});
-  r.add(Calculator{"tpus.decode", "tpus", "Decode-step floor",
-                   "Every decode step reads all weights from HBM once: the fastest a step can be.",
-                   {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
-                    dtype_param("dtype", "bf16", "weight dtype"), num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)},
-                   decode_calc});
-}
+void register_calculators(Registry& r) { r.add(kCalculators); }
 
 }  // namespace sb::tpus

@@ -174,7 +174,10 @@ Dims parse_shape(const std::string& text, const std::string& field) {
 
 std::string shape_text(const Dims& d) {
   std::string s;
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + std::to_string(d[i]);
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(d[i]);
+  }
   return s;
 }
 
@@ -384,7 +387,10 @@ Dims parse_coord(const std::string& text, const Torus& t, const std::string& fie
 
 std::string coord_text(const Dims& c) {
   std::string s = "(";
-  for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + std::to_string(c[i]);
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(c[i]);
+  }
   return s + ")";
 }
 

@@ -47,7 +47,7 @@ TEST(Api, ParseOp) {
 TEST(Api, EveryProblemSolvesAndHasUniqueId) {
   std::set<std::string> ids;
   for (const auto& p : sb::Registry::get().problems()) {
-    EXPECT_TRUE(ids.insert(p.id).second) << "duplicate " << p.id;
+    EXPECT_TRUE(ids.insert(std::string(p.id)).second) << "duplicate " << p.id;
     json r = sb::api::handle(json{{"op", "problem"}, {"id", p.id}});
     ASSERT_TRUE(r["ok"].get<bool>()) << p.id << ": " << r.dump();
     EXPECT_FALSE(r["statement"].get<std::string>().empty()) << p.id;

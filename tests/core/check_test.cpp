@@ -6,6 +6,8 @@
 
 namespace {
 
+constexpr sb::Slot::Var kBDF[] = {{"B", "batch", 1, 4096}, {"D", "model dim", 128, 16384}, {"F", "ffw dim", 128, 65536}};
+
 // A problem made up for the grader alone: the time of a matmul, T = 2*B*D*F / P.
 sb::Problem matmul_time() {
   sb::Problem p;
@@ -21,7 +23,7 @@ sb::Problem matmul_time() {
   f.name = "formula";
   f.unit = "s";
   f.kind = sb::Slot::Kind::Formula;
-  f.vars = {{"B", "batch", 1, 4096}, {"D", "model dim", 128, 16384}, {"F", "ffw dim", 128, 65536}};
+  f.vars = kBDF;
   f.formula = [](const std::map<std::string, double>& v) {
     return 2 * v.at("B") * v.at("D") * v.at("F");
   };

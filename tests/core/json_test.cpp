@@ -1,0 +1,107 @@
+// The JSON text writer behind calculator results and derivations: what it writes must read back
+// through nlohmann as the same strings and numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/json.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+namespace {
+
+std::string str(std::string_view s) {
+  sb::Out out;
+  sb::append_json(out, s);
+  return out.str();
+}
+
+std::string num(double v) {
+  sb::Out out;
+  sb::append_json(out, v);
+  return out.str();
+}
+
+TEST(JsonWriter, EscapesQuotesBackslashesAndControls) {
+  EXPECT_EQ(str("plain"), "\"plain\"");
+  // TeX is full of backslashes: each is doubled.
+  EXPECT_EQ(str("\\frac{a}{b}"), "\"\\\\frac{a}{b}\"");
+  EXPECT_EQ(str("say \"hi\""), "\"say \\\"hi\\\"\"");
+  EXPECT_EQ(str("a\nb"), "\"a\\nb\"");
+  EXPECT_EQ(str(std::string_view("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
+  EXPECT_EQ(str(""), "\"\"");
+}
+
+TEST(JsonWriter, KeepsUtf8AndReplacesBrokenBytes) {
+  EXPECT_EQ(str("µs ≤ 1"), "\"µs ≤ 1\"");       // two- and three-byte sequences pass through
+  EXPECT_EQ(str("\xF0\x9F\x98\x80"), "\"\xF0\x9F\x98\x80\"");  // four bytes (U+1F600)
+  EXPECT_EQ(str("a\xFFz"), "\"a\xEF\xBF\xBDz\"");              // a lone 0xFF -> U+FFFD
+  EXPECT_EQ(str("\xC3"), "\"\xEF\xBF\xBD\"");                  // truncated two-byte sequence
+  EXPECT_EQ(str("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");  // overlong '/' : two bad bytes
+  EXPECT_EQ(str("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // a surrogate
+  // Whatever goes in, nlohmann reads the output back as a string.
+  for (std::string s : {"\xFF\xFE", "x\xE2\x82", "\xF4\x90\x80\x80", "\"\\\n\t"})
+    EXPECT_TRUE(sb::json::parse(str(s)).is_string()) << s;
+}
+
+TEST(JsonWriter, NumbersReadBackExactly) {
+  EXPECT_EQ(num(240), "240.0");  // as nlohmann writes a double
+  EXPECT_EQ(num(0.1), "0.1");
+  EXPECT_EQ(num(1.97e14), "197000000000000.0");
+  EXPECT_EQ(num(NAN), "null");
+  EXPECT_EQ(num(-INFINITY), "null");
+  for (double v : {1.0 / 3, 8.75e9, 6.02214076e23, 5e-324, -2.5e-7})
+    EXPECT_EQ(sb::json::parse(num(v)).get<double>(), v) << v;
+}
+
+TEST(JsonWriter, OutGrowsAndKeepsEverything) {
+  sb::Out out;
+  std::string want;
+  // 300 pieces of 7 chars = 2100 chars: past the first 256-char block and several doublings.
+  for (int i = 0; i < 300; ++i) {
+    out << "abc" << 'd' << std::string_view("efg");
+    want += "abcdefg";
+  }
+  EXPECT_EQ(out.view(), want);
+  out.clear();
+  EXPECT_TRUE(out.empty());
+  out << "x";
+  EXPECT_EQ(out.str(), "x");
+}
+
+TEST(JsonWriter, TraceStepsAreJson) {
+  sb::Trace tr;
+  // \frac{1.97 \times 10^{14}}{8.2 \times 10^{11}} = 240.2 FLOPs/B
+  const double v = tr.step("Critical intensity", "I = \\mathrm{peak} / BW", "\\frac{#}{#}", {1.97e14, 8.2e11},
+                           1.97e14 / 8.2e11, "flop_per_B");
+  tr.note("a note");
+  EXPECT_DOUBLE_EQ(v, 1.97e14 / 8.2e11);
+  const sb::json j = tr.to_json();
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["numbers"], "\\frac{1.97 \\times 10^{14}}{8.2 \\times 10^{11}}");
+  EXPECT_EQ(j[0]["unit"], "flop_per_B");
+  EXPECT_EQ(j[0]["text"], "240.2 FLOPs/B");
+  EXPECT_EQ(j[1], sb::json({{"what", "a note"}}));
+  // A pattern with more '#' than numbers keeps the extra '#'.
+  EXPECT_EQ(sb::tex_fill("# + #", {2}), "2 + #");
+}
+
+TEST(JsonWriter, ResultMembersHoldValuesNotesAndExtras) {
+  sb::Result r;
+  r.value("t", 0.0012, "s", "time");
+  r.value("nan", NAN, "s", "undefined");
+  r.note("careful");
+  r.extra["verdict"] = "compute-bound";
+  sb::Out out;
+  out << '{';
+  r.write_members(out);
+  out << '}';
+  const sb::json j = sb::json::parse(out.view());
+  EXPECT_EQ(j["values"]["t"]["text"], "1.2 ms");
+  EXPECT_TRUE(j["values"]["nan"]["value"].is_null());
+  EXPECT_EQ(j["notes"], sb::json::array({"careful"}));
+  EXPECT_EQ(j["verdict"], "compute-bound");
+}
+
+}  // namespace
