@@ -74,8 +74,16 @@ std::string op_calc(const json& req) {
   r.write_members(out);
   out << ",\"name\":";
   append_json(out, c.name);
-  out << ",\"inputs\":";
-  append_json(out, in.all());
+  // The inputs are only numbers and strings: written directly, not through the serializer.
+  out << ",\"inputs\":{";
+  for (auto it = in.all().begin(); it != in.all().end(); ++it) {
+    if (it != in.all().begin()) out << ',';
+    append_json(out, std::string_view(it.key()));
+    out << ':';
+    if (it->is_number()) append_json(out, it->get<double>());
+    else append_json(out, std::string_view(it->get_ref<const std::string&>()));
+  }
+  out << '}';
   out << ",\"trace\":";
   tr.write(out);
   out << ",\"ok\":true}";

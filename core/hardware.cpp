@@ -147,10 +147,19 @@ double Chip::peak(std::string_view dtype, std::string_view field) const {
 const std::vector<Chip>& chips() { return tables().chips; }
 
 const Chip& chip(std::string_view id, std::string_view field) {
-  const std::string want = normalize(id);
+  // Normalized on the stack: this runs at every calculator call, and std::string is slow in wasm
+  // (see core/json.hpp). An id longer than the buffer matches nothing.
+  char buf[64];
+  size_t n = 0;
+  for (unsigned char c : id) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
+    if (n == sizeof buf) { n = 0; break; }
+    buf[n++] = static_cast<char>(std::tolower(c));
+  }
+  const std::string_view want(buf, n);
   if (!want.empty())
     for (const auto& [name, i] : tables().names)
-      if (name == want) return tables().chips[i];
+      if (std::string_view(name) == want) return tables().chips[i];
   fail(field, "Unknown chip \"" + std::string(id) + "\". Valid chips: " + join(chip_ids()) + ".",
        "unknown_chip");
 }
