@@ -149,10 +149,21 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
 
 // ------------------------------------------------------------------------------------- topology --
 
+// A chip of the slice named by the input `name`; left empty, the first corner ("from") or the
+// opposite one ("to"), so that the defaults fit a slice of any shape and rank.
+Dims endpoint(const Inputs& in, Text name, const Torus& t) {
+  const std::string text = in.text(name);
+  if (!text.empty()) return parse_coord(text, t, std::string(name));
+  Dims d(t.dims.size(), 0);
+  if (name == "to")
+    for (size_t i = 0; i < d.size(); ++i) d[i] = t.dims[i] - 1;
+  return d;
+}
+
 void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   Torus t = slice_torus(c, parse_shape(in.text("shape"), "shape"), in.text("wrap"), "shape", "wrap");
-  Dims a = parse_coord(in.text("from"), t, "from"), b = parse_coord(in.text("to"), t, "to");
+  Dims a = endpoint(in, "from", t), b = endpoint(in, "to", t);
   std::vector<int> h = hops_per_axis(t, a, b);
   std::string per_axis;
   for (size_t i = 0; i < h.size(); ++i) {
@@ -235,7 +246,7 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
     st.push_back(make_stage("PCIe down to the destination chip", "pcie", bytes, pcie));
   } else if (route_name == "ici" || route_name == "ici_axis") {
     Torus t = slice();
-    Dims a = parse_coord(in.text("from"), t, "from"), b = parse_coord(in.text("to"), t, "to");
+    Dims a = endpoint(in, "from", t), b = endpoint(in, "to", t);
     int h = hops(t, a, b);
     double w = c.get("ici_bw_oneway");
     if (route_name == "ici") {
@@ -259,7 +270,7 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   } else if (route_name == "host_gather_ici" || route_name == "host_gather_dcn") {
     // The array sits sharded in host memory across the slice; bring all of it to one chip.
     Torus t = slice();
-    Dims dest = parse_coord(in.text("to"), t, "to");
+    Dims dest = endpoint(in, "to", t);
     double N = chip_count(t.dims), per_host = std::min(N, c.get("chips_per_host"));
     double H = host_count(N, c.get("chips_per_host"));
     if (route_name == "host_gather_ici") {
@@ -402,8 +413,8 @@ constexpr Calculator kCalculators[] = {
     {"tpus.topology", "tpus", "ICI torus: hops and path",
      "Hops per axis and in total between two chips, the route, wraparound per axis, "
      "the largest distance, neighbours and the bisection bandwidth.",
-     {chip_param("v5e"), shape_param("16x16"), text("from", "0,0", "first chip, like 0,0 or 0,0,0"),
-      text("to", "15,15", "second chip"), choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
+     {chip_param("v5e"), shape_param("16x16"), text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
+      text("to", "", "second chip (empty: the opposite corner)"), choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
      topology_calc},
     {"tpus.transfer", "tpus", "Transfer time and bottleneck",
      "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
@@ -412,7 +423,8 @@ constexpr Calculator kCalculators[] = {
      {chip_param("v5e"),
       choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn", "where the bytes travel"),
       num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
-      text("from", "0,0", "sending chip (ici routes)"), text("to", "3,3", "receiving chip"),
+      text("from", "", "sending chip, ici routes (empty: the first corner)"),
+      text("to", "", "receiving chip (empty: the opposite corner)"),
       zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0, 6, true)),
       zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
       zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},

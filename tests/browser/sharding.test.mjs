@@ -129,6 +129,8 @@ test('every sharding problem has a working exercise', async () => {
   const page = await site.page('sharding.html');
   let formulas = 0;
   for await (const { id, ex, p } of exercises(page, 'sharding')) {
+    // PQ0 and PQ2.b note where the book rounds its own figures: shown as a note, not an erratum.
+    if (p.erratum) assert.match(await ex.locator('.sb-erratum').textContent(), /^About the book's figures: /, id);
     // Numbers and yes/no: the model's own answers. Formulas: the first variable times 1e30, which
     // no formula of the chapter is (none of them has such a constant), so "wrong".
     const want = {};

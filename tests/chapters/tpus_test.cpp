@@ -304,6 +304,22 @@ TEST(TpusApi, TopologyPath) {
   EXPECT_EQ(r["hops_per_axis"], json({1, 1}));
 }
 
+TEST(TpusApi, TopologyDefaultsAreTheCornersOfAnyShape) {
+  // No from/to: corner to opposite corner, whatever the rank. v5p 2x2x4 does not wrap (not every
+  // axis is a multiple of 4): 1 + 1 + 3 = 5 hops.
+  json r = calc("tpus.topology", {{"chip", "v5p"}, {"shape", "2x2x4"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["torus"]["from"], json({0, 0, 0}));
+  EXPECT_EQ(r["torus"]["to"], json({1, 1, 3}));
+  EXPECT_DOUBLE_EQ(r["values"]["hops"]["value"].get<double>(), 5);
+  // v5p 4x4x4 wraps every axis: (0,0,0) to (3,3,3) is one hop back round each ring, 3 in all.
+  r = calc("tpus.topology", {{"chip", "v5p"}, {"shape", "4x4x4"}});
+  EXPECT_DOUBLE_EQ(r["values"]["hops"]["value"].get<double>(), 3);
+  // Only one end given: the other is still a corner. v5e 4x4 has no wraparound: |1-3| + |2-3| = 3.
+  r = calc("tpus.topology", {{"chip", "v5e"}, {"shape", "4x4"}, {"from", "1,2"}});
+  EXPECT_DOUBLE_EQ(r["values"]["hops"]["value"].get<double>(), 3);
+}
+
 TEST(TpusApi, TransferNamesBottleneck) {
   // Q6 route 1 through the calculator: ICI gather is the slowest stage (0.179 s).
   json r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "host_gather_ici"}, {"bytes", 17179869184.0},

@@ -69,7 +69,9 @@ export class SbExercise extends HTMLElement {
           h('dd', { 'data-given': g.name }, g.text || fmtValue(g)),
         ]))));
     }
-    if (p.erratum) parts.push(h('aside', { class: 'sb-erratum' }, h('strong', {}, 'Erratum: '), p.erratum));
+    // The book's own figures where they differ from its formulas: a rounding, an earlier printing,
+    // now and then a slip. Labelled as a note; the text says which.
+    if (p.erratum) parts.push(h('aside', { class: 'sb-erratum' }, h('strong', {}, "About the book's figures: "), p.erratum));
 
     const actions = h('div', { class: 'sb-actions' });
     if (p.slots && p.slots.length) {
