@@ -25,6 +25,23 @@ console.log(`  scaling.mjs    ${kb(glue.length)} raw, ${kb(gz(glue))} gzipped`);
 console.log(`  scaling.js     ${kb(wrapper.length)} raw, ${kb(gz(wrapper))} gzipped`);
 console.log(`  total gzipped  ${kb(total)} (target: at most 150 KB) ${total <= 150 * 1024 ? 'ok' : 'OVER'}`);
 
+// Where the wasm bytes are: the code section (functions) and the data section (texts, tables).
+function sections(bin) {
+  const out = {};
+  let i = 8;
+  const leb = () => { let r = 0, s = 0, b; do { b = bin[i++]; r |= (b & 0x7f) << s; s += 7; } while (b & 0x80); return r >>> 0; };
+  while (i < bin.length) {
+    const id = bin[i++], size = leb();
+    if (id === 10) out.code = bin.subarray(i, i + size);
+    if (id === 11) out.data = bin.subarray(i, i + size);
+    i += size;
+  }
+  return out;
+}
+const sec = sections(wasm);
+for (const [name, bytes] of Object.entries(sec))
+  console.log(`    ${name.padEnd(12)} ${kb(bytes.length)} raw, ${kb(gz(bytes))} gzipped`);
+
 const { default: factory } = await import(new URL('scaling.mjs', dir));
 const mod = await factory({ wasmBinary: wasm });
 const list = JSON.parse(mod.api('{"op":"list"}'));
