@@ -31,6 +31,19 @@ double memory_bw(const hw::Chip& c, const std::string& memory) {
   return c.get("hbm_bw", "chip");
 }
 
+// What the page's roofline plot draws: the roof, its ridge and the operation as a point.
+json roofline_plot(double peak, double bw, double ridge, double intensity, double flops_per_s) {
+  json point = json::object();
+  point["intensity"] = intensity;
+  point["flops_per_s"] = flops_per_s;
+  json plot = json::object();
+  plot["peak"] = peak;
+  plot["bw"] = bw;
+  plot["ridge"] = ridge;
+  plot["point"] = std::move(point);
+  return plot;
+}
+
 void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const std::string dt_c = in.text("dtype_compute");
@@ -128,16 +141,9 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   json roofs = json::array();
   roofs.push_back({{"name", "HBM"}, {"bw", c.get("hbm_bw", "chip")}});
   if (c.has("vmem_bw")) roofs.push_back({{"name", "VMEM"}, {"bw", c.get("vmem_bw", "memory")}});
-  json point = json::object();
-  point["intensity"] = I;
-  point["flops_per_s"] = achieved;
-  json plot = json::object();
-  plot["peak"] = peak;
-  plot["bw"] = bw;
-  plot["ridge"] = i_hw;
+  json plot = roofline_plot(peak, bw, i_hw, I, achieved);
   plot["memory"] = mem_name;
   plot["roofs"] = std::move(roofs);
-  plot["point"] = std::move(point);
   r.extra["verdict"] = verdict_text;
   r.extra["plot"] = std::move(plot);
 }
@@ -192,14 +198,7 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("d_crit", d_crit, "count", "D above which it is compute-bound");
   r.value("peak", peak, "flop_per_s", "peak (bf16)");
   r.value("bw", bw, "B_per_s", link_name + " bandwidth");
-  json point = json::object();
-  point["intensity"] = I;
-  point["flops_per_s"] = achieved_flops_per_s(network_flops_per_chip(s), tm, tc);
-  json plot = json::object();
-  plot["peak"] = peak;
-  plot["bw"] = bw;
-  plot["ridge"] = i_link;
-  plot["point"] = std::move(point);
+  json plot = roofline_plot(peak, bw, i_link, I, achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
   r.extra["verdict"] = verdict_text;
   r.extra["plot"] = std::move(plot);
 }
