@@ -60,7 +60,8 @@ json op_list() {
   return {{"calculators", calcs}, {"problems", probs}};
 }
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+// ASCII only (ensure_ascii), as append_json writes: see core/json.cpp.
+std::string dump(const json& j) { return j.dump(-1, ' ', true, json::error_handler_t::replace); }
 
 // Written as text: the one op a page calls at every keystroke.
 std::string op_calc(const json& req) {
@@ -74,16 +75,8 @@ std::string op_calc(const json& req) {
   r.write_members(out);
   out << ",\"name\":";
   append_json(out, c.name);
-  // The inputs are only numbers and strings: written directly, not through the serializer.
-  out << ",\"inputs\":{";
-  for (auto it = in.all().begin(); it != in.all().end(); ++it) {
-    if (it != in.all().begin()) out << ',';
-    append_json(out, std::string_view(it.key()));
-    out << ':';
-    if (it->is_number()) append_json(out, it->get<double>());
-    else append_json(out, std::string_view(it->get_ref<const std::string&>()));
-  }
-  out << '}';
+  out << ",\"inputs\":";
+  in.write(out);
   out << ",\"trace\":";
   tr.write(out);
   out << ",\"ok\":true}";
@@ -160,7 +153,7 @@ json solve_problem(const std::string& id, const json& given) {
   json g = json::array();
   for (const auto& param : p.given) {
     json j = to_json(param);
-    j["value"] = in.all()[param.name];
+    j["value"] = param.kind == Param::Kind::Number ? json(in.num(param.name)) : json(in.text(param.name));
     j["text"] = param.kind == Param::Kind::Number
                     ? units::format(in.num(param.name), param.unit.empty() ? "count" : param.unit)
                     : in.text(param.name);

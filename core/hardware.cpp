@@ -25,6 +25,17 @@ std::string normalize(std::string_view s) {
   return out;
 }
 
+// `s` lowercased into buf, on the stack (these run at every calculator call; see chip()). Text
+// longer than the buffer comes back empty, which names nothing.
+template <size_t N>
+std::string_view lower_into(char (&buf)[N], std::string_view prefix, std::string_view s) {
+  if (prefix.size() + s.size() > N) return {};
+  size_t n = 0;
+  for (char c : prefix) buf[n++] = c;
+  for (unsigned char c : s) buf[n++] = static_cast<char>(std::tolower(c));
+  return {buf, n};
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -136,11 +147,12 @@ std::string Chip::get_text(std::string_view key, std::string_view field) const {
 }
 
 double Chip::peak(std::string_view dtype, std::string_view field) const {
-  const std::string d = lower(dtype);
-  dtype_bytes(d, field);  // an unknown dtype is a different mistake from a missing figure
-  const std::string key = "peak_flops_" + d;
+  dtype_bytes(dtype, field);  // an unknown dtype is a different mistake from a missing figure
+  char buf[48];
+  const std::string_view key = lower_into(buf, "peak_flops_", dtype);
   if (!has(key))
-    fail(field, "The book gives no " + d + " peak FLOPs/s (" + key + ") for " + name + ".", "no_figure");
+    fail(field, "The book gives no " + lower(dtype) + " peak FLOPs/s (peak_flops_" + lower(dtype) + ") for " + name + ".",
+         "no_figure");
   return get(key, field);
 }
 
@@ -200,7 +212,8 @@ json chips_json() {
 
 double dtype_bytes(std::string_view dtype, std::string_view field) {
   const auto& m = tables().dtype_bytes;
-  auto it = m.find(lower(dtype));
+  char buf[16];
+  auto it = m.find(lower_into(buf, "", dtype));
   if (it == m.end())
     fail(field, "Unknown dtype \"" + std::string(dtype) + "\". Valid dtypes: " + join(dtypes()) + ".",
          "unknown_dtype");

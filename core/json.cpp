@@ -24,34 +24,56 @@ size_t utf8_len(std::string_view s, size_t i) {
 }
 }  // namespace
 
+// Everything outside ASCII is written as \u escapes, so a response is pure ASCII: a browser turns
+// ASCII bytes into a string about 7x faster than UTF-8 (0.6 us against 4.4 us for a 4.5 KB
+// calculator response in node 20), and that decode was a tenth of a wasm call.
 void append_json(Out& out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
-  out << '"';
-  size_t run = 0;  // start of the stretch of bytes that need no escaping: appended in one go
+  // Written straight into the buffer: at most 6 bytes out for a byte in (\u00XX, or \uXXXX for
+  // the lead byte of a UTF-8 sequence and 12 for a four-byte one), plus the quotes.
+  char* const start = out.room(6 * s.size() + 2);
+  char* o = start;
+  const auto u_escape = [&](unsigned cp) {
+    *o++ = '\\';
+    *o++ = 'u';
+    *o++ = kHex[cp >> 12];
+    *o++ = kHex[(cp >> 8) & 15];
+    *o++ = kHex[(cp >> 4) & 15];
+    *o++ = kHex[cp & 15];
+  };
+  *o++ = '"';
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
-    if (c >= 0x80) {
-      if (size_t n = utf8_len(s, i)) {
-        i += n - 1;
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      *o++ = static_cast<char>(c);
+    } else if (c >= 0x80) {
+      const size_t n = utf8_len(s, i);
+      if (n == 0) {
+        u_escape(0xFFFD);  // a byte that is not valid UTF-8
         continue;
       }
-    }
-    out << s.substr(run, i - run);
-    run = i + 1;
-    if (c == '"' || c == '\\') {
-      const char esc[2] = {'\\', static_cast<char>(c)};
-      out << std::string_view(esc, 2);
+      unsigned cp = c & (0x7F >> n);
+      for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+      if (cp >= 0x10000) {  // a surrogate pair
+        cp -= 0x10000;
+        u_escape(0xD800 | (cp >> 10));
+        u_escape(0xDC00 | (cp & 0x3FF));
+      } else {
+        u_escape(cp);
+      }
+      i += n - 1;
+    } else if (c == '"' || c == '\\') {
+      *o++ = '\\';
+      *o++ = static_cast<char>(c);
     } else if (c == '\n') {
-      out << "\\n";
-    } else if (c < 0x20) {
-      const char esc[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-      out << std::string_view(esc, 6);
+      *o++ = '\\';
+      *o++ = 'n';
     } else {
-      out << "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+      u_escape(c);
     }
   }
-  out << s.substr(run) << '"';
+  *o++ = '"';
+  out.commit(static_cast<size_t>(o - start));
 }
 
 void append_json(Out& out, double v) {
@@ -77,7 +99,7 @@ struct OutAdapter : nlohmann::detail::output_adapter_protocol<char> {
 
 void append_json(Out& out, const json& j) {
   nlohmann::detail::serializer<json> s(std::make_shared<OutAdapter>(out), ' ', json::error_handler_t::replace);
-  s.dump(j, false, false, 0);
+  s.dump(j, false, true, 0);  // ensure_ascii, as above
 }
 
 void Out::grow(size_t more) {

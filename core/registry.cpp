@@ -9,7 +9,9 @@
 
 namespace sb {
 
-void register_chapters(Registry& r);  // chapters/all.cpp
+// Generated per program by CMakeLists.txt (gen/chapters_*.cpp): every chapter natively, one in
+// each wasm module.
+void register_chapters(Registry& r);
 
 std::vector<std::string> choices_of(const Param& p) {
   if (p.chip) return hw::chip_ids();
@@ -87,28 +89,49 @@ Inputs::Inputs(std::span<const Param> schema, const json& given) {
       }
     }
   }
-  values_ = json::object();
+  values_.reserve(schema.size());
   for (const auto& p : schema) {
     bool has = given.is_object() && given.contains(p.name) && !given[p.name].is_null();
-    if (p.kind == Param::Kind::Number)
-      values_[p.name] = has ? number_from(p, given[p.name]) : p.def;
-    else
-      values_[p.name] = has ? text_from(p, given[p.name]) : p.def_text;
+    Value& v = values_.emplace_back();
+    v.name = p.name;
+    if (p.kind == Param::Kind::Number) {
+      v.num = has ? number_from(p, given[p.name]) : p.def;
+    } else {
+      v.is_text = true;
+      v.text = has ? text_from(p, given[p.name]) : std::string(p.def_text);
+    }
   }
 }
 
-double Inputs::num(Text name) const {
-  auto it = values_.find(name);
-  if (it == values_.end() || !it->is_number())
-    fail(name, "internal: no number input '" + std::string(name) + "'", "internal");
-  return it->get<double>();
+const Inputs::Value& Inputs::find(Text name, bool is_text) const {
+  for (const auto& v : values_)
+    if (v.name == name && v.is_text == is_text) return v;
+  fail(name, std::string("internal: no ") + (is_text ? "text" : "number") + " input '" + std::string(name) + "'",
+       "internal");
 }
 
-std::string Inputs::text(Text name) const {
-  auto it = values_.find(name);
-  if (it == values_.end() || !it->is_string())
-    fail(name, "internal: no text input '" + std::string(name) + "'", "internal");
-  return it->get<std::string>();
+double Inputs::num(Text name) const { return find(name, false).num; }
+const std::string& Inputs::text(Text name) const { return find(name, true).text; }
+
+json Inputs::all() const {
+  json out = json::object();
+  for (const auto& v : values_) {
+    if (v.is_text) out[std::string(v.name)] = v.text;
+    else out[std::string(v.name)] = v.num;
+  }
+  return out;
+}
+
+void Inputs::write(Out& out) const {
+  out << '{';
+  for (size_t i = 0; i < values_.size(); ++i) {
+    if (i) out << ',';
+    append_json(out, values_[i].name);
+    out << ':';
+    if (values_[i].is_text) append_json(out, Text(values_[i].text));
+    else append_json(out, values_[i].num);
+  }
+  out << '}';
 }
 
 double Result::value(Text key, double v, Text unit, Text label) {

@@ -128,11 +128,21 @@ class Inputs {
  public:
   Inputs(std::span<const Param> schema, const json& given);
   double num(Text name) const;
-  std::string text(Text name) const;
-  const json& all() const { return values_; }  // the resolved inputs, for echoing back
+  const std::string& text(Text name) const;
+  json all() const;              // the resolved inputs, for echoing back
+  void write(Out& out) const;    // the same, as a JSON object written to `out`
 
  private:
-  json values_;
+  // A flat list in schema order, not a JSON object: a calculator call looks its inputs up a
+  // dozen times, and building a JSON tree of them was a tenth of a call in wasm.
+  struct Value {
+    Text name;
+    bool is_text = false;
+    double num = 0;
+    std::string text;
+  };
+  const Value& find(Text name, bool is_text) const;
+  std::vector<Value> values_;
 };
 
 // What a calculator gives besides its derivation: named values, notes, and the structured
@@ -233,7 +243,7 @@ struct Problem {
 
 class Registry {
  public:
-  static const Registry& get();  // filled once with every chapter (chapters/all.cpp)
+  static const Registry& get();  // filled once with the program's chapters (gen/chapters_*.cpp)
   void add(std::span<const Calculator> cs);
   void add(std::span<const Problem> ps);  // an empty chapter is filled from the id's prefix
   const Calculator& calculator(Text name) const;  // InputError if unknown

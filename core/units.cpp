@@ -312,7 +312,11 @@ size_t write_number(char* out, double v, int sig) {
   size_t n = 0;
   if (v < 0) out[n++] = '-';
   const double a = std::fabs(v);
-  int e = static_cast<int>(std::floor(std::log10(a)));
+  // The decimal exponent from the binary one: floor(log10 a) or one less, which the rounding
+  // check below corrects. log10 itself was a twentieth of a calculator call in wasm.
+  int b2 = 0;
+  std::frexp(a, &b2);
+  int e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
   auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
     int k = sig - 1 - exp10;
     double scaled = k >= 0 ? a * pow10(k) : a / pow10(-k);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Module size, and native vs wasm time per calculator call measured side by side in one run.
+# Each chapter module's size, and native vs wasm time per calculator call (each in its own chapter's
+# module) measured side by side in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

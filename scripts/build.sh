@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the native targets (CLI, tests, bench), the wasm module and the site.
+# Builds the native targets (CLI, tests, bench), the wasm modules (one per chapter) and the site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-2}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test layer, in order: GoogleTest (ctest), node tests of the wasm module, browser tests in
+# Every test layer, in order: GoogleTest (ctest), node tests of the wasm modules, browser tests in
 # headless Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under
 # ASan + UBSan. Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
 set -euo pipefail
@@ -10,7 +10,7 @@ scripts/build.sh
 echo "== GoogleTest"
 ctest --test-dir build/native --output-on-failure -j 2
 
-echo "== node tests of the wasm module"
+echo "== node tests of the wasm modules"
 node --test tests/node/
 
 echo "== browser tests (headless Chromium)"

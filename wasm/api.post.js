@@ -4,11 +4,13 @@
 var sbEncoder = new TextEncoder();
 var sbDecoder = new TextDecoder();
 Module['api'] = function (text) {
-  var bytes = sbEncoder.encode(String(text));
-  var ptr = _malloc(bytes.length + 1);
+  text = String(text);
+  // Encoded straight into the heap: UTF-8 takes at most 3 bytes per UTF-16 unit.
+  var room = text.length * 3 + 1;
+  var ptr = _malloc(room);
   try {
-    HEAPU8.set(bytes, ptr);
-    var out = _sb_api(ptr, bytes.length);
+    var size = sbEncoder.encodeInto(text, HEAPU8.subarray(ptr, ptr + room)).written;
+    var out = _sb_api(ptr, size);
     // HEAPU8 is read again after the call: the heap may have grown during it.
     return sbDecoder.decode(HEAPU8.subarray(out, out + _sb_api_size()));
   } finally {

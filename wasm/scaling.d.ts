@@ -1,4 +1,4 @@
-// Types for wasm/scaling.js. The JSON contract is docs/API.md.
+// Types for wasm/scaling.js (one module per chapter: scaling-<chapter>.mjs). The JSON contract is docs/API.md.
 
 export type UnitId =
   | 's' | 'B' | 'flop' | 'flop_per_s' | 'B_per_s' | 'flop_per_B' | 'tokens' | 'tokens_per_s'
@@ -106,7 +106,10 @@ export interface Scaling {
 }
 
 export interface LoadOptions {
-  /** URL of scaling.mjs; default: beside scaling.js (or build/wasm/bin under node). */
+  /** The chapter whose module to load ("roofline"): scaling-<chapter>.mjs beside scaling.js (or in
+   *  build/wasm/bin under node). Each module holds the core and that one chapter. */
+  chapter?: string;
+  /** URL of a scaling-<chapter>.mjs, instead of `chapter`. */
   url?: string | URL;
   /** The .wasm bytes (node); read from beside the .mjs when omitted under node. */
   wasmBinary?: ArrayBuffer | Uint8Array;
@@ -115,8 +118,9 @@ export interface LoadOptions {
   locateFile?: (path: string, prefix: string) => string;
 }
 
-/** Loads the module once per URL and caches it. */
-export function load(opts?: string | URL | LoadOptions): Promise<Scaling>;
+/** Loads a chapter's module once (per chapter or URL) and caches it. A string or URL is the module's
+ *  URL. Rejects when neither a chapter, a URL nor a factory is given, or the chapter name is not one. */
+export function load(opts: string | URL | LoadOptions): Promise<Scaling>;
 /** Wraps an object with `api(text) -> text`. */
 export function wrap(mod: { api(text: string): string }): Scaling;
 export default load;

@@ -1,4 +1,7 @@
-// The idiomatic JS face of the core: `const sb = await load(); sb.calc("roofline.matmul", {B: 512})`.
+// The idiomatic JS face of the core:
+//   const sb = await load({ chapter: 'roofline' }); sb.calc('roofline.matmul', { B: 512 })
+// There is one module per chapter of the book, scaling-<chapter>.mjs (+ .wasm): the core and that
+// chapter's calculators and problems only. A page loads the module of its chapter.
 // Every call sends one JSON request to the module's `api` and returns the parsed response.
 // Errors are values: {ok: false, error: {code, message, field}}; nothing here throws for bad input.
 // Contract: docs/API.md.
@@ -7,11 +10,15 @@ const cache = new Map();  // resolved module URL -> Promise<Scaling>
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
 
-// Where scaling.mjs is when no URL is given: beside this file (the site layout), or in the
-// wasm build's output when this file is used from the repo under node.
-function defaultUrls() {
-  const here = new URL('./scaling.mjs', import.meta.url);
-  return isNode ? [here, new URL('../build/wasm/bin/scaling.mjs', import.meta.url)] : [here];
+// A chapter is named as its folder chapters/<name>/ (a C++ namespace), never a path.
+const CHAPTER = /^[a-z_][a-z0-9_]*$/;
+
+// Where scaling-<chapter>.mjs is: beside this file (the site layout), or in the wasm build's
+// output when this file is used from the repo under node.
+function chapterUrls(chapter) {
+  const file = `scaling-${chapter}.mjs`;
+  const here = new URL(`./${file}`, import.meta.url);
+  return isNode ? [here, new URL(`../build/wasm/bin/${file}`, import.meta.url)] : [here];
 }
 
 async function nodeExists(url) {
@@ -19,13 +26,21 @@ async function nodeExists(url) {
   return fs.existsSync(url);
 }
 
-// load(url?) or load({url?, wasmBinary?, factory?}): resolves to the wrapper, once per module URL.
-// In node the .wasm beside the .mjs is read from disk and handed to the factory, because the
-// emscripten 3.1.6 loader cannot fetch it there.
+// load(url) or load({chapter | url | factory, wasmBinary?, locateFile?}): resolves to the wrapper,
+// once per module. In node the .wasm beside the .mjs is read from disk and handed to the factory,
+// because the emscripten 3.1.6 loader cannot fetch it there.
 export function load(opts) {
   if (typeof opts === 'string' || opts instanceof URL) opts = { url: opts };
   opts = opts || {};
-  const key = opts.factory ? opts.factory : String(opts.url || 'default');
+  if (!opts.factory && !opts.url) {
+    if (opts.chapter === undefined) {
+      return Promise.reject(new Error('load: say which module, {chapter: "roofline"} or a URL of scaling-<chapter>.mjs'));
+    }
+    if (typeof opts.chapter !== 'string' || !CHAPTER.test(opts.chapter)) {
+      return Promise.reject(new Error(`load: chapter must be a chapter folder name like "roofline", got ${JSON.stringify(opts.chapter)}`));
+    }
+  }
+  const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}`);
   if (!cache.has(key)) {
     const p = open(opts);
     cache.set(key, p);
@@ -39,7 +54,7 @@ async function open(opts) {
   let url = opts.url ? new URL(String(opts.url), isNode ? `file://${process.cwd()}/` : location.href) : null;
   if (!factory) {
     if (!url) {
-      const candidates = defaultUrls();
+      const candidates = chapterUrls(opts.chapter);
       url = candidates[0];
       if (isNode) {
         for (const c of candidates) if (await nodeExists(c)) { url = c; break; }

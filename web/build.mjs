@@ -1,9 +1,10 @@
 // Assembles the static site into build/site/: pages, css, widget library, chapter widgets, the
-// JS wrapper and wasm module, and vendored KaTeX and uPlot (no CDN: the site serves everything).
-//   node web/build.mjs            SB_WASM_DIR overrides where scaling.{mjs,wasm} are taken from
+// JS wrapper and one wasm module per chapter, the catalogue and chip tables as JSON, and vendored
+// KaTeX and uPlot (no CDN: the site serves everything).
+//   node web/build.mjs            SB_WASM_DIR overrides where scaling-<chapter>.{mjs,wasm} are taken from
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const defaultOut = path.join(root, 'build', 'site');
@@ -14,11 +15,59 @@ function copy(from, to) {
   fs.cpSync(from, to, { recursive: true });
 }
 
+// The chapters that have a module: the folders chapters/<name>/ with a register.cpp, as CMake
+// finds them (CMakeLists.txt makes scaling-<name>.{mjs,wasm} of each).
+export function chapters() {
+  const dir = path.join(root, 'chapters');
+  return fs.readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^[a-z_][a-z0-9_]*$/.test(d.name) && fs.existsSync(path.join(dir, d.name, 'register.cpp')))
+    .map((d) => d.name)
+    .sort();
+}
+
+// Asks a built module (under node) for one response; the module must answer ok.
+async function ask(chapter, ops) {
+  const mjs = path.join(wasmDir, `scaling-${chapter}.mjs`);
+  const { default: factory } = await import(pathToFileURL(mjs).href);
+  const mod = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, `scaling-${chapter}.wasm`)) });
+  const out = {};
+  for (const op of ops) {
+    const r = JSON.parse(mod.api(JSON.stringify({ op })));
+    if (!r.ok) throw new Error(`scaling-${chapter}: ${op} failed: ${r.error?.message}`);
+    out[op] = r;
+  }
+  return out;
+}
+
+// data/catalog.json: the `list` responses of all chapter modules merged, where the home page and
+// every widget look up names without loading a module; data/chips.json: the `chips` response, the
+// same in every module since the chip tables belong to the core.
+async function writeData(out, chs) {
+  const catalog = { ok: true, calculators: [], problems: [] };
+  let chips = null;
+  for (const ch of chs) {
+    const r = await ask(ch, ['list', 'chips']);
+    // A module holds its own chapter only (the link leaves the others out).
+    const stray = [...r.list.calculators.map((c) => c.chapter), ...r.list.problems.map((p) => p.chapter)].find((c) => c !== ch);
+    if (stray) throw new Error(`scaling-${ch} lists entries of chapter ${stray}: rebuild the wasm modules`);
+    catalog.calculators.push(...r.list.calculators);
+    catalog.problems.push(...r.list.problems);
+    const text = JSON.stringify(r.chips);
+    if (chips !== null && text !== chips) throw new Error(`scaling-${ch} has other chip tables than scaling-${chs[0]}: rebuild the wasm modules`);
+    chips = text;
+  }
+  fs.mkdirSync(path.join(out, 'data'), { recursive: true });
+  fs.writeFileSync(path.join(out, 'data', 'catalog.json'), JSON.stringify(catalog));
+  fs.writeFileSync(path.join(out, 'data', 'chips.json'), chips);
+}
+
 // `out` lets a test run assemble a site of its own instead of build/site.
-export function build({ quiet = false, out = defaultOut } = {}) {
-  const missing = ['scaling.mjs', 'scaling.wasm'].filter((f) => !fs.existsSync(path.join(wasmDir, f)));
+export async function build({ quiet = false, out = defaultOut } = {}) {
+  const chs = chapters();
+  const files = chs.flatMap((ch) => [`scaling-${ch}.mjs`, `scaling-${ch}.wasm`]);
+  const missing = files.filter((f) => !fs.existsSync(path.join(wasmDir, f)));
   if (missing.length) {
-    throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm module first ` +
+    throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm modules first ` +
       '(NODE_PATH=/usr/share/nodejs cmake --preset wasm && cmake --build --preset wasm)');
   }
   const nm = path.join(root, 'node_modules');
@@ -34,7 +83,8 @@ export function build({ quiet = false, out = defaultOut } = {}) {
 
   copy(path.join(root, 'wasm', 'scaling.js'), path.join(out, 'wasm', 'scaling.js'));
   copy(path.join(root, 'wasm', 'scaling.d.ts'), path.join(out, 'wasm', 'scaling.d.ts'));
-  for (const f of ['scaling.mjs', 'scaling.wasm']) copy(path.join(wasmDir, f), path.join(out, 'wasm', f));
+  for (const f of files) copy(path.join(wasmDir, f), path.join(out, 'wasm', f));
+  await writeData(out, chs);
 
   const katex = path.join(nm, 'katex', 'dist');
   copy(path.join(katex, 'katex.mjs'), path.join(out, 'vendor', 'katex', 'katex.mjs'));
@@ -53,10 +103,8 @@ export function build({ quiet = false, out = defaultOut } = {}) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    build();
-  } catch (e) {
+  build().catch((e) => {
     console.error(`build:web: ${e.message}`);
     process.exit(1);
-  }
+  });
 }

@@ -30,7 +30,7 @@ export async function buildSite() {
   const { build } = await import(path.join(root, 'web', 'build.mjs'));
   const own = !process.env.SB_SITE;
   const out = own ? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-test-site-')) : path.resolve(process.env.SB_SITE);
-  build({ quiet: true, out });
+  await build({ quiet: true, out });
   if (own) process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   siteDir = out;
   return siteDir;
@@ -102,8 +102,10 @@ export async function startSite() {
     context,
     problems,
     // Opens `rel` (relative to the site root) in a new tab and waits for the widgets to settle.
-    async page(rel = 'index.html') {
+    // With `requests` (an array), the URL of every request the page makes is pushed onto it.
+    async page(rel = 'index.html', { requests } = {}) {
       const page = await context.newPage();
+      if (requests) page.on('request', (req) => requests.push(req.url()));
       await page.goto(new URL(rel, url).href, { waitUntil: 'load' });
       return page;
     },
@@ -138,7 +140,12 @@ export async function clearStorage(page) {
   await page.evaluate(() => localStorage.clear());
 }
 
-// The ids of a chapter's problems, as the page's module lists them.
+// The wasm modules among request URLs: ["scaling-roofline.wasm", ...] (glue .mjs and .wasm).
+export function moduleFiles(urls) {
+  return urls.map((u) => new URL(u).pathname.split('/').pop()).filter((f) => /\.wasm$|^scaling-.*\.mjs$/.test(f)).sort();
+}
+
+// The ids of a chapter's problems, as the site's catalogue lists them.
 export async function problemIds(page, chapter) {
   return page.evaluate(async (ch) => {
     const core = await import('./lib/core.js');
@@ -150,7 +157,7 @@ export async function problemIds(page, chapter) {
 export async function modelAnswers(page, id) {
   return page.evaluate(async (pid) => {
     const core = await import('./lib/core.js');
-    return (await core.scaling()).problem(pid);
+    return (await core.scaling(core.chapterOf(pid))).problem(pid);
   }, id);
 }
 

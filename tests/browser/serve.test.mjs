@@ -13,6 +13,8 @@ before(async () => {
   fs.writeFileSync(path.join(dir, 'site', 'index.html'), '<!doctype html><title>t</title>');
   fs.writeFileSync(path.join(dir, 'site', 'wasm', 'm.wasm'), Buffer.from([0, 97, 115, 109, 1, 0, 0, 0]));
   fs.writeFileSync(path.join(dir, 'site', 'wasm', 'm.mjs'), 'export default 1;');
+  fs.mkdirSync(path.join(dir, 'site', 'data'));
+  fs.writeFileSync(path.join(dir, 'site', 'data', 'catalog.json'), '{"ok":true}');
   fs.writeFileSync(path.join(dir, 'secret.txt'), 'outside the site');
   process.env.SB_SITE = path.join(dir, 'site');
   const { createServer } = await import(`../../web/serve.mjs?site=${encodeURIComponent(dir)}`);
@@ -43,6 +45,10 @@ test('serves files with their MIME type and the CSP header', async () => {
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'");
   assert.equal((await get('/wasm/m.wasm')).headers['content-type'], 'application/wasm');
   assert.match((await get('/wasm/m.mjs')).headers['content-type'], /^text\/javascript/);
+  // The catalogue and chip tables a page fetches: JSON, with the same CSP.
+  const json = await get('/data/catalog.json');
+  assert.match(json.headers['content-type'], /^application\/json/);
+  assert.equal(json.body, '{"ok":true}');
   assert.equal((await get('/nothing.js')).status, 404);
 });
 

@@ -1,8 +1,9 @@
 // Browser tests of the site shell: home page, the page-wide chip, the hardware tables, the embed
-// example. Needs build/wasm/bin/scaling.{mjs,wasm} (the wasm build) and /usr/bin/chromium.
+// example, and which wasm module each page loads. Needs build/wasm/bin/scaling-<chapter>.{mjs,wasm}
+// (the wasm build) and /usr/bin/chromium.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite } from './harness.mjs';
+import { startSite, moduleFiles } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -14,7 +15,8 @@ afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0
 const leadingNumber = (t) => Number(String(t).trim().replace(/,/g, '').match(/^[-+]?[0-9.]+(e[-+]?\d+)?/i)[0]);
 
 test('home page lists the twelve chapters, three of them live, with progress', async () => {
-  const page = await site.page('index.html');
+  const requests = [];
+  const page = await site.page('index.html', { requests });
   const chapters = page.locator('.sb-chapter');
   assert.equal(await chapters.count(), 12);  // Parts 1-12 of the book
   const live = await page.locator('.sb-chapter.sb-live a').allTextContents();
@@ -24,6 +26,11 @@ test('home page lists the twelve chapters, three of them live, with progress', a
   const progress = page.locator('[data-progress="roofline"]');
   await page.waitForFunction(() => document.querySelector('[data-progress="roofline"]').textContent !== '');
   assert.match(await progress.textContent(), /^0 of \d+ solved$/);
+  // The catalogue and the chip picker come from the site's JSON files: no wasm module at all.
+  await page.waitForFunction(() => document.querySelector('#sb-page-chip')?.options.length > 0);
+  assert.ok(requests.some((u) => u.endsWith('/data/catalog.json')));
+  assert.ok(requests.some((u) => u.endsWith('/data/chips.json')));
+  assert.deepEqual(moduleFiles(requests), []);
   await site.shot(page, 'home');
   await page.close();
 });
@@ -60,12 +67,12 @@ test('the chip choice persists through the URL and across pages', async () => {
 });
 
 test('hardware page shows every chip with sources, and "use this chip" sets the page chip', async () => {
-  const page = await site.page('hardware.html');
+  const requests = [];
+  const page = await site.page('hardware.html', { requests });
   await page.locator('.sb-chip-kind').first().waitFor();
   const want = await page.evaluate(async () => {
     const core = await import('./lib/core.js');
-    const sb = await core.scaling();
-    return sb.chips().chips.map((c) => ({ id: c.id, specs: Object.keys(c.specs).length }));
+    return (await core.chipTable()).chips.map((c) => ({ id: c.id, specs: Object.keys(c.specs).length }));
   });
   assert.ok(want.length >= 2);
   for (const c of want) {
@@ -84,12 +91,27 @@ test('hardware page shows every chip with sources, and "use this chip" sets the 
   assert.equal(await page.locator('#sb-page-chip').inputValue(), 'h100');
   assert.match(page.url(), /[?&]chip=h100(&|$)/);
   assert.equal(await page.locator('button.sb-use-chip[data-chip="h100"]').textContent(), 'in use');
+  assert.deepEqual(moduleFiles(requests), []);  // the tables come from data/chips.json
   await site.shot(page, 'hardware');
   await page.close();
 });
 
+test('the roofline page loads the roofline module and no other', async () => {
+  const requests = [];
+  const page = await site.page('roofline.html', { requests });
+  // Every calculator and exercise of the page is up, each computed by the module.
+  await page.locator('sb-calc[name="roofline.matmul"] tr[data-key="intensity"]').waitFor();
+  await page.waitForFunction(() => {
+    const ex = [...document.querySelectorAll('sb-exercise')];
+    return ex.length > 0 && ex.every((e) => e.querySelector('.sb-actions'));
+  });
+  assert.deepEqual(moduleFiles(requests), ['scaling-roofline.mjs', 'scaling-roofline.wasm']);
+  await page.close();
+});
+
 test('the embed example shows a calculator result and an exercise from one script tag', async () => {
-  const page = await site.page('embed-example.html');
+  const requests = [];
+  const page = await site.page('embed-example.html', { requests });
   assert.equal(await page.locator('script').count(), 1);
   const cell = page.locator('sb-calc[name="roofline.matmul"] tr[data-key="intensity"] td');
   await cell.waitFor();
@@ -111,6 +133,8 @@ test('the embed example shows a calculator result and an exercise from one scrip
   // The derivation renders with KaTeX.
   await page.locator('sb-calc .sb-derivation summary').click();
   await page.locator('sb-calc .sb-derivation .katex').first().waitFor();
+  // Both elements found their chapter's module by themselves: roofline's, once.
+  assert.deepEqual(moduleFiles(requests), ['scaling-roofline.mjs', 'scaling-roofline.wasm']);
   await site.shot(page, 'embed');
   await page.close();
 });

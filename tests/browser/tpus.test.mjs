@@ -98,7 +98,7 @@ test('the transfer calculator names the bottleneck stage', async () => {
   // The module's own verdict for what the form holds.
   const r = await page.evaluate(async () => {
     const core = await import('./lib/core.js');
-    const sb = await core.scaling();
+    const sb = await core.scaling('tpus');
     return sb.calc('tpus.transfer', document.querySelector('sb-calc[name="tpus.transfer"]').inputs());
   });
   assert.equal(r.ok, true, JSON.stringify(r.error));

@@ -33,16 +33,25 @@ TEST(JsonWriter, EscapesQuotesBackslashesAndControls) {
   EXPECT_EQ(str(""), "\"\"");
 }
 
-TEST(JsonWriter, KeepsUtf8AndReplacesBrokenBytes) {
-  EXPECT_EQ(str("µs ≤ 1"), "\"µs ≤ 1\"");       // two- and three-byte sequences pass through
-  EXPECT_EQ(str("\xF0\x9F\x98\x80"), "\"\xF0\x9F\x98\x80\"");  // four bytes (U+1F600)
-  EXPECT_EQ(str("a\xFFz"), "\"a\xEF\xBF\xBDz\"");              // a lone 0xFF -> U+FFFD
-  EXPECT_EQ(str("\xC3"), "\"\xEF\xBF\xBD\"");                  // truncated two-byte sequence
-  EXPECT_EQ(str("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");  // overlong '/' : two bad bytes
-  EXPECT_EQ(str("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // a surrogate
-  // Whatever goes in, nlohmann reads the output back as a string.
-  for (std::string s : {"\xFF\xFE", "x\xE2\x82", "\xF4\x90\x80\x80", "\"\\\n\t"})
-    EXPECT_TRUE(sb::json::parse(str(s)).is_string()) << s;
+TEST(JsonWriter, WritesAsciiOnlyAndReplacesBrokenBytes) {
+  // Outside ASCII everything becomes \u escapes: µ is U+00B5 (C2 B5), ≤ is U+2264 (E2 89 A4).
+  EXPECT_EQ(str("µs ≤ 1"), "\"\\u00b5s \\u2264 1\"");
+  // Four bytes F0 9F 98 80 are U+1F600; minus 0x10000 that is 0xF600, whose top ten bits (0x3D)
+  // and low ten bits (0x200) make the surrogate pair D83D DE00.
+  EXPECT_EQ(str("\xF0\x9F\x98\x80"), "\"\\ud83d\\ude00\"");
+  EXPECT_EQ(str("a\xFFz"), "\"a\\ufffdz\"");                  // a lone 0xFF -> U+FFFD
+  EXPECT_EQ(str("\xC3"), "\"\\ufffd\"");                      // truncated two-byte sequence
+  EXPECT_EQ(str("\xC0\xAF"), "\"\\ufffd\\ufffd\"");            // overlong '/' : two bad bytes
+  EXPECT_EQ(str("\xED\xA0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+  // Read back, the escapes are the same characters again.
+  EXPECT_EQ(sb::json::parse(str("µs ≤ 1")).get<std::string>(), "µs ≤ 1");
+  EXPECT_EQ(sb::json::parse(str("\xF0\x9F\x98\x80")).get<std::string>(), "\xF0\x9F\x98\x80");
+  // Whatever goes in, nlohmann reads the output back as a string, and the output is ASCII.
+  for (std::string s : {"\xFF\xFE", "x\xE2\x82", "\xF4\x90\x80\x80", "\"\\\n\t", "\xC2\xB5\xF0\x9F\x98"}) {
+    const std::string out = str(s);
+    EXPECT_TRUE(sb::json::parse(out).is_string()) << s;
+    for (unsigned char c : out) EXPECT_LT(c, 0x80) << s;
+  }
 }
 
 TEST(JsonWriter, NumbersReadBackExactly) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/error.hpp"
 
 using sb::units::format;
@@ -93,4 +95,24 @@ TEST(Units, NumberRoundsToSignificantDigits) {
   EXPECT_EQ(number(1.97e14), "1.97e14");
   EXPECT_EQ(number(4.5e-11, 2), "4.5e-11");
   EXPECT_EQ(number(1.0 / 3.0, 17), "0.3333333333333333");  // round-trip form
+}
+
+// The decimal exponent comes from the binary one (floor((b - 1) log10 2), b from frexp), which can
+// be one short; the rounding check must then move it up. Powers of ten and their neighbours
+// are where that shows.
+TEST(Units, NumberFindsTheDecadeAtEveryScale) {
+  using sb::units::number;
+  EXPECT_EQ(number(1000), "1000");           // 1000 = 0.977 * 2^10: (10 - 1) * 0.301 = 2.7 -> 2, one short
+  EXPECT_EQ(number(1e6), "1e6");             // exponent form from 1e6 up
+  EXPECT_EQ(number(1e22), "1e22");           // the largest power of ten that is an exact double
+  EXPECT_EQ(number(1e23), "1e23");           // past the table of exact powers
+  EXPECT_EQ(number(9.9996e-4), "1e-3");      // 9999.6 rounds to 10000 = top: the next decade, "1.000" -> "1"
+  EXPECT_EQ(number(1e-300), "1e-300");
+  EXPECT_EQ(number(1.5e300), "1.5e300");
+  // Across 10^-40 .. 10^40, every value reads back within half a unit in the 4th digit (5e-4).
+  for (int k = -40; k <= 40; ++k)
+    for (double m : {1.0, 1.0001, 2.5, 9.9994, 9.9996}) {
+      const double v = m * std::pow(10.0, k);
+      EXPECT_NEAR(std::stod(number(v)), v, v * 5.0001e-4) << v << " -> " << number(v);
+    }
 }

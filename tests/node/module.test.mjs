@@ -1,17 +1,80 @@
-// The built wasm module under node, through the same JS wrapper the pages use.
+// The built wasm modules under node (one per chapter: build/wasm/bin/scaling-<chapter>.mjs),
+// through the same JS wrapper the pages use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { load } from '../../wasm/scaling.js';
 
-const sb = await load();
+const bin = new URL('../../build/wasm/bin/', import.meta.url);
+const sb = await load({ chapter: 'roofline' });
 
-test('list names every calculator and problem', () => {
-  const r = sb.list();
-  assert.equal(r.ok, true);
-  const names = r.calculators.map((c) => c.name);
-  for (const n of ['roofline.matmul', 'roofline.network', 'roofline.tiled', 'roofline.dot'])
-    assert.ok(names.includes(n), n);
-  assert.ok(r.problems.some((p) => p.id === 'roofline.Q2'));
+test('each chapter module lists its own chapter and nothing else', async () => {
+  const want = {
+    roofline: ['roofline.matmul', 'roofline.network', 'roofline.tiled', 'roofline.dot'],
+    tpus: ['tpus.inventory', 'tpus.topology', 'tpus.transfer'],
+    sharding: ['sharding.matmul', 'sharding.collective', 'sharding.local'],
+  };
+  for (const [ch, names] of Object.entries(want)) {
+    const r = (await load({ chapter: ch })).list();
+    assert.equal(r.ok, true, ch);
+    const got = r.calculators.map((c) => c.name);
+    for (const n of names) assert.ok(got.includes(n), `${ch} lists ${n}`);
+    assert.ok(r.problems.length > 0, `${ch} has problems`);
+    for (const e of [...r.calculators, ...r.problems]) assert.equal(e.chapter, ch, `${e.name || e.id} in scaling-${ch}`);
+  }
+  assert.ok(sb.list().problems.some((p) => p.id === 'roofline.Q2'));
+});
+
+test('the roofline module answers another chapter\'s names with errors, not a crash', () => {
+  const c = sb.calc('sharding.local', {});
+  assert.equal(c.ok, false);
+  assert.equal(c.error.code, 'unknown_calculator');
+  assert.equal(c.error.field, 'name');
+  for (const r of [sb.problem('sharding.PQ2'), sb.check('sharding.PQ2', { x: '1' }), sb.variant('tpus.Q1', 3)]) {
+    assert.equal(r.ok, false);
+    assert.equal(r.error.code, 'unknown_problem');
+    assert.equal(r.error.field, 'id');
+  }
+  // ...and keeps serving its own: roofline.dot still answers.
+  assert.equal(sb.calc('roofline.dot', {}).ok, true);
+});
+
+test('load needs a chapter, and a chapter is a folder name', async () => {
+  await assert.rejects(load(), /which module/);
+  await assert.rejects(load({ chapter: '../roofline' }), /chapter must be/);
+  await assert.rejects(load({ chapter: 'nope' }), /scaling-nope\.mjs|Cannot find|ENOENT/);
+});
+
+test('the tpus module computes a slice inventory', async () => {
+  const tpus = await load({ chapter: 'tpus' });
+  // v5p 4x4x4: 4*4*4 = 64 chips; 4 chips per host -> 64/4 = 16 hosts; 2 TensorCores per chip -> 128;
+  // bf16 4.59e14 FLOPs/s per chip * 64 = 2.9376e16; HBM 96 GB * 64 = 6.144e12 B.
+  const r = tpus.calc('tpus.inventory', { chip: 'v5p', shape: '4x4x4' });
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.values.chips.value, 64);
+  assert.equal(r.values.hosts.value, 16);
+  assert.equal(r.values.tensorcores.value, 128);
+  assert.ok(Math.abs(r.values.flops_bf16.value - 2.9376e16) < 1e6);
+  assert.equal(r.values.hbm_bytes.value, 6.144e12);
+  const bad = tpus.calc('tpus.inventory', { chip: 'v5p', shape: '4x0x4' });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.field, 'shape');
+});
+
+test('the sharding module computes the local shard of an array', async () => {
+  const sharding = await load({ chapter: 'sharding' });
+  // A[I_{XY}, J] on {X: 8, Y: 2}, I=1024, J=4096, fp32 (4 B): 8*2 = 16 devices; I split 16 ways ->
+  // 1024/16 = 64 rows; per device 64*4096*4 = 1,048,576 B of 1024*4096*4 = 16,777,216 B; J whole.
+  const r = sharding.calc('sharding.local', { sharding: 'A[I_{XY}, J]', mesh: "{'X': 8, 'Y': 2}", sizes: '1024, 4096', dtype: 'fp32' });
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.values.devices.value, 16);
+  assert.equal(r.values.local_I.value, 64);
+  assert.equal(r.values.local_J.value, 4096);
+  assert.equal(r.values.bytes_per_device.value, 1048576);
+  assert.equal(r.values.global_bytes.value, 16777216);
+  const bad = sharding.calc('sharding.local', { mesh: "{'X': 0}" });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.field, 'mesh');
 });
 
 test('roofline.matmul on v5e gives the hand-derived numbers', () => {
@@ -68,10 +131,11 @@ test('errors name the field', () => {
   assert.equal(d.error.field, 'dtype_w');
 });
 
-test('non-JSON text straight into the module is an error value', async () => {
-  const { default: factory } = await import('../../build/wasm/bin/scaling.mjs');
-  const fs = await import('node:fs');
-  const mod = await factory({ wasmBinary: fs.readFileSync(new URL('../../build/wasm/bin/scaling.wasm', import.meta.url)) });
-  for (const t of ['', '{', 'null', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[', '\u0000'])
-    assert.equal(JSON.parse(mod.api(t)).ok, false, t);
+test('non-JSON text straight into each module is an error value', async () => {
+  for (const ch of ['roofline', 'tpus', 'sharding']) {
+    const { default: factory } = await import(new URL(`scaling-${ch}.mjs`, bin).href);
+    const mod = await factory({ wasmBinary: fs.readFileSync(new URL(`scaling-${ch}.wasm`, bin)) });
+    for (const t of ['', '{', 'null', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[', '\u0000'])
+      assert.equal(JSON.parse(mod.api(t)).ok, false, `${ch}: ${JSON.stringify(t)}`);
+  }
 });

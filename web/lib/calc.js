@@ -48,15 +48,17 @@ export class SbCalc extends HTMLElement {
   }
 
   async setup() {
-    const sb = await scaling();
-    this.sb = sb;
+    // The catalogue first: an unknown name needs no module. Then the module of the calculator's
+    // chapter (the one that lists it) and the chip tables, side by side.
     const info = await calculatorInfo(this.name);
     if (!info) {
       this.replaceChildren(h('p', { class: 'sb-error' }, `No calculator named "${this.name}".`));
       return;
     }
     this.info = info;
-    const chips = (await chipTable()).chips;
+    const [sb, table] = await Promise.all([scaling(info.chapter), chipTable()]);
+    this.sb = sb;
+    const chips = table.chips;
     const saved = urlGroup(this.key);
     const form = h('form', { class: 'sb-form', onsubmit: (e) => e.preventDefault() });
     for (const p of info.params) form.append(this.field(p, saved[p.name], chips));

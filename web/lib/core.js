@@ -1,36 +1,65 @@
-// What every widget on a page shares: the wasm module (loaded once), the page-wide chip choice,
-// URL state (so a configuration is a shareable link) and the reader's exercise progress.
+// What every widget on a page shares: its chapter's wasm module (loaded once), the catalogue and
+// chip tables (JSON files, no module needed), the page-wide chip choice, URL state (so a
+// configuration is a shareable link) and the reader's exercise progress.
 import { load } from '../wasm/scaling.js';
 
-// ---------------------------------------------------------------- the module
-let ready = null;
+// ---------------------------------------------------------------- the modules
+// One wasm module per chapter (scaling-<chapter>.mjs: the core and that chapter only), so a page
+// downloads only what its widgets compute with; the home and hardware pages load none.
+const modules = new Map();  // chapter -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
 
-// Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.problem, ...); loads it once.
-export function scaling() {
-  if (!ready) ready = load(new URL('../wasm/scaling.mjs', import.meta.url));
-  return ready;
+// The chapter of a calculator name or problem id: "roofline.matmul" -> "roofline".
+export function chapterOf(nameOrId) {
+  const s = String(nameOrId || '');
+  const dot = s.indexOf('.');
+  return dot > 0 ? s.slice(0, dot) : s;
 }
 
-// The `list` response (calculators with schemas, problems), fetched once.
-export async function catalog() {
+// Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.problem, ...) over the module of
+// `chapter`; loads each chapter's module once. A chapter the catalogue does not know rejects
+// without a request.
+export function scaling(chapter) {
+  const ch = String(chapter || '');
+  if (!modules.has(ch)) {
+    const p = catalog().then(({ calculators, problems }) => {
+      if (!calculators.some((c) => c.chapter === ch) && !problems.some((q) => q.chapter === ch)) {
+        throw new Error(ch ? `no module for chapter "${ch}"` : 'scaling(chapter): no chapter given');
+      }
+      return load(new URL(`../wasm/scaling-${ch}.mjs`, import.meta.url));
+    });
+    modules.set(ch, p);
+    p.catch(() => modules.delete(ch));  // a failed load may be retried
+  }
+  return modules.get(ch);
+}
+
+// A JSON file the site build wrote (web/build.mjs), fetched relative to this module.
+async function siteData(file) {
+  const url = new URL(`../data/${file}`, import.meta.url);
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${file}: HTTP ${res.status}`);
+  const r = await res.json();
+  if (!r || r.ok !== true) throw new Error(`${file}: ${r?.error?.message || 'not an ok response'}`);
+  return r;
+}
+
+// The catalogue: every chapter's `list` response merged (calculators with schemas, problems),
+// from data/catalog.json; fetched once.
+export function catalog() {
   if (!cachedList) {
-    const sb = await scaling();
-    const r = sb.list();
-    if (!r.ok) throw new Error(`list failed: ${r.error.message}`);
-    cachedList = r;
+    cachedList = siteData('catalog.json');
+    cachedList.catch(() => { cachedList = null; });
   }
   return cachedList;
 }
 
-// The `chips` response, fetched once.
-export async function chipTable() {
+// The `chips` response (the same in every module), from data/chips.json; fetched once.
+export function chipTable() {
   if (!cachedChips) {
-    const sb = await scaling();
-    const r = sb.chips();
-    if (!r.ok) throw new Error(`chips failed: ${r.error.message}`);
-    cachedChips = r;
+    cachedChips = siteData('chips.json');
+    cachedChips.catch(() => { cachedChips = null; });
   }
   return cachedChips;
 }

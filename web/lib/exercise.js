@@ -3,7 +3,7 @@
 // answers recomputed by the model). State in the URL: `<id>.seed` and `<id>.<slot>`.
 // Fires 'sb-checked' (detail {id, response}) after each check.
 import {
-  scaling, urlGroup, urlSet, urlClearGroup, widgetKey, h, fieldName, markSolved, isSolved,
+  scaling, chapterOf, urlGroup, urlSet, urlClearGroup, widgetKey, h, fieldName, markSolved, isSolved,
   ensureWidgetStyles,
 } from './core.js';
 import { unitExample, unitSymbol, derivationToggle, fmtValue } from './format.js';
@@ -24,7 +24,7 @@ export class SbExercise extends HTMLElement {
     this.classList.add('sb-widget', 'sb-exercise');
     this.replaceChildren(h('p', { class: 'sb-muted' }, `Loading ${this.problemId}…`));
     try {
-      this.sb = await scaling();
+      this.sb = await scaling(chapterOf(this.problemId));
       const saved = urlGroup(this.key);
       const seed = saved.seed && /^\d+$/.test(saved.seed) ? Number(saved.seed) : null;
       this.load(seed, saved);

@@ -1,7 +1,7 @@
 // The site shell for the companion's own pages: registers every widget, fills each
-// `[data-exercises="<chapter>"]` with one <sb-exercise> per problem of the chapter (from `list`),
-// and on the home page shows the reader's progress per chapter. Chapter widgets
-// (web/widgets/<chapter>.js) import this module first.
+// `[data-exercises="<chapter>"]` with one <sb-exercise> per problem of the chapter (from the
+// catalogue, data/catalog.json), and on the home page shows the reader's progress per chapter.
+// Chapter widgets (web/widgets/<chapter>.js) import this module first.
 import { catalog, progressByChapter, problemsOf, h } from './core.js';
 import './calc.js';
 import './exercise.js';
@@ -60,7 +60,7 @@ async function main() {
     await catalog();
   } catch (e) {
     const main = document.querySelector('main');
-    main?.prepend(h('p', { class: 'sb-error' }, `The calculation module did not load: ${e.message}`));
+    main?.prepend(h('p', { class: 'sb-error' }, `The catalogue of calculators and exercises did not load: ${e.message}`));
     return;
   }
   await Promise.all([...document.querySelectorAll('[data-calculators]')].map(fillCalculators));

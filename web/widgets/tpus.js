@@ -231,8 +231,9 @@ class SbSliceExplorer extends HTMLElement {
   }
 
   async init(savedChip) {
-    this.sb = await scaling();
-    const chips = (await chipTable()).chips.filter((c) => c.kind === 'tpu');
+    const [sb, table] = await Promise.all([scaling('tpus'), chipTable()]);
+    this.sb = sb;
+    const chips = table.chips.filter((c) => c.kind === 'tpu');
     this.chipSel.replaceChildren(...chips.map((c) => h('option', { value: c.id }, c.name)));
     const pick = (id) => (chips.some((c) => c.id === id) ? id : 'v5p');
     this.rank = Object.fromEntries(chips.map((c) => [c.id, c.specs?.torus_dims?.value ?? 2]));
