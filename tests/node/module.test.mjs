@@ -139,3 +139,32 @@ test('non-JSON text straight into each module is an error value', async () => {
       assert.equal(JSON.parse(mod.api(t)).ok, false, `${ch}: ${JSON.stringify(t)}`);
   }
 });
+
+// docs/API.md: responses are ASCII (a browser decodes that several times faster than UTF-8), with
+// µ and the like as \u escapes that read back as the characters.
+test('every calculator and problem answers in ASCII', async () => {
+  for (const ch of ['roofline', 'tpus', 'sharding']) {
+    const { default: factory } = await import(new URL(`scaling-${ch}.mjs`, bin).href);
+    const mod = await factory({ wasmBinary: fs.readFileSync(new URL(`scaling-${ch}.wasm`, bin)) });
+    const list = JSON.parse(mod.api('{"op":"list"}'));
+    const reqs = [
+      ...list.calculators.map((c) => ({ op: 'calc', name: c.name, inputs: {} })),
+      ...list.problems.map((p) => ({ op: 'problem', id: p.id })),
+      { op: 'chips' },
+    ];
+    for (const req of reqs) {
+      const text = mod.api(JSON.stringify(req));
+      assert.ok(/^[\x00-\x7f]*$/.test(text), `${req.name || req.id || req.op}: non-ASCII in the response`);
+      assert.equal(JSON.parse(text).ok, true, req.name || req.id || req.op);
+    }
+  }
+});
+
+test('a unit outside ASCII crosses as an escape and reads back as itself', async () => {
+  // The default roofline.matmul on v5e: 578,813,952 B / 820e9 B/s = 705.9 us, shown in µs.
+  const { default: factory } = await import(new URL('scaling-roofline.mjs', bin).href);
+  const mod = await factory({ wasmBinary: fs.readFileSync(new URL('scaling-roofline.wasm', bin)) });
+  const text = mod.api('{"op":"calc","name":"roofline.matmul","inputs":{}}');
+  assert.ok(text.includes('"705.9 \\u00b5s"'), 'the raw text carries the escape');
+  assert.equal(JSON.parse(text).values.t_comms.text, '705.9 \u00b5s');  // U+00B5 MICRO SIGN
+});
