@@ -150,9 +150,10 @@ double Chip::peak(std::string_view dtype, std::string_view field) const {
   dtype_bytes(dtype, field);  // an unknown dtype is a different mistake from a missing figure
   char buf[48];
   const std::string_view key = lower_into(buf, "peak_flops_", dtype);
-  if (!has(key))
-    fail(field, "The book gives no " + lower(dtype) + " peak FLOPs/s (peak_flops_" + lower(dtype) + ") for " + name + ".",
-         "no_figure");
+  if (!has(key)) {
+    const std::string d = lower(dtype);
+    fail(field, "The book gives no " + d + " peak FLOPs/s (peak_flops_" + d + ") for " + name + ".", "no_figure");
+  }
   return get(key, field);
 }
 

@@ -29,8 +29,9 @@ size_t utf8_len(std::string_view s, size_t i) {
 // calculator response in node 20), and that decode was a tenth of a wasm call.
 void append_json(Out& out, std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
-  // Written straight into the buffer: at most 6 bytes out for a byte in (\u00XX, or \uXXXX for
-  // the lead byte of a UTF-8 sequence and 12 for a four-byte one), plus the quotes.
+  // Written straight into the buffer, which needs at most 6 bytes out per byte in: a control or
+  // broken byte becomes one escape (6), a UTF-8 sequence of n >= 2 bytes one escape or, for n = 4,
+  // a surrogate pair (12).
   char* const start = out.room(6 * s.size() + 2);
   char* o = start;
   const auto u_escape = [&](unsigned cp) {
