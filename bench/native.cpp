@@ -9,9 +9,12 @@
 #include "core/api.hpp"
 #include "core/registry.hpp"
 
+// sb_bench [seconds per calculator] [calculator name: only that one]
 int main(int argc, char** argv) {
   double budget_s = argc > 1 ? std::atof(argv[1]) : 0.3;  // per calculator
+  const std::string only = argc > 2 ? argv[2] : "";
   for (const auto& c : sb::Registry::get().calculators()) {
+    if (!only.empty() && c.name != only) continue;
     std::string req = sb::json{{"op", "calc"}, {"name", c.name}, {"inputs", sb::json::object()}}.dump();
     using clock = std::chrono::steady_clock;
     size_t sink = 0;

@@ -1,6 +1,6 @@
 // `npm run bench`: for every chapter module (build/wasm/bin/scaling-<chapter>.{mjs,wasm}) its size,
 // raw and gzipped, and for every calculator the time per call natively (bench/native.cpp, which has
-// every chapter) and in wasm under node, in its own chapter's module, interleaved in one run so that
+// every chapter) and in wasm under node, in its own chapter's module, paired call by call in one run so that
 // machine noise hits both sides alike. Prints ratios, not absolute verdicts.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -79,24 +79,32 @@ function wasmNs(mod, req, budgetS) {
   return (el * 1e6) / calls;
 }
 
-// Five rounds, alternating native and wasm; the median of each side is reported.
-const rounds = 5, budget = 0.12;
-const native = {}, inWasm = {};
+// Paired samples: in each round every calculator runs natively (a short sb_bench run of that
+// calculator alone) and straight after in wasm, so both sides of a pair see the same machine. This
+// VM has slow phases lasting seconds, in which a call takes up to 1.5x as long; with whole rounds of
+// native then whole rounds of wasm, one side could land in a slow phase and the other not, and the
+// same build read 1.7x in one run and 2.4x in the next. The median of the pairs' ratios is reported.
+const rounds = 7, budget = 0.08;
+const native = {}, inWasm = {}, ratio = {};
+const nativeNs = (name) => {
+  const out = execFileSync(new URL('../build/native/bin/sb_bench', import.meta.url).pathname, [String(budget), name]);
+  const line = out.toString().trim().split('\n')[0];
+  return line ? JSON.parse(line).ns_per_call : null;
+};
 for (let r = 0; r < rounds; r++) {
-  const out = execFileSync(new URL('../build/native/bin/sb_bench', import.meta.url).pathname, [String(budget)]);
-  for (const line of out.toString().trim().split('\n')) {
-    const j = JSON.parse(line);
-    (native[j.name] ??= []).push(j.ns_per_call);
-  }
   for (const { mod, calculators } of Object.values(modules)) {
     for (const c of calculators) {
-      const req = JSON.stringify({ op: 'calc', name: c.name, inputs: {} });
-      (inWasm[c.name] ??= []).push(wasmNs(mod, req, budget));
+      const n = nativeNs(c.name);
+      if (n === null) continue;
+      const w = wasmNs(mod, JSON.stringify({ op: 'calc', name: c.name, inputs: {} }), budget);
+      (native[c.name] ??= []).push(n);
+      (inWasm[c.name] ??= []).push(w);
+      (ratio[c.name] ??= []).push(w / n);
     }
   }
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
-console.log(`\ntime per call, each calculator in its own chapter's module (median of ${rounds} interleaved rounds; ` +
+console.log(`\ntime per call, each calculator in its own chapter's module (medians of ${rounds} paired rounds; ` +
             `target: wasm at most ${TARGET_RATIO}x native, for the ${FIRST} module)`);
 console.log('  calculator'.padEnd(28) + 'native'.padStart(12) + 'wasm'.padStart(12) + 'ratio'.padStart(9));
 for (const [ch, { calculators }] of Object.entries(modules)) {
@@ -106,10 +114,10 @@ for (const [ch, { calculators }] of Object.entries(modules)) {
       console.log(`  ${c.name}`.padEnd(28) + 'not in the native bench (rebuild build/native)'.padStart(12));
       continue;
     }
-    const n = median(native[c.name]), w = median(inWasm[c.name]);
-    ratios.push(w / n);
+    const n = median(native[c.name]), w = median(inWasm[c.name]), q = median(ratio[c.name]);
+    ratios.push(q);
     console.log(`  ${c.name}`.padEnd(28) + `${(n / 1000).toFixed(2)} us`.padStart(12) +
-                `${(w / 1000).toFixed(2)} us`.padStart(12) + `${(w / n).toFixed(2)}x`.padStart(9));
+                `${(w / 1000).toFixed(2)} us`.padStart(12) + `${q.toFixed(2)}x`.padStart(9));
   }
   const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
   console.log(`  ${ch}: geometric mean ratio ${geo.toFixed(2)}x ${geo <= TARGET_RATIO ? 'ok' : 'OVER'}` +

@@ -275,6 +275,15 @@ double pow10(int k) {
   return k >= 0 && k <= 22 ? kPow[k] : std::pow(10.0, k);
 }
 
+// llround for x >= 0 (halves away from zero), from floor, which wasm has as an instruction;
+// musl's llround is a call that was a fortieth of a calculator call. The correction handles x
+// just under a half, where x + 0.5 rounds up to the next integer.
+long long round_half_up(double x) {
+  double r = std::floor(x + 0.5);
+  if (r - x > 0.5) r -= 1;
+  return static_cast<long long>(r);
+}
+
 // Decimal digits of n >= 0 at out; returns how many.
 size_t put_int(char* out, long long n) {
   char tmp[24];
@@ -319,8 +328,7 @@ size_t write_number(char* out, double v, int sig) {
   int e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
   auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
     int k = sig - 1 - exp10;
-    double scaled = k >= 0 ? a * pow10(k) : a / pow10(-k);
-    return static_cast<long long>(std::llround(scaled));
+    return round_half_up(k >= 0 ? a * pow10(k) : a / pow10(-k));
   };
   long long top = 1;
   for (int i = 0; i < sig; ++i) top *= 10;
@@ -344,7 +352,7 @@ size_t write_number(char* out, double v, int sig) {
     }
     return n + k + put_int(o + k, e);
   }
-  if (e >= sig - 1) return n + put_int(o, std::llround(a));  // keep every digit of a whole number
+  if (e >= sig - 1) return n + put_int(o, round_half_up(a));  // keep every digit of a whole number
   if (e >= 0) {
     std::memcpy(o, digits, e + 1);
     o[e + 1] = '.';

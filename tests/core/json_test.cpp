@@ -67,8 +67,9 @@ TEST(JsonWriter, NumbersReadBackExactly) {
 TEST(JsonWriter, OutGrowsAndKeepsEverything) {
   sb::Out out;
   std::string want;
-  // 300 pieces of 7 chars = 2100 chars: past the first 256-char block and several doublings.
-  for (int i = 0; i < 300; ++i) {
+  // 3000 pieces of 7 chars = 21000 chars: past the first 4096-char block and three doublings
+  // (8192, 16384, 32768).
+  for (int i = 0; i < 3000; ++i) {
     out << "abc" << 'd' << std::string_view("efg");
     want += "abcdefg";
   }

@@ -109,6 +109,12 @@ TEST(Units, NumberFindsTheDecadeAtEveryScale) {
   EXPECT_EQ(number(9.9996e-4), "1e-3");      // 9999.6 rounds to 10000 = top: the next decade, "1.000" -> "1"
   EXPECT_EQ(number(1e-300), "1e-300");
   EXPECT_EQ(number(1.5e300), "1.5e300");
+  // Halves round away from zero. 1.0005 is stored as 1.000499999..., but times 1000 the product
+  // rounds to exactly 1000.5, a half: 1001 -> "1.001". 2.5 and 0.125 are exact halves.
+  EXPECT_EQ(number(1.0005), "1.001");
+  EXPECT_EQ(number(2.5, 1), "3");
+  EXPECT_EQ(number(0.125, 2), "0.13");
+  EXPECT_EQ(number(1234.5), "1235");  // a whole-number print of 1234.5 rounds up too
   // Across 10^-40 .. 10^40, every value reads back within half a unit in the 4th digit (5e-4).
   for (int k = -40; k <= 40; ++k)
     for (double m : {1.0, 1.0001, 2.5, 9.9994, 9.9996}) {
