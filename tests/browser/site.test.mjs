@@ -106,6 +106,12 @@ test('the roofline page loads the roofline module and no other', async () => {
     return ex.length > 0 && ex.every((e) => e.querySelector('.sb-actions'));
   });
   assert.deepEqual(moduleFiles(requests), ['scaling-roofline.mjs', 'scaling-roofline.wasm']);
+  // KaTeX loads when a formula is first shown, not with the page (web/lib/format.js).
+  const katexLoaded = () => requests.some((u) => u.endsWith('/katex.mjs'));
+  assert.equal(katexLoaded(), false);
+  await page.locator('sb-calc[name="roofline.matmul"] .sb-derivation summary').click();
+  await page.locator('sb-calc[name="roofline.matmul"] .sb-derivation .katex').first().waitFor();
+  assert.equal(katexLoaded(), true);
   await page.close();
 });
 

@@ -1,7 +1,16 @@
 // Formatting numbers with units and rendering derivations with KaTeX. Text from the module or the
 // reader is always set as textContent; KaTeX renders into its own element.
-import katex from '../vendor/katex/katex.mjs';
 import { h } from './core.js';
+
+// KaTeX (600 KB of script) loads the first time a formula is shown, not with the page: every
+// derivation starts closed, and as a static import it held up a chapter page's first result by a
+// third of a second on a 2.5 MB/s link.
+let katex = null;
+let katexLoading = null;
+function loadKatex() {
+  katexLoading ??= import('../vendor/katex/katex.mjs').then((m) => { katex = m.default; });
+  return katexLoading;
+}
 
 // Unit ids (core/units.hpp) -> symbol, an example of what to type, and whether SI prefixes apply.
 const UNITS = {
@@ -73,13 +82,22 @@ export function fmtValue(val) {
   return val.value === undefined ? '' : String(val.value);
 }
 
-// Renders TeX into a new element (inline or display). Bad TeX shows as red source, not an exception.
+// Renders TeX into a new element (inline or display). Bad TeX shows as red source, not an exception;
+// until KaTeX has loaded the element holds the source as text.
 export function tex(source, { display = false, className = 'sb-tex' } = {}) {
   const el = h(display ? 'div' : 'span', { class: className });
-  try {
-    katex.render(String(source), el, { displayMode: display, throwOnError: false, output: 'html', strict: 'ignore' });
-  } catch {
+  const render = () => {
+    try {
+      katex.render(String(source), el, { displayMode: display, throwOnError: false, output: 'html', strict: 'ignore' });
+    } catch {
+      el.textContent = String(source);
+    }
+  };
+  if (katex) {
+    render();
+  } else {
     el.textContent = String(source);
+    loadKatex().then(render, () => {});  // if KaTeX cannot load, the source text stays
   }
   return el;
 }
