@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";
   for (const auto& c : sb::Registry::get().calculators()) {
     if (!only.empty() && c.name != only) continue;
-    std::string req = sb::json{{"op", "calc"}, {"name", c.name}, {"inputs", sb::json::object()}}.dump();
+    std::string req =
+        sb::json{{"op", "calc"}, {"name", c.name}, {"inputs", sb::json::object()}}.dump();
     using clock = std::chrono::steady_clock;
     size_t sink = 0;
     for (int i = 0; i < 20; ++i) sink += sb::api::handle(req).size();  // warm up
@@ -27,8 +28,9 @@ int main(int argc, char** argv) {
       calls += 50;
       elapsed = std::chrono::duration<double>(clock::now() - start).count();
     }
-    std::printf("{\"name\": \"%.*s\", \"ns_per_call\": %.1f, \"calls\": %ld, \"sink\": %zu}\n", static_cast<int>(c.name.size()), c.name.data(),
-                elapsed / calls * 1e9, calls, sink % 7);
+    std::printf("{\"name\": \"%.*s\", \"ns_per_call\": %.1f, \"calls\": %ld, \"sink\": %zu}\n",
+                static_cast<int>(c.name.size()), c.name.data(), elapsed / calls * 1e9, calls,
+                sink % 7);
   }
   return 0;
 }

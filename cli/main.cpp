@@ -2,8 +2,8 @@
 #include <cstdio>
 #include <iostream>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/api.hpp"
@@ -32,7 +32,8 @@ Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 // Terminal-friendly TeX: enough to read a derivation without a renderer.
 std::string detex(std::string s) {
   auto rep = [&](const std::string& a, const std::string& b) {
-    for (size_t p = s.find(a); p != std::string::npos; p = s.find(a, p + b.size())) s.replace(p, a.size(), b);
+    for (size_t p = s.find(a); p != std::string::npos; p = s.find(a, p + b.size()))
+      s.replace(p, a.size(), b);
   };
   rep("\\frac", "");
   rep("}{", ")/(");
@@ -57,7 +58,8 @@ int print_error(const json& r, bool as_json) {
   if (as_json) std::cout << r.dump(2) << "\n";
   const auto& e = r["error"];
   std::cerr << "error";
-  if (e.contains("field") && !e["field"].get<std::string>().empty()) std::cerr << " in " << e["field"].get<std::string>();
+  if (e.contains("field") && !e["field"].get<std::string>().empty())
+    std::cerr << " in " << e["field"].get<std::string>();
   std::cerr << ": " << e["message"].get<std::string>() << "\n";
   return 2;
 }
@@ -76,13 +78,15 @@ void print_trace(const json& trace) {
   }
 }
 
-void print_help_params(const std::string& title, std::string_view doc, std::span<const sb::Param> ps) {
+void print_help_params(const std::string& title, std::string_view doc,
+                       std::span<const sb::Param> ps) {
   std::cout << title << "\n";
   if (!doc.empty()) std::cout << doc << "\n";
   std::cout << "\nparameters:\n";
   for (const auto& p : ps) {
     json j = sb::to_json(p);
-    std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>() : std::string(p.def_text);
+    std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>()
+                                                        : std::string(p.def_text);
     std::cout << "  --" << p.name << "  " << p.doc << " (default " << def;
     if (p.kind == sb::Param::Kind::Choice && !p.chip) {
       std::cout << "; one of";
@@ -95,17 +99,33 @@ void print_help_params(const std::string& title, std::string_view doc, std::span
 }
 
 // --name value pairs into a JSON object of strings (the core parses units).
-bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& as_json, bool& help) {
+bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& as_json,
+           bool& help) {
   for (size_t i = from; i < args.size(); ++i) {
     const auto& a = args[i];
-    if (a == "--json") { as_json = true; continue; }
-    if (a == "--help" || a == "-h") { help = true; continue; }
-    if (a.rfind("--", 0) != 0) { std::cerr << "error: expected --NAME VALUE, got '" << a << "'\n"; return false; }
+    if (a == "--json") {
+      as_json = true;
+      continue;
+    }
+    if (a == "--help" || a == "-h") {
+      help = true;
+      continue;
+    }
+    if (a.rfind("--", 0) != 0) {
+      std::cerr << "error: expected --NAME VALUE, got '" << a << "'\n";
+      return false;
+    }
     std::string name = a.substr(2), val;
     size_t eq = name.find('=');
-    if (eq != std::string::npos) { val = name.substr(eq + 1); name = name.substr(0, eq); }
-    else if (i + 1 < args.size()) val = args[++i];
-    else { std::cerr << "error in " << name << ": --" << name << " needs a value\n"; return false; }
+    if (eq != std::string::npos) {
+      val = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < args.size())
+      val = args[++i];
+    else {
+      std::cerr << "error in " << name << ": --" << name << " needs a value\n";
+      return false;
+    }
     out[name] = val;
   }
   return true;
@@ -113,18 +133,26 @@ bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& a
 
 int cmd_list(bool as_json) {
   json r = sb::api::handle(json{{"op", "list"}});
-  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  if (as_json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
   std::cout << "calculators:\n";
-  for (const auto& c : r["calculators"]) std::cout << "  " << c["name"].get<std::string>() << "  " << c["title"].get<std::string>() << "\n";
+  for (const auto& c : r["calculators"])
+    std::cout << "  " << c["name"].get<std::string>() << "  " << c["title"].get<std::string>()
+              << "\n";
   std::cout << "problems:\n";
-  for (const auto& p : r["problems"]) std::cout << "  " << p["id"].get<std::string>() << "  " << p["title"].get<std::string>() << "\n";
+  for (const auto& p : r["problems"])
+    std::cout << "  " << p["id"].get<std::string>() << "  " << p["title"].get<std::string>()
+              << "\n";
   return 0;
 }
 
 int cmd_calc(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
     std::cout << "usage: scaling calc NAME [--PARAM VALUE ...] [--json]\n\ncalculators:\n";
-    for (const auto& c : sb::Registry::get().calculators()) std::cout << "  " << c.name << "  " << c.title << "\n";
+    for (const auto& c : sb::Registry::get().calculators())
+      std::cout << "  " << c.name << "  " << c.title << "\n";
     return args.size() < 3 ? 2 : 0;
   }
   json inputs = json::object();
@@ -133,39 +161,59 @@ int cmd_calc(const std::vector<std::string>& args) {
   if (help) {
     try {
       const auto& c = sb::Registry::get().calculator(args[2]);
-      print_help_params("scaling calc " + std::string(c.name) + ": " + std::string(c.title), c.doc, c.params);
+      print_help_params("scaling calc " + std::string(c.name) + ": " + std::string(c.title), c.doc,
+                        c.params);
       return 0;
-    } catch (const sb::InputError& e) { std::cerr << "error: " << e.what() << "\n"; return 2; }
+    } catch (const sb::InputError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    }
   }
   json r = sb::api::handle(json{{"op", "calc"}, {"name", args[2]}, {"inputs", inputs}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
-  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  if (as_json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
   std::cout << args[2] << "\n";
   if (r.contains("values"))
     for (auto it = r["values"].begin(); it != r["values"].end(); ++it) {
       const auto& v = it.value();
       if (v.is_object() && v.contains("text"))
-        std::cout << "  " << (v.contains("label") ? v["label"].get<std::string>() : it.key()) << ": " << v["text"].get<std::string>() << "\n";
+        std::cout << "  " << (v.contains("label") ? v["label"].get<std::string>() : it.key())
+                  << ": " << v["text"].get<std::string>() << "\n";
     }
-  if (r.contains("verdict") && r["verdict"].is_string()) std::cout << "verdict: " << r["verdict"].get<std::string>() << "\n";
+  if (r.contains("verdict") && r["verdict"].is_string())
+    std::cout << "verdict: " << r["verdict"].get<std::string>() << "\n";
   if (r.contains("notes"))
-    for (const auto& n : r["notes"]) if (n.is_string()) std::cout << "note: " << n.get<std::string>() << "\n";
+    for (const auto& n : r["notes"])
+      if (n.is_string()) std::cout << "note: " << n.get<std::string>() << "\n";
   print_trace(r["trace"]);
   return 0;
 }
 
 int cmd_problem(const std::vector<std::string>& args) {
-  if (args.size() < 3 || args[2] == "--help") { std::cout << "usage: scaling problem ID [--json]\n"; return args.size() < 3 ? 2 : 0; }
+  if (args.size() < 3 || args[2] == "--help") {
+    std::cout << "usage: scaling problem ID [--json]\n";
+    return args.size() < 3 ? 2 : 0;
+  }
   bool as_json = args.size() > 3 && args[3] == "--json";
   json r = sb::api::handle(json{{"op", "problem"}, {"id", args[2]}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
-  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
-  std::cout << r["id"].get<std::string>() << ": " << r["title"].get<std::string>() << "\n\n" << r["statement"].get<std::string>() << "\n\nanswers:\n";
+  if (as_json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << r["id"].get<std::string>() << ": " << r["title"].get<std::string>() << "\n\n"
+            << r["statement"].get<std::string>() << "\n\nanswers:\n";
   for (const auto& s : r["slots"]) {
     const auto& a = r["answers"][s["name"].get<std::string>()];
-    std::cout << "  " << s["name"].get<std::string>() << " = " << (a.contains("text") ? a["text"].get<std::string>() : detex(a.value("tex", ""))) << "\n";
+    std::cout << "  " << s["name"].get<std::string>() << " = "
+              << (a.contains("text") ? a["text"].get<std::string>() : detex(a.value("tex", "")))
+              << "\n";
   }
-  if (r.contains("model_answer")) std::cout << "\nmodel answer: " << r["model_answer"].get<std::string>() << "\n";
+  if (r.contains("model_answer"))
+    std::cout << "\nmodel answer: " << r["model_answer"].get<std::string>() << "\n";
   if (r.contains("erratum")) std::cout << "\nerratum: " << r["erratum"].get<std::string>() << "\n";
   print_trace(r["trace"]);
   return 0;
@@ -181,34 +229,52 @@ int cmd_check(const std::vector<std::string>& args) {
   bool as_json = false;
   for (size_t i = 3; i < args.size(); ++i) {
     std::string a = args[i];
-    if (a == "--json") { as_json = true; continue; }
+    if (a == "--json") {
+      as_json = true;
+      continue;
+    }
     json* into = &answers;
     if (a == "--given") {
-      if (i + 1 >= args.size()) { std::cerr << "error in given: --given needs NAME=VALUE\n"; return 2; }
+      if (i + 1 >= args.size()) {
+        std::cerr << "error in given: --given needs NAME=VALUE\n";
+        return 2;
+      }
       a = args[++i];
       into = &given;
     }
     size_t eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) { std::cerr << "error: expected SLOT=ANSWER, got '" << a << "'\n"; return 2; }
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "error: expected SLOT=ANSWER, got '" << a << "'\n";
+      return 2;
+    }
     (*into)[a.substr(0, eq)] = a.substr(eq + 1);
   }
-  json r = sb::api::handle(json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});
+  json r = sb::api::handle(
+      json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
   int code = 0;
   for (const auto& x : r["results"]) {
     std::string v = x["verdict"].get<std::string>();
-    if (v == "invalid") code = 2;
-    else if (v != "correct" && v != "empty" && code == 0) code = 1;
+    if (v == "invalid")
+      code = 2;
+    else if (v != "correct" && v != "empty" && code == 0)
+      code = 1;
   }
-  if (as_json) { std::cout << r.dump(2) << "\n"; return code; }
+  if (as_json) {
+    std::cout << r.dump(2) << "\n";
+    return code;
+  }
   for (const auto& x : r["results"]) {
     std::string v = x["verdict"].get<std::string>();
     if (v == "empty") continue;
     std::cout << x["slot"].get<std::string>() << ": " << v;
-    if (v == "invalid") std::cout << " (" << x["error"]["message"].get<std::string>() << ")";
-    else if (v != "correct" && x.contains("expected_text")) std::cout << "; expected " << detex(x["expected_text"].get<std::string>());
+    if (v == "invalid")
+      std::cout << " (" << x["error"]["message"].get<std::string>() << ")";
+    else if (v != "correct" && x.contains("expected_text"))
+      std::cout << "; expected " << detex(x["expected_text"].get<std::string>());
     std::cout << "\n";
-    if (x.contains("hint") && !x["hint"].get<std::string>().empty()) std::cout << "  hint: " << x["hint"].get<std::string>() << "\n";
+    if (x.contains("hint") && !x["hint"].get<std::string>().empty())
+      std::cout << "  hint: " << x["hint"].get<std::string>() << "\n";
   }
   return code;
 }
@@ -228,12 +294,18 @@ int cmd_problems(bool as_json) {
       std::cerr << "error in " << p.id << ": " << r["error"]["message"].get<std::string>() << "\n";
     out.push_back({{"id", p.id}, {"answers", answers}});
   }
-  if (as_json) { std::cout << out.dump(1) << "\n"; return 0; }
+  if (as_json) {
+    std::cout << out.dump(1) << "\n";
+    return 0;
+  }
   for (const auto& p : out) {
     std::cout << p["id"].get<std::string>() << "\n";
     for (const auto& a : p["answers"])
       std::cout << "  " << a["slot"].get<std::string>() << " = "
-                << (a["value"].is_number() ? sb::units::format(a["value"].get<double>(), a["unit"].get<std::string>()) : "n/a") << "\n";
+                << (a["value"].is_number()
+                        ? sb::units::format(a["value"].get<double>(), a["unit"].get<std::string>())
+                        : "n/a")
+                << "\n";
   }
   return 0;
 }
@@ -241,13 +313,18 @@ int cmd_problems(bool as_json) {
 int cmd_chips(bool as_json) {
   json r = sb::api::handle(json{{"op", "chips"}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
-  if (as_json) { std::cout << r.dump(2) << "\n"; return 0; }
+  if (as_json) {
+    std::cout << r.dump(2) << "\n";
+    return 0;
+  }
   for (const auto& c : r["chips"]) {
     std::cout << c["id"].get<std::string>() << "  " << c["name"].get<std::string>() << "\n";
     for (auto it = c["specs"].begin(); it != c["specs"].end(); ++it) {
       const auto& s = it.value();
       std::string v = s.contains("text") ? s["text"].get<std::string>()
-                      : s["value"].is_number() ? sb::units::format(s["value"].get<double>(), s.value("unit", "count")) : "?";
+                      : s["value"].is_number()
+                          ? sb::units::format(s["value"].get<double>(), s.value("unit", "count"))
+                          : "?";
       std::cout << "    " << it.key() << " = " << v << "   [" << s.value("source", "") << "]\n";
     }
   }
@@ -266,12 +343,31 @@ int main(int argc, char** argv) {
     const std::string& cmd = args[1];
     bool as_json = args.size() > 2 && args[2] == "--json";
     bool help = args.size() > 2 && (args[2] == "--help" || args[2] == "-h");
-    if (cmd == "list") { if (help) { std::cout << "usage: scaling list [--json]\n"; return 0; } return cmd_list(as_json); }
+    if (cmd == "list") {
+      if (help) {
+        std::cout << "usage: scaling list [--json]\n";
+        return 0;
+      }
+      return cmd_list(as_json);
+    }
     if (cmd == "calc") return cmd_calc(args);
     if (cmd == "problem") return cmd_problem(args);
     if (cmd == "check") return cmd_check(args);
-    if (cmd == "problems") { if (help) { std::cout << "usage: scaling problems [--json]\nevery problem's answers computed by the chapter models\n"; return 0; } return cmd_problems(as_json); }
-    if (cmd == "chips") { if (help) { std::cout << "usage: scaling chips [--json]\n"; return 0; } return cmd_chips(as_json); }
+    if (cmd == "problems") {
+      if (help) {
+        std::cout << "usage: scaling problems [--json]\nevery problem's answers computed by the "
+                     "chapter models\n";
+        return 0;
+      }
+      return cmd_problems(as_json);
+    }
+    if (cmd == "chips") {
+      if (help) {
+        std::cout << "usage: scaling chips [--json]\n";
+        return 0;
+      }
+      return cmd_chips(as_json);
+    }
     std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
   } catch (const std::exception& e) {

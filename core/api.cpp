@@ -21,7 +21,8 @@ std::string str(const json& req, const char* key) {
 const json& obj(const json& req, const char* key) {
   static const json empty = json::object();
   if (!req.contains(key) || req[key].is_null()) return empty;
-  if (!req[key].is_object()) fail(key, std::string("'") + key + "' must be a JSON object", "wrong_type");
+  if (!req[key].is_object())
+    fail(key, std::string("'") + key + "' must be a JSON object", "wrong_type");
   return req[key];
 }
 
@@ -53,7 +54,10 @@ json op_list() {
   const auto& r = Registry::get();
   json calcs = json::array(), probs = json::array();
   for (const auto& c : r.calculators())
-    calcs.push_back({{"name", c.name}, {"chapter", c.chapter}, {"title", c.title}, {"doc", c.doc},
+    calcs.push_back({{"name", c.name},
+                     {"chapter", c.chapter},
+                     {"title", c.title},
+                     {"doc", c.doc},
                      {"params", schema_json(c.params)}});
   for (const auto& p : r.problems())
     probs.push_back({{"id", p.id}, {"chapter", p.chapter}, {"title", p.title}, {"kind", p.kind}});
@@ -129,12 +133,18 @@ bool too_deep(const std::string& s, int limit) {
   bool in_str = false, esc = false;
   for (char c : s) {
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
-    } else if (c == '"') in_str = true;
-    else if (c == '[' || c == '{') { if (++depth > limit) return true; }
-    else if (c == ']' || c == '}') --depth;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
+    } else if (c == '"')
+      in_str = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}')
+      --depth;
   }
   return false;
 }
@@ -153,7 +163,8 @@ json solve_problem(const std::string& id, const json& given) {
   json g = json::array();
   for (const auto& param : p.given) {
     json j = to_json(param);
-    j["value"] = param.kind == Param::Kind::Number ? json(in.num(param.name)) : json(in.text(param.name));
+    j["value"] =
+        param.kind == Param::Kind::Number ? json(in.num(param.name)) : json(in.text(param.name));
     j["text"] = param.kind == Param::Kind::Number
                     ? units::format(in.num(param.name), param.unit.empty() ? "count" : param.unit)
                     : in.text(param.name);
@@ -171,9 +182,14 @@ json solve_problem(const std::string& id, const json& given) {
       answers[s.name] = value(v, s.kind == Slot::Kind::Bool ? "bool" : s.unit, s.label);
     }
   }
-  json out = {{"id", p.id},           {"chapter", p.chapter}, {"title", p.title},
-              {"kind", p.kind},       {"statement", render(p.statement, p, in)},
-              {"given", g},           {"slots", slots},       {"answers", answers},
+  json out = {{"id", p.id},
+              {"chapter", p.chapter},
+              {"title", p.title},
+              {"kind", p.kind},
+              {"statement", render(p.statement, p, in)},
+              {"given", g},
+              {"slots", slots},
+              {"answers", answers},
               {"trace", tr.to_json()}};
   if (!p.model_answer.empty()) out["model_answer"] = p.model_answer;
   if (!p.erratum.empty()) out["erratum"] = p.erratum;
@@ -185,19 +201,30 @@ namespace {
 
 std::string respond(const json& req) {
   try {
-    if (!req.is_object()) fail("request", "the request must be a JSON object with an 'op'", "wrong_type");
+    if (!req.is_object())
+      fail("request", "the request must be a JSON object with an 'op'", "wrong_type");
     std::string op = str(req, "op");
     if (op == "calc") return op_calc(req);
     json out;
-    if (op == "list") out = op_list();
-    else if (op == "problem") out = solve_problem(str(req, "id"), obj(req, "given"));
+    if (op == "list")
+      out = op_list();
+    else if (op == "problem")
+      out = solve_problem(str(req, "id"), obj(req, "given"));
     else if (op == "check")
       out = check::grade(Registry::get().problem(str(req, "id")),
-                         req.contains("answers") ? req["answers"] : json::object(), obj(req, "given"));
-    else if (op == "variant") out = op_variant(req);
-    else if (op == "chips") out = hw::chips_json();
-    else if (op == "parse") out = op_parse(req);
-    else fail("op", "unknown op '" + op.substr(0, 40) + "'; ops: list, calc, problem, check, variant, chips, parse", "unknown_op");
+                         req.contains("answers") ? req["answers"] : json::object(),
+                         obj(req, "given"));
+    else if (op == "variant")
+      out = op_variant(req);
+    else if (op == "chips")
+      out = hw::chips_json();
+    else if (op == "parse")
+      out = op_parse(req);
+    else
+      fail("op",
+           "unknown op '" + op.substr(0, 40) +
+               "'; ops: list, calc, problem, check, variant, chips, parse",
+           "unknown_op");
     out["ok"] = true;
     return dump(out);
   } catch (const InputError& e) {
@@ -218,10 +245,13 @@ json handle(const json& req) { return json::parse(std::string_view(respond(req))
 
 std::string handle(const std::string& text) {
   try {
-    if (text.size() > (1u << 20)) return dump(error("too_large", "request", "the request is over 1 MiB"));
-    if (too_deep(text, 64)) return dump(error("bad_json", "request", "the request nests too deeply"));
+    if (text.size() > (1u << 20))
+      return dump(error("too_large", "request", "the request is over 1 MiB"));
+    if (too_deep(text, 64))
+      return dump(error("bad_json", "request", "the request nests too deeply"));
     json req = json::parse(std::string_view(text), nullptr, false);
-    if (req.is_discarded()) return dump(error("bad_json", "request", "the request is not valid JSON"));
+    if (req.is_discarded())
+      return dump(error("bad_json", "request", "the request is not valid JSON"));
     return respond(req);
   } catch (...) {
     return R"({"ok":false,"error":{"code":"internal","field":"","message":"internal error"}})";

@@ -10,6 +10,7 @@
 //   {"op": "parse", "text", "unit"}                  a quantity parsed to base units
 #pragma once
 #include <string>
+
 #include "core/json.hpp"
 
 namespace sb::api {

@@ -11,9 +11,12 @@ namespace sb::check {
 
 const char* name(Verdict v) {
   switch (v) {
-    case Verdict::Correct: return "correct";
-    case Verdict::Close: return "close";
-    case Verdict::Wrong: return "wrong";
+    case Verdict::Correct:
+      return "correct";
+    case Verdict::Close:
+      return "close";
+    case Verdict::Wrong:
+      return "wrong";
   }
   return "wrong";
 }
@@ -30,8 +33,9 @@ struct Factor {
 
 // The classic slips of the book's arithmetic, as factors got/expected.
 const Factor kFactors[] = {
-    {2, "a factor of 2: a multiply-add is 2 FLOPs, bf16 is 2 bytes per element, and a "
-        "bidirectional link carries twice the one-way bandwidth; check which one applies"},
+    {2,
+     "a factor of 2: a multiply-add is 2 FLOPs, bf16 is 2 bytes per element, and a "
+     "bidirectional link carries twice the one-way bandwidth; check which one applies"},
     {4, "a factor of 4: fp32 is 4 bytes where bf16 is 2 and int8 is 1; or two factors of 2"},
     {8, "a factor of 8: bits versus bytes"},
     {1e3, "a factor of 1000: a unit prefix slipped (ms vs s, GB vs MB, TFLOPs vs GFLOPs)"},
@@ -126,16 +130,19 @@ Result formula(const std::string& text, const Slot& slot, const std::string& fie
     if (std::fabs(got - want) <= 1e-9 * scale || scale == 0) ++exact;
     if (std::fabs(got - want) <= std::max(slot.tol_rel, 0.02) * std::fabs(want)) ++within;
     double r = want != 0 ? got / want : 0;
-    if (valid == 1) first_ratio = r;
-    else if (!(std::fabs(r - first_ratio) <= 1e-9 * std::fabs(first_ratio))) constant_ratio = false;
+    if (valid == 1)
+      first_ratio = r;
+    else if (!(std::fabs(r - first_ratio) <= 1e-9 * std::fabs(first_ratio)))
+      constant_ratio = false;
   }
   Result out;
   if (valid > 0 && exact == valid) {
     out.verdict = Verdict::Correct;
   } else if (valid > 0 && within == valid) {
     out.verdict = Verdict::Close;
-    out.hint = "Agrees within a few percent at every point tried, but is not the same "
-               "expression: you may have dropped a small term the question keeps.";
+    out.hint =
+        "Agrees within a few percent at every point tried, but is not the same "
+        "expression: you may have dropped a small term the question keeps.";
   } else {
     out.verdict = Verdict::Wrong;
     if (constant_ratio && first_ratio != 0) {
@@ -144,8 +151,9 @@ Result formula(const std::string& text, const Slot& slot, const std::string& fie
         out.hint = "Your expression is a constant " + units::number(first_ratio) +
                    " times the right one: the shape is right, a constant factor is off.";
     } else {
-      out.hint = "The expression does not match at the points tried; compare your terms with "
-                 "the derivation.";
+      out.hint =
+          "The expression does not match at the points tried; compare your terms with "
+          "the derivation.";
     }
   }
   return out;
@@ -171,12 +179,16 @@ json grade(const Problem& p, const json& answers, const json& given) {
     const std::string field = "answers." + std::string(s.name);
     const json* a = answers.contains(s.name) ? &answers[s.name] : nullptr;
     std::string text;
-    if (a && a->is_string()) text = a->get<std::string>();
-    else if (a && a->is_number()) text = units::number(a->get<double>(), 17);
-    else if (a && a->is_boolean()) text = a->get<bool>() ? "yes" : "no";
+    if (a && a->is_string())
+      text = a->get<std::string>();
+    else if (a && a->is_number())
+      text = units::number(a->get<double>(), 17);
+    else if (a && a->is_boolean())
+      text = a->get<bool>() ? "yes" : "no";
     else if (a && !a->is_null()) {
       r["verdict"] = "invalid";
-      r["error"] = {{"code", "wrong_type"}, {"field", field},
+      r["error"] = {{"code", "wrong_type"},
+                    {"field", field},
                     {"message", "the answer must be text or a number"}};
       results.push_back(r);
       continue;

@@ -3,6 +3,7 @@
 // that are off by a recognisable factor get a hint naming the likely mistake.
 #pragma once
 #include <string>
+
 #include "core/json.hpp"
 #include "core/registry.hpp"
 

@@ -20,8 +20,8 @@ enum class Op { Num, Var, Neg, Add, Sub, Mul, Div, Pow, Call };
 
 struct Node {
   Op op = Op::Num;
-  double value = 0;   // Num
-  std::string text;   // Num: as typed (for tex); Var / Call: the name
+  double value = 0;     // Num
+  std::string text;     // Num: as typed (for tex); Var / Call: the name
   std::size_t pos = 0;  // 1-based character position, for eval's error messages
   std::vector<std::shared_ptr<const Node>> kids;
 };
@@ -35,9 +35,9 @@ struct Func {
   int min_args, max_args;  // max_args < 0: any number
 };
 constexpr Func kFuncs[] = {
-    {"max", 1, -1}, {"min", 1, -1}, {"sqrt", 1, 1}, {"log", 1, 1},   {"ln", 1, 1},
-    {"log2", 1, 1}, {"log10", 1, 1}, {"exp", 1, 1}, {"abs", 1, 1},   {"ceil", 1, 1},
-    {"floor", 1, 1},
+    {"max", 1, -1}, {"min", 1, -1}, {"sqrt", 1, 1},  {"log", 1, 1},
+    {"ln", 1, 1},   {"log2", 1, 1}, {"log10", 1, 1}, {"exp", 1, 1},
+    {"abs", 1, 1},  {"ceil", 1, 1}, {"floor", 1, 1},
 };
 
 const Func* find_func(const std::string& name) {
@@ -75,8 +75,7 @@ std::string quote_char(const std::string& s, std::size_t off) {
   int len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
   if (c >= 0xF5) len = 0;
   bool ok = len > 0 && off + len <= s.size();
-  for (int i = 1; ok && i < len; ++i)
-    ok = (static_cast<unsigned char>(s[off + i]) & 0xC0) == 0x80;
+  for (int i = 1; ok && i < len; ++i) ok = (static_cast<unsigned char>(s[off + i]) & 0xC0) == 0x80;
   if (ok) return "'" + s.substr(off, len) + "'";
   char buf[32];
   std::snprintf(buf, sizeof buf, "byte 0x%02X", c);
@@ -100,15 +99,15 @@ class Parser {
     if (s_.size() > 4 * Expr::kMaxLength || char_count(s_) > Expr::kMaxLength)
       throw InputError("bad_expression", field_,
                        "at character " + std::to_string(Expr::kMaxLength + 1) +
-                           ": the expression is longer than " +
-                           std::to_string(Expr::kMaxLength) + " characters");
+                           ": the expression is longer than " + std::to_string(Expr::kMaxLength) +
+                           " characters");
     tokenize();
     if (toks_[0].kind == Tok::End) fail_at(0, "the expression is empty");
     NodeP root = sum();
     const Token& t = peek();
     if (t.kind == Tok::RParen) fail_at(t.off, "')' has no matching '('");
-    if (t.kind != Tok::End) fail_at(t.off, "expected an operator before " + describe(t) +
-                                               juxtaposition_hint(t));
+    if (t.kind != Tok::End)
+      fail_at(t.off, "expected an operator before " + describe(t) + juxtaposition_hint(t));
     return root;
   }
 
@@ -177,17 +176,31 @@ class Parser {
       Tok k;
       std::size_t len = 1;
       switch (c) {
-        case '+': k = Tok::Plus; break;
-        case '-': k = Tok::Minus; break;
+        case '+':
+          k = Tok::Plus;
+          break;
+        case '-':
+          k = Tok::Minus;
+          break;
         case '*':
           k = Tok::Star;
           if (i + 1 < n && s_[i + 1] == '*') k = Tok::Pow, len = 2;
           break;
-        case '/': k = Tok::Slash; break;
-        case '^': k = Tok::Pow; break;
-        case '(': k = Tok::LParen; break;
-        case ')': k = Tok::RParen; break;
-        case ',': k = Tok::Comma; break;
+        case '/':
+          k = Tok::Slash;
+          break;
+        case '^':
+          k = Tok::Pow;
+          break;
+        case '(':
+          k = Tok::LParen;
+          break;
+        case ')':
+          k = Tok::RParen;
+          break;
+        case ',':
+          k = Tok::Comma;
+          break;
         default: {
           std::string what = "unexpected character " + quote_char(s_, i);
           std::string q = quote_char(s_, i);
@@ -231,7 +244,12 @@ class Parser {
   void expect_operand() const {
     const Token& t = peek();
     switch (t.kind) {
-      case Tok::Num: case Tok::Name: case Tok::LParen: case Tok::Plus: case Tok::Minus: return;
+      case Tok::Num:
+      case Tok::Name:
+      case Tok::LParen:
+      case Tok::Plus:
+      case Tok::Minus:
+        return;
       default:
         fail_at(t.off, "expected a number, a symbol or '(' but found " + describe(t));
     }
@@ -382,16 +400,27 @@ double eval_node(const Node& n, const std::map<std::string, double>& vars,
   const double nan = std::nan("");
   auto arg = [&](std::size_t k) { return eval_node(*n.kids[k], vars, field); };
   switch (n.op) {
-    case Op::Num: return n.value;
+    case Op::Num:
+      return n.value;
     case Op::Var: {
       auto it = vars.find(n.text);
       if (it == vars.end()) unknown_symbol(n, vars, field);
       return finite_or_nan(it->second);
     }
-    case Op::Neg: return -arg(0);
-    case Op::Add: { double a = arg(0), b = arg(1); return finite_or_nan(a + b); }
-    case Op::Sub: { double a = arg(0), b = arg(1); return finite_or_nan(a - b); }
-    case Op::Mul: { double a = arg(0), b = arg(1); return finite_or_nan(a * b); }
+    case Op::Neg:
+      return -arg(0);
+    case Op::Add: {
+      double a = arg(0), b = arg(1);
+      return finite_or_nan(a + b);
+    }
+    case Op::Sub: {
+      double a = arg(0), b = arg(1);
+      return finite_or_nan(a - b);
+    }
+    case Op::Mul: {
+      double a = arg(0), b = arg(1);
+      return finite_or_nan(a * b);
+    }
     case Op::Div: {
       double a = arg(0), b = arg(1);
       return b == 0 ? nan : finite_or_nan(a / b);
@@ -412,14 +441,22 @@ double eval_node(const Node& n, const std::map<std::string, double>& vars,
       if (f == "max" || f == "min") {
         r = x;
         for (double y : xs) r = f == "max" ? (y > r ? y : r) : (y < r ? y : r);
-      } else if (f == "sqrt") r = std::sqrt(x);
-      else if (f == "log" || f == "ln") r = std::log(x);
-      else if (f == "log2") r = std::log2(x);
-      else if (f == "log10") r = std::log10(x);
-      else if (f == "exp") r = std::exp(x);
-      else if (f == "abs") r = std::fabs(x);
-      else if (f == "ceil") r = std::ceil(x);
-      else if (f == "floor") r = std::floor(x);
+      } else if (f == "sqrt")
+        r = std::sqrt(x);
+      else if (f == "log" || f == "ln")
+        r = std::log(x);
+      else if (f == "log2")
+        r = std::log2(x);
+      else if (f == "log10")
+        r = std::log10(x);
+      else if (f == "exp")
+        r = std::exp(x);
+      else if (f == "abs")
+        r = std::fabs(x);
+      else if (f == "ceil")
+        r = std::ceil(x);
+      else if (f == "floor")
+        r = std::floor(x);
       return finite_or_nan(r);
     }
   }
@@ -448,11 +485,10 @@ std::string tex_number(const std::string& lit) {
 }
 
 bool is_greek(const std::string& s) {
-  static const char* kGreek[] = {"alpha", "beta", "gamma",  "delta", "epsilon", "eta",
-                                 "theta", "lambda", "mu",   "nu",    "pi",      "rho",
-                                 "sigma", "tau",   "phi",   "chi",   "psi",     "omega",
-                                 "Gamma", "Delta", "Theta", "Lambda", "Sigma",  "Phi",
-                                 "Psi",   "Omega"};
+  static const char* kGreek[] = {"alpha",  "beta",  "gamma", "delta", "epsilon", "eta",   "theta",
+                                 "lambda", "mu",    "nu",    "pi",    "rho",     "sigma", "tau",
+                                 "phi",    "chi",   "psi",   "omega", "Gamma",   "Delta", "Theta",
+                                 "Lambda", "Sigma", "Phi",   "Psi",   "Omega"};
   for (const char* g : kGreek)
     if (s == g) return true;
   return false;
@@ -475,9 +511,14 @@ std::string tex_name(const std::string& name) {
 // Whether the rendering starts with a minus sign (then it needs parentheses after an operator).
 bool leading_minus(const Node& n) {
   switch (n.op) {
-    case Op::Neg: return true;
-    case Op::Add: case Op::Sub: case Op::Mul: return leading_minus(*n.kids[0]);
-    default: return false;
+    case Op::Neg:
+      return true;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+      return leading_minus(*n.kids[0]);
+    default:
+      return false;
   }
 }
 
@@ -491,13 +532,16 @@ std::string tex_node(const Node& n) {
   const Node* a = n.kids.size() > 0 ? n.kids[0].get() : nullptr;
   const Node* b = n.kids.size() > 1 ? n.kids[1].get() : nullptr;
   switch (n.op) {
-    case Op::Num: return tex_number(n.text);
-    case Op::Var: return tex_name(n.text);
+    case Op::Num:
+      return tex_number(n.text);
+    case Op::Var:
+      return tex_name(n.text);
     case Op::Neg: {
       std::string x = sub(0);
       return "-" + (is_sum(*a) || leading_minus(*a) ? paren(x) : x);
     }
-    case Op::Add: case Op::Sub: {
+    case Op::Add:
+    case Op::Sub: {
       std::string r = sub(1);
       bool wrap = leading_minus(*b) || (n.op == Op::Sub && is_sum(*b));
       return sub(0) + (n.op == Op::Add ? " + " : " - ") + (wrap ? paren(r) : r);
@@ -508,7 +552,8 @@ std::string tex_node(const Node& n) {
       if (is_sum(*b) || leading_minus(*b)) r = paren(r);
       return l + " \\cdot " + r;
     }
-    case Op::Div: return "\\frac{" + sub(0) + "}{" + sub(1) + "}";
+    case Op::Div:
+      return "\\frac{" + sub(0) + "}{" + sub(1) + "}";
     case Op::Pow: {
       std::string base = sub(0);
       bool atom = a->op == Op::Var || (a->op == Op::Num && base.find(' ') == std::string::npos) ||

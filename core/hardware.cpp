@@ -1,12 +1,12 @@
 // The chip tables, parsed once from the JSON that CMake embeds (data/chips.json -> kChipsJson).
 #include "core/hardware.hpp"
-#include "core/units.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace sb::hw {
 
@@ -56,7 +56,7 @@ std::string join(const std::vector<std::string>& xs) {
 
 struct Tables {
   std::vector<Chip> chips;
-  std::vector<std::string> dtype_names;           // widest first: fp32, bf16, fp8, int8, ...
+  std::vector<std::string> dtype_names;  // widest first: fp32, bf16, fp8, int8, ...
   std::map<std::string, double, std::less<>> dtype_bytes;
   json sources = json::object();
   // Every id and alias, normalized, with its chip's index: a lookup normalizes only the query.
@@ -85,7 +85,8 @@ Tables load() {
   if (!list.is_array() || list.empty()) bad_data("missing \"chips\"");
   for (const json& c : list) {
     Chip chip;
-    if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) bad_data("a chip without an id");
+    if (!c.is_object() || !c.contains("id") || !c["id"].is_string())
+      bad_data("a chip without an id");
     chip.id = c["id"].get<std::string>();
     chip.name = c.value("name", chip.id);
     chip.kind = c.value("kind", "");
@@ -133,8 +134,10 @@ double Chip::get(std::string_view key, std::string_view field) const {
   if (it == specs.end())
     fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
   if (it->second.unit.empty())
-    fail(field, name + "'s " + std::string(key) + " is a text (\"" + it->second.text + "\"), not a number.",
-         "no_figure");
+    fail(
+        field,
+        name + "'s " + std::string(key) + " is a text (\"" + it->second.text + "\"), not a number.",
+        "no_figure");
   return it->second.value;
 }
 
@@ -152,7 +155,8 @@ double Chip::peak(std::string_view dtype, std::string_view field) const {
   const std::string_view key = lower_into(buf, "peak_flops_", dtype);
   if (!has(key)) {
     const std::string d = lower(dtype);
-    fail(field, "The book gives no " + d + " peak FLOPs/s (peak_flops_" + d + ") for " + name + ".", "no_figure");
+    fail(field, "The book gives no " + d + " peak FLOPs/s (peak_flops_" + d + ") for " + name + ".",
+         "no_figure");
   }
   return get(key, field);
 }
@@ -166,7 +170,10 @@ const Chip& chip(std::string_view id, std::string_view field) {
   size_t n = 0;
   for (unsigned char c : id) {
     if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
-    if (n == sizeof buf) { n = 0; break; }
+    if (n == sizeof buf) {
+      n = 0;
+      break;
+    }
     buf[n++] = static_cast<char>(std::tolower(c));
   }
   const std::string_view want(buf, n);
@@ -190,8 +197,10 @@ json chips_json() {
     json specs = json::object();
     for (const auto& [key, s] : c.specs) {
       json j = json::object();
-      if (s.unit.empty()) j["text"] = s.text;
-      else j["value"] = s.value;
+      if (s.unit.empty())
+        j["text"] = s.text;
+      else
+        j["value"] = s.value;
       j["unit"] = s.unit;
       j["source"] = s.source;
       j["note"] = s.note;
@@ -216,7 +225,8 @@ double dtype_bytes(std::string_view dtype, std::string_view field) {
   char buf[16];
   auto it = m.find(lower_into(buf, "", dtype));
   if (it == m.end())
-    fail(field, "Unknown dtype \"" + std::string(dtype) + "\". Valid dtypes: " + join(dtypes()) + ".",
+    fail(field,
+         "Unknown dtype \"" + std::string(dtype) + "\". Valid dtypes: " + join(dtypes()) + ".",
          "unknown_dtype");
   return it->second;
 }

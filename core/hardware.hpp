@@ -5,22 +5,23 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
 #include "core/json.hpp"
 
 namespace sb::hw {
 
 struct Spec {
-  double value = 0;        // numeric specs
-  std::string text;        // text specs ("16x16", "2x2x1")
-  std::string unit;        // units id, or "" for text
-  std::string source;      // a key of chips.json "sources": "tpus.md spec table", "derived", ...
+  double value = 0;    // numeric specs
+  std::string text;    // text specs ("16x16", "2x2x1")
+  std::string unit;    // units id, or "" for text
+  std::string source;  // a key of chips.json "sources": "tpus.md spec table", "derived", ...
   std::string note;
 };
 
 struct Chip {
-  std::string id;          // "v5e", "h100"
-  std::string name;        // "TPU v5e", "NVIDIA H100 SXM"
-  std::string kind;        // "tpu" or "gpu"
+  std::string id;    // "v5e", "h100"
+  std::string name;  // "TPU v5e", "NVIDIA H100 SXM"
+  std::string kind;  // "tpu" or "gpu"
   std::vector<std::string> aliases;
   std::map<std::string, Spec, std::less<>> specs;
 
@@ -36,7 +37,7 @@ const std::vector<Chip>& chips();
 // By id or alias, case-insensitive ("v5e", "TPU v5e", "tpu-v5e"); InputError(field) if unknown.
 const Chip& chip(std::string_view id, std::string_view field = "chip");
 std::vector<std::string> chip_ids();
-json chips_json();        // {"chips": [...], "dtypes": {...}, "sources": {...}}
+json chips_json();  // {"chips": [...], "dtypes": {...}, "sources": {...}}
 
 // Bytes per element: fp32 4, bf16 2, fp8 1, int8 1, int4 0.5. InputError(field) if unknown.
 double dtype_bytes(std::string_view dtype, std::string_view field);

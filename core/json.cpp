@@ -99,7 +99,8 @@ struct OutAdapter : nlohmann::detail::output_adapter_protocol<char> {
 }  // namespace
 
 void append_json(Out& out, const json& j) {
-  nlohmann::detail::serializer<json> s(std::make_shared<OutAdapter>(out), ' ', json::error_handler_t::replace);
+  nlohmann::detail::serializer<json> s(std::make_shared<OutAdapter>(out), ' ',
+                                       json::error_handler_t::replace);
   s.dump(j, false, true, 0);  // ensure_ascii, as above
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <nlohmann/json.hpp>
 namespace sb {
 // Ordered: a calculator's values and a chip's specs keep the order the code gives them, which is
 // the order a reader should see them in.

@@ -36,18 +36,22 @@ double number_from(const Param& p, const json& v) {
   } else if (v.is_string()) {
     x = units::parse(v.get<std::string>(), p.unit.empty() ? "count" : p.unit, p.name);
   } else {
-    fail(p.name, name + " must be a number" +
-                     (p.unit.empty() || p.unit == "count" ? "" : " (or text like '" + units::example(p.unit) + "')") +
-                     ", got " + std::string(v.type_name()),
+    fail(p.name,
+         name + " must be a number" +
+             (p.unit.empty() || p.unit == "count"
+                  ? ""
+                  : " (or text like '" + units::example(p.unit) + "')") +
+             ", got " + std::string(v.type_name()),
          "wrong_type");
   }
   if (!std::isfinite(x)) fail(p.name, name + " must be a finite number", "bad_number");
   if (p.positive && x <= 0)
     fail(p.name, name + " must be greater than zero, got " + units::number(x), "out_of_range");
   if (x < p.min || x > p.max)
-    fail(p.name, name + " must be between " + units::format(p.min, p.unit.empty() ? "count" : p.unit) +
-                     " and " + units::format(p.max, p.unit.empty() ? "count" : p.unit) + ", got " +
-                     units::format(x, p.unit.empty() ? "count" : p.unit),
+    fail(p.name,
+         name + " must be between " + units::format(p.min, p.unit.empty() ? "count" : p.unit) +
+             " and " + units::format(p.max, p.unit.empty() ? "count" : p.unit) + ", got " +
+             units::format(x, p.unit.empty() ? "count" : p.unit),
          "out_of_range");
   if (p.integer && std::floor(x) != x)
     fail(p.name, name + " must be a whole number, got " + units::number(x, 8), "not_integer");
@@ -106,7 +110,9 @@ Inputs::Inputs(std::span<const Param> schema, const json& given) {
 const Inputs::Value& Inputs::find(Text name, bool is_text) const {
   for (const auto& v : values_)
     if (v.name == name && v.is_text == is_text) return v;
-  fail(name, std::string("internal: no ") + (is_text ? "text" : "number") + " input '" + std::string(name) + "'",
+  fail(name,
+       std::string("internal: no ") + (is_text ? "text" : "number") + " input '" +
+           std::string(name) + "'",
        "internal");
 }
 
@@ -116,8 +122,10 @@ const std::string& Inputs::text(Text name) const { return find(name, true).text;
 json Inputs::all() const {
   json out = json::object();
   for (const auto& v : values_) {
-    if (v.is_text) out[std::string(v.name)] = v.text;
-    else out[std::string(v.name)] = v.num;
+    if (v.is_text)
+      out[std::string(v.name)] = v.text;
+    else
+      out[std::string(v.name)] = v.num;
   }
   return out;
 }
@@ -128,8 +136,10 @@ void Inputs::write(Out& out) const {
     if (i) out << ',';
     append_json(out, values_[i].name);
     out << ':';
-    if (values_[i].is_text) append_json(out, Text(values_[i].text));
-    else append_json(out, values_[i].num);
+    if (values_[i].is_text)
+      append_json(out, Text(values_[i].text));
+    else
+      append_json(out, values_[i].num);
   }
   out << '}';
 }
@@ -174,7 +184,9 @@ const Registry& Registry::get() {
   return *r;
 }
 
-void Registry::add(std::span<const Calculator> cs) { calcs_.insert(calcs_.end(), cs.begin(), cs.end()); }
+void Registry::add(std::span<const Calculator> cs) {
+  calcs_.insert(calcs_.end(), cs.begin(), cs.end());
+}
 void Registry::add(std::span<const Problem> ps) {
   for (Problem p : ps) {
     if (p.chapter.empty()) p.chapter = p.id.substr(0, p.id.find('.'));
@@ -231,9 +243,13 @@ json schema_json(std::span<const Param> params) {
 }
 
 json to_json(const Slot& s) {
-  json j = {{"name", s.name}, {"unit", s.unit}, {"label", s.label.empty() ? s.name : s.label},
+  json j = {{"name", s.name},
+            {"unit", s.unit},
+            {"label", s.label.empty() ? s.name : s.label},
             {"tol_rel", s.tol_rel}};
-  j["kind"] = s.kind == Slot::Kind::Formula ? "formula" : s.kind == Slot::Kind::Bool ? "bool" : "number";
+  j["kind"] = s.kind == Slot::Kind::Formula ? "formula"
+              : s.kind == Slot::Kind::Bool  ? "bool"
+                                            : "number";
   if (s.kind == Slot::Kind::Formula) {
     json vars = json::array();
     for (const auto& v : s.vars) vars.push_back({{"name", v.name}, {"doc", v.doc}});

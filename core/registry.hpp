@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
 #include "core/json.hpp"
 #include "core/trace.hpp"
 
@@ -45,21 +46,21 @@ struct List {
 // rest), so that the unused room of a List<Param, N> is zeros, which the wasm data segment drops.
 struct Param {
   enum class Kind : unsigned char { Number, Text, Choice };
-  Text name;                // "B", "chip", "dtype_w"
+  Text name;  // "B", "chip", "dtype_w"
   Kind kind = Kind::Number;
-  Text unit;                // units id for numbers ("count", "B_per_s"); "" for text
-  Text doc;                 // one line for --help and form tooltips
-  double def = 0;           // default for numbers
-  Text def_text;            // default for text and choices
-  double min = 0;           // numbers: allowed closed range (num() sets both)
+  Text unit;       // units id for numbers ("count", "B_per_s"); "" for text
+  Text doc;        // one line for --help and form tooltips
+  double def = 0;  // default for numbers
+  Text def_text;   // default for text and choices
+  double min = 0;  // numbers: allowed closed range (num() sets both)
   double max = 0;
-  bool positive = false;    // numbers: must be > 0 (num() sets it: zero is meaningless for
-                            // most sizes); set false where zero is allowed (a latency, a coordinate)
-  bool integer = false;     // numbers: must be a whole number
-  bool chip = false;        // a chip id: any id or alias of core/hardware, resolved to the id
-  bool dtype = false;       // a dtype of the hardware tables ("fp32", "bf16", ...)
-  Text choices;             // Choice: the allowed values separated by '|': "hbm|vmem"
-  List<double, 4> variants; // problems: values "new variant" may draw from
+  bool positive = false;  // numbers: must be > 0 (num() sets it: zero is meaningless for
+                          // most sizes); set false where zero is allowed (a latency, a coordinate)
+  bool integer = false;   // numbers: must be a whole number
+  bool chip = false;      // a chip id: any id or alias of core/hardware, resolved to the id
+  bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
+  Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
+  List<double, 4> variants;  // problems: values "new variant" may draw from
 };
 
 // The allowed values of a choice (for a chip or dtype param: the hardware tables').
@@ -129,8 +130,8 @@ class Inputs {
   Inputs(std::span<const Param> schema, const json& given);
   double num(Text name) const;
   const std::string& text(Text name) const;
-  json all() const;              // the resolved inputs, for echoing back
-  void write(Out& out) const;    // the same, as a JSON object written to `out`
+  json all() const;            // the resolved inputs, for echoing back
+  void write(Out& out) const;  // the same, as a JSON object written to `out`
 
  private:
   // A flat list in schema order, not a JSON object: a calculator call looks its inputs up a
@@ -177,20 +178,26 @@ struct Calculator {
 // One answer a reader gives.
 struct Slot {
   enum class Kind : unsigned char { Number, Formula, Bool };
-  Text name;            // as in the catalogue: "b_crit"
-  Text unit;            // units id
+  Text name;  // as in the catalogue: "b_crit"
+  Text unit;  // units id
   Kind kind = Kind::Number;
-  Text label;           // what the input is labelled with on the page
-  double tol_rel = 0;   // relative tolerance; number() sets 0.02 (zero by default, as for Param)
+  Text label;          // what the input is labelled with on the page
+  double tol_rel = 0;  // relative tolerance; number() sets 0.02 (zero by default, as for Param)
   // Formula slots: the book's symbols (name, what it means, sampling range for grading) and the
   // model evaluated at a point. The expected expression is the model itself, never a string.
-  struct Var { Text name, doc; double lo = 1, hi = 1e4; };
+  struct Var {
+    Text name, doc;
+    double lo = 1, hi = 1e4;
+  };
   std::span<const Var> vars;  // a constexpr array of the chapter's
   using Formula = double (*)(const std::map<std::string, double>&);
   Formula formula = nullptr;
-  Text formula_tex;     // how the derivation shows the expected formula
+  Text formula_tex;  // how the derivation shows the expected formula
   // Extra factor hints for this slot, e.g. {2, "a matmul is 2BDF FLOPs"}.
-  struct Hint { double factor = 0; Text text; };
+  struct Hint {
+    double factor = 0;
+    Text text;
+  };
   List<Hint, 2> hints;
 };
 
@@ -226,11 +233,11 @@ constexpr Slot hinted(Slot s, Hints hints) {
 }
 
 struct Problem {
-  Text id;         // "roofline.Q2"
-  Text chapter;    // "roofline"; left empty, it is taken from the id
+  Text id;       // "roofline.Q2"
+  Text chapter;  // "roofline"; left empty, it is taken from the id
   Text title;
-  Text statement;  // our own words; may use {name} to show an input's value
-  Text kind;       // "numeric", "formula", "conceptual", "code"
+  Text statement;         // our own words; may use {name} to show an input's value
+  Text kind;              // "numeric", "formula", "conceptual", "code"
   List<Param, 12> given;  // the problem's inputs, defaults = the book's values
   List<Slot, 10> slots;
   // Computes every Number and Bool slot from the inputs by calling the chapter model.
@@ -245,7 +252,7 @@ class Registry {
  public:
   static const Registry& get();  // filled once with the program's chapters (gen/chapters_*.cpp)
   void add(std::span<const Calculator> cs);
-  void add(std::span<const Problem> ps);  // an empty chapter is filled from the id's prefix
+  void add(std::span<const Problem> ps);          // an empty chapter is filled from the id's prefix
   const Calculator& calculator(Text name) const;  // InputError if unknown
   const Problem& problem(Text id) const;          // InputError if unknown
   const std::vector<Calculator>& calculators() const { return calcs_; }

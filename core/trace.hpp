@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+
 #include "core/json.hpp"
 
 namespace sb {
@@ -18,8 +19,8 @@ class Trace {
   double step(Text what, Text formula, Text numbers, double value, Text unit);
   // The same with the numbers given as a pattern: each '#' in `pattern` becomes the next of xs
   // typeset by tex(): step("T", "F / W", "\\frac{#}{#}", {flops, bw}, t, "s").
-  double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs,
-              double value, Text unit);
+  double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs, double value,
+              Text unit);
   // A sentence with no number (a verdict, an assumption).
   void note(Text text);
   bool empty() const { return out_.empty(); }

@@ -1,9 +1,9 @@
 #include "core/units.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -62,24 +62,51 @@ struct Base {
 
 // Unit words a reader may type. Prefixes are tried only when the whole word is not listed here.
 const Base kBases[] = {
-    {"s", {1}, 1},          {"sec", {1}, 1},        {"secs", {1}, 1},
-    {"second", {1}, 1},     {"seconds", {1}, 1},    {"min", {1}, 60},
-    {"h", {1}, 3600},       {"hr", {1}, 3600},      {"hour", {1}, 3600},
-    {"hours", {1}, 3600},   {"day", {1}, 86400},    {"days", {1}, 86400},
-    {"B", {0, 1}, 1},       {"byte", {0, 1}, 1},    {"bytes", {0, 1}, 1},
-    {"b", {0, 1}, 0.125},   {"bit", {0, 1}, 0.125}, {"bits", {0, 1}, 0.125},
-    {"FLOP", {0, 0, 1}, 1}, {"FLOPs", {0, 0, 1}, 1}, {"flop", {0, 0, 1}, 1},
-    {"flops", {0, 0, 1}, 1}, {"OP", {0, 0, 1}, 1},  {"OPs", {0, 0, 1}, 1},
-    {"op", {0, 0, 1}, 1},   {"ops", {0, 0, 1}, 1},
+    {"s", {1}, 1},
+    {"sec", {1}, 1},
+    {"secs", {1}, 1},
+    {"second", {1}, 1},
+    {"seconds", {1}, 1},
+    {"min", {1}, 60},
+    {"h", {1}, 3600},
+    {"hr", {1}, 3600},
+    {"hour", {1}, 3600},
+    {"hours", {1}, 3600},
+    {"day", {1}, 86400},
+    {"days", {1}, 86400},
+    {"B", {0, 1}, 1},
+    {"byte", {0, 1}, 1},
+    {"bytes", {0, 1}, 1},
+    {"b", {0, 1}, 0.125},
+    {"bit", {0, 1}, 0.125},
+    {"bits", {0, 1}, 0.125},
+    {"FLOP", {0, 0, 1}, 1},
+    {"FLOPs", {0, 0, 1}, 1},
+    {"flop", {0, 0, 1}, 1},
+    {"flops", {0, 0, 1}, 1},
+    {"OP", {0, 0, 1}, 1},
+    {"OPs", {0, 0, 1}, 1},
+    {"op", {0, 0, 1}, 1},
+    {"ops", {0, 0, 1}, 1},
     // "FLOPS" and "OPS" in capitals are the common spelling of a rate.
-    {"FLOPS", {-1, 0, 1}, 1}, {"OPS", {-1, 0, 1}, 1},
-    {"token", {0, 0, 0, 1}, 1}, {"tokens", {0, 0, 0, 1}, 1}, {"tok", {0, 0, 0, 1}, 1},
-    {"USD", {0, 0, 0, 0, 1}, 1}, {"usd", {0, 0, 0, 0, 1}, 1}, {"dollars", {0, 0, 0, 0, 1}, 1},
+    {"FLOPS", {-1, 0, 1}, 1},
+    {"OPS", {-1, 0, 1}, 1},
+    {"token", {0, 0, 0, 1}, 1},
+    {"tokens", {0, 0, 0, 1}, 1},
+    {"tok", {0, 0, 0, 1}, 1},
+    {"USD", {0, 0, 0, 0, 1}, 1},
+    {"usd", {0, 0, 0, 0, 1}, 1},
+    {"dollars", {0, 0, 0, 0, 1}, 1},
     {"$", {0, 0, 0, 0, 1}, 1},
     {"Hz", {-1}, 1},
-    {"chip", {}, 1},        {"chips", {}, 1},       {"device", {}, 1},
-    {"devices", {}, 1},     {"x", {}, 1},           {"%", {}, 0.01},
-    {"elements", {}, 1},    {"params", {}, 1},
+    {"chip", {}, 1},
+    {"chips", {}, 1},
+    {"device", {}, 1},
+    {"devices", {}, 1},
+    {"x", {}, 1},
+    {"%", {}, 0.01},
+    {"elements", {}, 1},
+    {"params", {}, 1},
 };
 
 struct Prefix {
@@ -87,9 +114,23 @@ struct Prefix {
   double scale;
 };
 const Prefix kPrefixes[] = {
-    {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-    {"Pi", 1125899906842624.0}, {"p", 1e-12}, {"n", 1e-9}, {"u", 1e-6}, {"\xC2\xB5", 1e-6}, {"\xCE\xBC", 1e-6},
-    {"m", 1e-3}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
+    {"Ki", 1024.0},
+    {"Mi", 1048576.0},
+    {"Gi", 1073741824.0},
+    {"Ti", 1099511627776.0},
+    {"Pi", 1125899906842624.0},
+    {"p", 1e-12},
+    {"n", 1e-9},
+    {"u", 1e-6},
+    {"\xC2\xB5", 1e-6},
+    {"\xCE\xBC", 1e-6},
+    {"m", 1e-3},
+    {"k", 1e3},
+    {"K", 1e3},
+    {"M", 1e6},
+    {"G", 1e9},
+    {"T", 1e12},
+    {"P", 1e15},
     {"E", 1e18},
 };
 
@@ -138,7 +179,8 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
   if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
   if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
   std::string s = trim(raw);
-  if (s.empty()) fail(field, "no value given; type a number like " + std::string(u->example), "empty");
+  if (s.empty())
+    fail(field, "no value given; type a number like " + std::string(u->example), "empty");
 
   if (std::string(unit) == "bool") {
     std::string l;
@@ -177,20 +219,25 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
       break;
     }
   }
-  if (!digits) fail(field, "'" + s + "' does not start with a number; try " + u->example, "bad_number");
+  if (!digits)
+    fail(field, "'" + s + "' does not start with a number; try " + u->example, "bad_number");
   char* end = nullptr;
   double v = std::strtod(num.c_str(), &end);
   if (!end || *end != '\0') fail(field, "'" + num + "' is not a number", "bad_number");
   // "x 10^k" or "*10^k" after the mantissa, as written in the book.
   std::string rest = trim(std::string_view(s).substr(i));
-  for (const char* times : {"x10^", "x 10^", "*10^", "* 10^", "\xC3\x97" "10^", "\xC3\x97 10^"}) {
+  for (const char* times : {"x10^", "x 10^", "*10^", "* 10^",
+                            "\xC3\x97"
+                            "10^",
+                            "\xC3\x97 10^"}) {
     std::string t(times);
     if (rest.rfind(t, 0) == 0) {
       size_t j = t.size();
       std::string e;
       if (j < rest.size() && (rest[j] == '-' || rest[j] == '+')) e += rest[j++];
       while (j < rest.size() && std::isdigit(static_cast<unsigned char>(rest[j]))) e += rest[j++];
-      if (e.empty() || e == "-" || e == "+") fail(field, "missing exponent after 10^", "bad_number");
+      if (e.empty() || e == "-" || e == "+")
+        fail(field, "missing exponent after 10^", "bad_number");
       v *= std::pow(10.0, std::atof(e.c_str()));
       rest = trim(std::string_view(rest).substr(j));
       break;
@@ -202,7 +249,8 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
   if (!rest.empty()) {
     // A bare multiplier on a count: "2k", "1.5M".
     bool bare_done = false;
-    if (u->dim == Dim{} && (rest == "k" || rest == "K" || rest == "M" || rest == "G" || rest == "T")) {
+    if (u->dim == Dim{} &&
+        (rest == "k" || rest == "K" || rest == "M" || rest == "G" || rest == "T")) {
       scale = rest == "M" ? 1e6 : rest == "G" ? 1e9 : rest == "T" ? 1e12 : 1e3;
       bare_done = true;
     }
@@ -221,7 +269,8 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
         sl = r.find('/');
         top = trim(r.substr(0, sl));
         bottom = trim(r.substr(sl + 1));
-        if (bottom.find('/') != std::string::npos) fail(field, "only one '/' is allowed in a unit", "bad_unit");
+        if (bottom.find('/') != std::string::npos)
+          fail(field, "only one '/' is allowed in a unit", "bad_unit");
       }
       // Scale words before the unit ("2 M tokens", "1.5 k chips").
       Dim dt{};
@@ -231,8 +280,10 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
         size_t sp = top.find(' ');
         if (sp != std::string::npos) {
           std::string pre = trim(top.substr(0, sp)), w = trim(top.substr(sp + 1));
-          Dim d0; double s0;
-          if (pre.size() == 1 && std::string("kKMGT").find(pre[0]) != std::string::npos && word(w, d0, s0)) {
+          Dim d0;
+          double s0;
+          if (pre.size() == 1 && std::string("kKMGT").find(pre[0]) != std::string::npos &&
+              word(w, d0, s0)) {
             dt = d0;
             st = s0 * (pre == "M" ? 1e6 : pre == "G" ? 1e9 : pre == "T" ? 1e12 : 1e3);
           } else {
@@ -253,8 +304,9 @@ double parse(std::string_view raw, std::string_view unit, std::string_view field
     }
   }
   if (!rest.empty() && dim != u->dim) {
-    fail(field, "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(dim) +
-                    " ('" + rest + "')",
+    fail(field,
+         "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(dim) +
+             " ('" + rest + "')",
          "wrong_unit");
   }
   v *= scale * sign_scale;
@@ -270,8 +322,9 @@ namespace {
 
 // 10^k exactly, for |k| <= 22 (every such power is a double); pow beyond.
 double pow10(int k) {
-  static const double kPow[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static const double kPow[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   return k >= 0 && k <= 22 ? kPow[k] : std::pow(10.0, k);
 }
 
@@ -309,7 +362,11 @@ size_t trim(const char* s, size_t n) {
 }  // namespace
 
 size_t write_number(char* out, double v, int sig) {
-  auto put = [&](const char* t) { size_t n = std::strlen(t); std::memcpy(out, t, n); return n; };
+  auto put = [&](const char* t) {
+    size_t n = std::strlen(t);
+    std::memcpy(out, t, n);
+    return n;
+  };
   if (std::isnan(v)) return put("NaN");
   if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
   if (v == 0) return put("0");
@@ -333,9 +390,14 @@ size_t write_number(char* out, double v, int sig) {
   long long top = 1;
   for (int i = 0; i < sig; ++i) top *= 10;
   long long m = mantissa(e);
-  if (m >= top) m = mantissa(++e);          // 9.9996 rounds up to 10.00
-  else if (m < top / 10) m = mantissa(--e);  // log10 came out a hair high
-  if (m >= top) { m /= 10; ++e; }
+  if (m >= top)
+    m = mantissa(++e);  // 9.9996 rounds up to 10.00
+  else if (m < top / 10)
+    m = mantissa(--e);  // log10 came out a hair high
+  if (m >= top) {
+    m /= 10;
+    ++e;
+  }
   char digits[24];
   const size_t nd = put_int(digits, m);
   char* o = out + n;
@@ -399,9 +461,14 @@ size_t put_number(char* out, double v, std::string_view before, std::string_view
 
 // "820 GB/s": the number scaled to the largest prefix it reaches, then the prefix and symbol.
 size_t prefixed(char* out, double v, std::string_view sym, bool small_too) {
-  struct P { double s; const char* p; };
-  static const P big[] = {{1e18, " E"}, {1e15, " P"}, {1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}};
-  static const P tiny[] = {{1, " "}, {1e-3, " m"}, {1e-6, " \xC2\xB5"}, {1e-9, " n"}, {1e-12, " p"}};
+  struct P {
+    double s;
+    const char* p;
+  };
+  static const P big[] = {{1e18, " E"}, {1e15, " P"}, {1e12, " T"},
+                          {1e9, " G"},  {1e6, " M"},  {1e3, " k"}};
+  static const P tiny[] = {
+      {1, " "}, {1e-3, " m"}, {1e-6, " \xC2\xB5"}, {1e-9, " n"}, {1e-12, " p"}};
   const double a = std::fabs(v);
   const P* pick = nullptr;
   if (a != 0 && std::isfinite(v)) {

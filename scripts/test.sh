@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Every test layer, in order: GoogleTest (ctest), node tests of the wasm modules, browser tests in
+# Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the wasm modules, browser tests in
 # headless Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under
 # ASan + UBSan. Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
+
+echo "== house style (clang-format)"
+scripts/format.sh --check
 
 echo "== GoogleTest"
 ctest --test-dir build/native --output-on-failure -j 2

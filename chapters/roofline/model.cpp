@@ -22,9 +22,7 @@ double critical_intensity(double peak, double bw) { return peak / bw; }
 double attainable_flops_per_s(double intensity, double peak, double bw) {
   return std::min(peak, intensity * bw);
 }
-double achieved_flops_per_s(double flops, double tm, double tc) {
-  return flops / t_lower(tm, tc);
-}
+double achieved_flops_per_s(double flops, double tm, double tc) { return flops / t_lower(tm, tc); }
 
 double dot_flops(double n) { return 2 * n - 1; }
 double dot_bytes(double n, double b) { return 2 * b * n + b; }
@@ -53,8 +51,7 @@ double matmul_intensity(const MatmulShape& s, const OperandBytes& b, bool per_ex
 
 double critical_batch_approx(double weight_bytes, double i_hw) { return weight_bytes * i_hw / 2; }
 
-std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b,
-                                           double i_hw) {
+std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw) {
   // 2BDF / I_hw = b_x BD + b_w DF + b_o BF  =>  B (2DF / I_hw - b_x D - b_o F) = b_w DF.
   const double denom = 2 * D * F / i_hw - b.x * D - b.o * F;
   if (!(denom > 0)) return std::nullopt;  // activation+output traffic alone outpaces the MXU

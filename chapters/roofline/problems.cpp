@@ -42,8 +42,8 @@ constexpr Slot::Var kBDF[] = {kB, kD, kF};
 constexpr Slot::Var kN[] = {{"N", "vector length", 1, 1e6}};
 constexpr Slot::Var kBmBn[] = {{"bm", "output-tile rows", 8, 4096},
                                {"bn", "output-tile columns", 8, 4096}};
-constexpr Slot::Var kBDFPW[] = {kB, kD, kF, {"P", "int8 peak OPs/s", 1e13, 1e16},
-                                {"W", "HBM bandwidth in B/s", 1e10, 1e13}};
+constexpr Slot::Var kBDFPW[] = {
+    kB, kD, kF, {"P", "int8 peak OPs/s", 1e13, 1e16}, {"W", "HBM bandwidth in B/s", 1e10, 1e13}};
 
 constexpr Text kTwoForMultiplyAdd =
     "Each (b, d, f) term is one multiply and one add: a matmul is 2BDF operations, not BDF.";
@@ -64,23 +64,24 @@ constexpr Problem kExamples[] = {
                      "({v6e_peak_bf16_flops_per_s}, the figure roofline.md quotes)?",
         .kind = "numeric",
         .given = {given("work_flops", "flop", 1e12, "FLOPs to perform", {1e11, 5e12, 1e13, 1e15}),
-                  given("h100_peak_bf16_flops_per_s", "flop_per_s", 9.89e14,
-                        "H100 dense bf16 peak", {9.89e14, 1.979e15 / 2}),
+                  given("h100_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
+                        {9.89e14, 1.979e15 / 2}),
                   given("v6e_peak_bf16_flops_per_s", "flop_per_s", 9.1e14, "v6e bf16 peak",
                         {9.1e14, 9.2e14})},
         .slots = {number("t_math_h100", "s", "time on the H100"),
                   number("t_math_v6e", "s", "time on the v6e")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double w = in.num("work_flops");
-          const double ph = in.num("h100_peak_bf16_flops_per_s");
-          const double pv = in.num("v6e_peak_bf16_flops_per_s");
-          Answers a;
-          a["t_math_h100"] = tr.step("H100", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                     "\\frac{#}{#}", {w, ph}, t_math(w, ph), "s");
-          a["t_math_v6e"] = tr.step("TPU v6e", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                    "\\frac{#}{#}", {w, pv}, t_math(w, pv), "s");
-          return a;
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double w = in.num("work_flops");
+              const double ph = in.num("h100_peak_bf16_flops_per_s");
+              const double pv = in.num("v6e_peak_bf16_flops_per_s");
+              Answers a;
+              a["t_math_h100"] = tr.step("H100", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
+                                         "\\frac{#}{#}", {w, ph}, t_math(w, ph), "s");
+              a["t_math_v6e"] = tr.step("TPU v6e", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
+                                        "\\frac{#}{#}", {w, pv}, t_math(w, pv), "s");
+              return a;
+            },
         .hint = "Compute time is the work divided by the rate; mind the ms.",
     },
 
@@ -94,12 +95,13 @@ constexpr Problem kExamples[] = {
         .given = {given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
                   given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)},
         .slots = {number("i_crit", "flop_per_B", "critical intensity")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
-          return Answers{{"i_crit", tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                            "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw),
-                                            "flop_per_B")}};
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
+              return Answers{{"i_crit", tr.step("Critical intensity",
+                                                "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}",
+                                                {p, bw}, critical_intensity(p, bw), "flop_per_B")}};
+            },
     },
 
     Problem{
@@ -113,38 +115,41 @@ constexpr Problem kExamples[] = {
         .kind = "formula",
         .given = {elem_bytes(2, "bytes per element (bf16)"),
                   count("sample_n", 1024, "N to evaluate at", {128, 4096, 65536, 1000000}),
-                  given("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12,
-                        "VPU FLOPs/s, one core", {7e12, 1.4e13}),
+                  given("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core",
+                        {7e12, 1.4e13}),
                   given("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "v5p HBM bandwidth", {2.8e12})},
         .slots = {number("intensity_limit", "flop_per_B", "intensity as N grows"),
                   number("intensity_at_sample_n", "flop_per_B", "intensity at the sample N"),
                   boolean("compute_bound", "compute-bound on the VPU?"),
-                  formula("intensity", "flop_per_B", "intensity as a formula in N (bf16)", kN,
-                          [](const Vars& v) { return dot_intensity(at(v, "N"), 2); },
-                          "\\frac{2N - 1}{4N + 2}")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double b = in.num("bytes_per_elem"), n = in.num("sample_n");
-          const double vpu = in.num("v5p_vpu_flops_per_s_per_core");
-          const double bw = in.num("v5p_hbm_bw_Bps");
-          Answers a;
-          tr.step("FLOPs: N multiplies and N - 1 adds", "2N - 1", "2 \\cdot # - 1", {n},
-                  dot_flops(n), "flop");
-          tr.step("Bytes: both vectors in, one scalar out", "2bN + b", "2 \\cdot # \\cdot # + #",
-                  {b, n, b}, dot_bytes(n, b), "B");
-          a["intensity_at_sample_n"] =
-              tr.step("Intensity at the sample N", "\\frac{2N - 1}{2bN + b}", "\\frac{#}{#}",
-                      {dot_flops(n), dot_bytes(n, b)}, dot_intensity(n, b), "flop_per_B");
-          a["intensity_limit"] = tr.step("Large-N limit", "\\lim I = 2 / 2b", "1 / #", {b},
-                                         dot_intensity_limit(b), "flop_per_B");
-          const double ridge = tr.step("VPU ridge against HBM", "I_{VPU} = \\mathrm{VPU} / BW",
-                                       "\\frac{#}{#}", {vpu, bw}, critical_intensity(vpu, bw),
-                                       "flop_per_B");
-          a["compute_bound"] = a["intensity_limit"] > ridge ? 1 : 0;
-          tr.note(a["compute_bound"] ? "Above the VPU ridge: compute-bound."
-                                     : "Below even the VPU ridge at every N: memory-bound, and "
-                                       "batching cannot help because the intensity is a constant.");
-          return a;
-        },
+                  formula(
+                      "intensity", "flop_per_B", "intensity as a formula in N (bf16)", kN,
+                      [](const Vars& v) { return dot_intensity(at(v, "N"), 2); },
+                      "\\frac{2N - 1}{4N + 2}")},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double b = in.num("bytes_per_elem"), n = in.num("sample_n");
+              const double vpu = in.num("v5p_vpu_flops_per_s_per_core");
+              const double bw = in.num("v5p_hbm_bw_Bps");
+              Answers a;
+              tr.step("FLOPs: N multiplies and N - 1 adds", "2N - 1", "2 \\cdot # - 1", {n},
+                      dot_flops(n), "flop");
+              tr.step("Bytes: both vectors in, one scalar out", "2bN + b",
+                      "2 \\cdot # \\cdot # + #", {b, n, b}, dot_bytes(n, b), "B");
+              a["intensity_at_sample_n"] =
+                  tr.step("Intensity at the sample N", "\\frac{2N - 1}{2bN + b}", "\\frac{#}{#}",
+                          {dot_flops(n), dot_bytes(n, b)}, dot_intensity(n, b), "flop_per_B");
+              a["intensity_limit"] = tr.step("Large-N limit", "\\lim I = 2 / 2b", "1 / #", {b},
+                                             dot_intensity_limit(b), "flop_per_B");
+              const double ridge =
+                  tr.step("VPU ridge against HBM", "I_{VPU} = \\mathrm{VPU} / BW", "\\frac{#}{#}",
+                          {vpu, bw}, critical_intensity(vpu, bw), "flop_per_B");
+              a["compute_bound"] = a["intensity_limit"] > ridge ? 1 : 0;
+              tr.note(a["compute_bound"]
+                          ? "Above the VPU ridge: compute-bound."
+                          : "Below even the VPU ridge at every N: memory-bound, and "
+                            "batching cannot help because the intensity is a constant.");
+              return a;
+            },
         .hint = "Count the scalar output too; then let N grow.",
     },
 
@@ -158,33 +163,35 @@ constexpr Problem kExamples[] = {
         .kind = "numeric",
         .given = {given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "v5e bf16 peak", kPeaks),
                   given("hbm_bw_Bps", "B_per_s", 8.2e11, "v5e HBM bandwidth", kHbm),
-                  given("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14,
-                        "H100 dense bf16 peak", {9.89e14, 2.25e15}),
+                  given("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
+                        {9.89e14, 2.25e15}),
                   given("gpu_hbm_bw_Bps", "B_per_s", 3.35e12, "H100 HBM bandwidth",
                         {3.35e12, 8e12})},
         .slots = {number("b_crit_v5e", "tokens", "critical batch on v5e"),
                   number("b_crit_gpu", "tokens", "critical batch on the GPU")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          Answers a;
-          const std::pair<const char*, const char*> chips[] = {
-              {"b_crit_v5e", "TPU v5e"}, {"b_crit_gpu", "GPU"}};
-          const double peaks[] = {in.num("peak_bf16_flops_per_s"),
-                                  in.num("gpu_peak_bf16_flops_per_s")};
-          const double bws[] = {in.num("hbm_bw_Bps"), in.num("gpu_hbm_bw_Bps")};
-          tr.note("With B << D, F the weights dominate the bytes: I = BDF/(BD + DF + BF) ~ B, so "
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              Answers a;
+              const std::pair<const char*, const char*> chips[] = {{"b_crit_v5e", "TPU v5e"},
+                                                                   {"b_crit_gpu", "GPU"}};
+              const double peaks[] = {in.num("peak_bf16_flops_per_s"),
+                                      in.num("gpu_peak_bf16_flops_per_s")};
+              const double bws[] = {in.num("hbm_bw_Bps"), in.num("gpu_hbm_bw_Bps")};
+              tr.note(
+                  "With B << D, F the weights dominate the bytes: I = BDF/(BD + DF + BF) ~ B, so "
                   "the matmul is compute-bound once B > I_hw.");
-          for (int i = 0; i < 2; ++i) {
-            const double ih = tr.step(std::string(chips[i].second) + ": critical intensity",
-                                      "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}",
-                                      {peaks[i], bws[i]}, critical_intensity(peaks[i], bws[i]),
-                                      "flop_per_B");
-            a[chips[i].first] = tr.step(std::string(chips[i].second) + ": critical batch",
-                                        "B_{crit} \\approx b_w I_{hw} / 2",
-                                        "\\frac{2 \\cdot #}{2}", {ih},
-                                        critical_batch_approx(2, ih), "tokens");
-          }
-          return a;
-        },
+              for (int i = 0; i < 2; ++i) {
+                const double ih =
+                    tr.step(std::string(chips[i].second) + ": critical intensity",
+                            "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}", {peaks[i], bws[i]},
+                            critical_intensity(peaks[i], bws[i]), "flop_per_B");
+                a[chips[i].first] =
+                    tr.step(std::string(chips[i].second) + ": critical batch",
+                            "B_{crit} \\approx b_w I_{hw} / 2", "\\frac{2 \\cdot #}{2}", {ih},
+                            critical_batch_approx(2, ih), "tokens");
+              }
+              return a;
+            },
     },
 
     Problem{
@@ -200,19 +207,20 @@ constexpr Problem kExamples[] = {
                   given("n_gpus", "count", 2048, "devices", {256, 1024, 4096, 8192}, true)},
         .slots = {number("global_batch_tokens", "tokens", "global batch"),
                   number("local_batch_tokens", "tokens", "tokens per device")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double s = in.num("sequences"), t = in.num("tokens_per_sequence");
-          const double n = in.num("n_gpus");
-          Answers a;
-          a["global_batch_tokens"] =
-              tr.step("Global batch", "B_{global} = \\mathrm{sequences} \\cdot \\mathrm{tokens}",
-                      "# \\cdot #", {s, t}, global_batch_tokens(s, t), "tokens");
-          a["local_batch_tokens"] =
-              tr.step("Per-device batch", "B_{local} = B_{global} / N", "\\frac{#}{#}",
-                      {a["global_batch_tokens"], n},
-                      local_batch_tokens(a["global_batch_tokens"], n), "tokens");
-          return a;
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double s = in.num("sequences"), t = in.num("tokens_per_sequence");
+              const double n = in.num("n_gpus");
+              Answers a;
+              a["global_batch_tokens"] = tr.step(
+                  "Global batch", "B_{global} = \\mathrm{sequences} \\cdot \\mathrm{tokens}",
+                  "# \\cdot #", {s, t}, global_batch_tokens(s, t), "tokens");
+              a["local_batch_tokens"] =
+                  tr.step("Per-device batch", "B_{local} = B_{global} / N", "\\frac{#}{#}",
+                          {a["global_batch_tokens"], n},
+                          local_batch_tokens(a["global_batch_tokens"], n), "tokens");
+              return a;
+            },
     },
 
     Problem{
@@ -230,20 +238,24 @@ constexpr Problem kExamples[] = {
                         {4.5e10, 9e10, 1e11, 1.6e10})},
         .slots = {number("i_crit_link", "flop_per_B", "critical intensity of the link"),
                   hinted(number("d_crit", "count", "smallest compute-bound D"),
-                         {{2, "Off by 2: each chip holds only D/2 of the contraction (intensity "
-                              "D/2), and the full-duplex link counts one way."}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("link_bw_one_way_Bps");
-          tr.note("Per chip: T_math = BDF/peak and T_comms = 2BF/BW, so the intensity is D/2 "
+                         {{2,
+                           "Off by 2: each chip holds only D/2 of the contraction (intensity "
+                           "D/2), and the full-duplex link counts one way."}})},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("link_bw_one_way_Bps");
+              tr.note(
+                  "Per chip: T_math = BDF/peak and T_comms = 2BF/BW, so the intensity is D/2 "
                   "whatever B is.");
-          Answers a;
-          a["i_crit_link"] = tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW",
-                                     "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw),
-                                     "flop_per_B");
-          a["d_crit"] = tr.step("Compute-bound iff D/2 > I_link", "D_{crit} = 2 I_{link}",
-                                "2 \\cdot #", {a["i_crit_link"]}, network_d_crit(p, bw), "count");
-          return a;
-        },
+              Answers a;
+              a["i_crit_link"] =
+                  tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW",
+                          "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw), "flop_per_B");
+              a["d_crit"] =
+                  tr.step("Compute-bound iff D/2 > I_link", "D_{crit} = 2 I_{link}", "2 \\cdot #",
+                          {a["i_crit_link"]}, network_d_crit(p, bw), "count");
+              return a;
+            },
     },
 
     Problem{
@@ -278,44 +290,47 @@ constexpr Problem kExamples[] = {
                   count("sample_bm", 512, "tile rows bm", {128, 256, 1024}),
                   count("sample_bk", 512, "tile depth bk", {128, 256, 1024}),
                   count("sample_bn", 512, "tile columns bn", {128, 256, 1024})},
-        .slots = {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
-                  number("bytes", "B", "bytes moved"),
-                  number("intensity_full", "flop_per_B", "intensity"),
-                  number("intensity_approx", "flop_per_B", "intensity, output write neglected"),
-                  formula("intensity_formula", "flop_per_B",
-                          "intensity without the output write, in bm and bn", kBmBn,
-                          [](const Vars& v) {
-                            return tiled_intensity_approx(at(v, "bm"), at(v, "bn"), 2);
-                          },
-                          "\\frac{b_m b_n}{b_m + b_n}")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const Tiling t{in.num("sample_m"), in.num("sample_k"), in.num("sample_n"),
-                         in.num("sample_bm"), in.num("sample_bk"), in.num("sample_bn")};
-          if (t.bm > t.m) fail("sample_bm", "sample_bm must not exceed sample_m", "out_of_range");
-          if (t.bk > t.k) fail("sample_bk", "sample_bk must not exceed sample_k", "out_of_range");
-          if (t.bn > t.n) fail("sample_bn", "sample_bn must not exceed sample_n", "out_of_range");
-          const double b = in.num("bytes_per_elem");
-          const double tm = tiles(t.m, t.bm), tk = tiles(t.k, t.bk), tn = tiles(t.n, t.bn);
-          tr.step("Tiles t_m t_k t_n", "t_m t_k t_n", "# \\cdot # \\cdot #", {tm, tk, tn},
-                  tm * tk * tn, "count");
-          Answers a;
-          a["flops"] = tr.step("FLOPs", "2 t_m t_n t_k b_m b_n b_k",
-                               "2 \\cdot # \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                               {tm, tn, tk, t.bm, t.bn, t.bk}, tiled_flops(t), "flop");
-          a["bytes"] = tr.step("Bytes", "b\\, t_m t_n (t_k (b_m b_k + b_k b_n) + b_m b_n)",
-                               "# \\cdot # \\cdot # (# (# + #) + #)",
-                               {b, tm, tn, tk, t.bm * t.bk, t.bk * t.bn, t.bm * t.bn},
-                               tiled_bytes(t, b), "B");
-          a["intensity_full"] = tr.step("Intensity", "\\mathrm{FLOPs} / \\mathrm{bytes}",
-                                        "\\frac{#}{#}", {a["flops"], a["bytes"]},
-                                        tiled_intensity(t, b), "flop_per_B");
-          a["intensity_approx"] =
-              tr.step("Without the output write",
-                      "\\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
-                      "\\frac{2}{#} \\cdot \\frac{# \\cdot #}{# + #}", {b, t.bm, t.bn, t.bm, t.bn},
-                      tiled_intensity_approx(t.bm, t.bn, b), "flop_per_B");
-          return a;
-        },
+        .slots =
+            {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
+             number("bytes", "B", "bytes moved"),
+             number("intensity_full", "flop_per_B", "intensity"),
+             number("intensity_approx", "flop_per_B", "intensity, output write neglected"),
+             formula(
+                 "intensity_formula", "flop_per_B",
+                 "intensity without the output write, in bm and bn", kBmBn,
+                 [](const Vars& v) { return tiled_intensity_approx(at(v, "bm"), at(v, "bn"), 2); },
+                 "\\frac{b_m b_n}{b_m + b_n}")},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const Tiling t{in.num("sample_m"),  in.num("sample_k"),  in.num("sample_n"),
+                             in.num("sample_bm"), in.num("sample_bk"), in.num("sample_bn")};
+              if (t.bm > t.m)
+                fail("sample_bm", "sample_bm must not exceed sample_m", "out_of_range");
+              if (t.bk > t.k)
+                fail("sample_bk", "sample_bk must not exceed sample_k", "out_of_range");
+              if (t.bn > t.n)
+                fail("sample_bn", "sample_bn must not exceed sample_n", "out_of_range");
+              const double b = in.num("bytes_per_elem");
+              const double tm = tiles(t.m, t.bm), tk = tiles(t.k, t.bk), tn = tiles(t.n, t.bn);
+              tr.step("Tiles t_m t_k t_n", "t_m t_k t_n", "# \\cdot # \\cdot #", {tm, tk, tn},
+                      tm * tk * tn, "count");
+              Answers a;
+              a["flops"] = tr.step("FLOPs", "2 t_m t_n t_k b_m b_n b_k",
+                                   "2 \\cdot # \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
+                                   {tm, tn, tk, t.bm, t.bn, t.bk}, tiled_flops(t), "flop");
+              a["bytes"] = tr.step("Bytes", "b\\, t_m t_n (t_k (b_m b_k + b_k b_n) + b_m b_n)",
+                                   "# \\cdot # \\cdot # (# (# + #) + #)",
+                                   {b, tm, tn, tk, t.bm * t.bk, t.bk * t.bn, t.bm * t.bn},
+                                   tiled_bytes(t, b), "B");
+              a["intensity_full"] =
+                  tr.step("Intensity", "\\mathrm{FLOPs} / \\mathrm{bytes}", "\\frac{#}{#}",
+                          {a["flops"], a["bytes"]}, tiled_intensity(t, b), "flop_per_B");
+              a["intensity_approx"] = tr.step(
+                  "Without the output write", "\\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
+                  "\\frac{2}{#} \\cdot \\frac{# \\cdot #}{# + #}", {b, t.bm, t.bn, t.bm, t.bn},
+                  tiled_intensity_approx(t.bm, t.bn, b), "flop_per_B");
+              return a;
+            },
         .erratum = "Until May 2026 the book's tiling footnote counted the output-tile write twice "
                    "(2 bm bn per tile); the current text counts it once, b_m b_n elements, as "
                    "here.",
@@ -330,16 +345,17 @@ constexpr Problem kExamples[] = {
         .kind = "conceptual",
         .given = {given("t_math", "s", 1e-3, "an example T_math", {1e-4, 5e-4, 2e-3}),
                   given("t_comms", "s", 6e-4, "an example T_comms", {1e-4, 1e-3, 3e-3})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double a = in.num("t_math"), c = in.num("t_comms");
-          const double lo = tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})",
-                                    "\\max(#, #)", {a, c}, t_lower(a, c), "s");
-          const double hi = tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                                    {a, c}, t_upper(a, c), "s");
-          tr.step("Ratio, always between 1 and 2", "T_{upper} / T_{lower}", "\\frac{#}{#}",
-                  {hi, lo}, hi / lo, "ratio");
-          return Answers{};
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double a = in.num("t_math"), c = in.num("t_comms");
+              const double lo = tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})",
+                                        "\\max(#, #)", {a, c}, t_lower(a, c), "s");
+              const double hi = tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
+                                        {a, c}, t_upper(a, c), "s");
+              tr.step("Ratio, always between 1 and 2", "T_{upper} / T_{lower}", "\\frac{#}{#}",
+                      {hi, lo}, hi / lo, "ratio");
+              return Answers{};
+            },
         .model_answer =
             "Call the larger of the two times M and the smaller m, with 0 <= m <= M. Full overlap "
             "costs M; no overlap costs M + m. Since m <= M, M + m <= 2M, and since m >= 0, "
@@ -371,26 +387,27 @@ constexpr Problem kQuestions[] = {
         .given = {elem_bytes(1, "bytes per element (int8)"), kSampleB, kSampleD, kSampleF},
         .slots = {hinted(number("bytes_read", "B", "bytes read (X and Y)"), {{2, kInt8OneByte}}),
                   hinted(number("bytes_written", "B", "bytes written (Z)"), {{2, kInt8OneByte}}),
-                  hinted(formula("bytes_total", "B", "total bytes as a formula in B, D, F", kBDF,
-                                 [](const Vars& v) {
-                                   return matmul_bytes({at(v, "B"), at(v, "D"), at(v, "F")},
-                                                       {1, 1, 1});
-                                 },
-                                 "BD + DF + BF"),
+                  hinted(formula(
+                             "bytes_total", "B", "total bytes as a formula in B, D, F", kBDF,
+                             [](const Vars& v) {
+                               return matmul_bytes({at(v, "B"), at(v, "D"), at(v, "F")}, {1, 1, 1});
+                             },
+                             "BD + DF + BF"),
                          {{2, "int8 is 1 byte per element, not 2."}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double e = in.num("bytes_per_elem");
-          const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e});
-          Answers a;
-          a["bytes_read"] = tr.step("Read X and Y", "b (BD + DF)", "# (# + #)",
-                                    {e, s.B * s.D, s.D * s.F}, c.bytes_read(), "B");
-          a["bytes_written"] = tr.step("Write Z", "b BF", "# \\cdot #", {e, s.B * s.F},
-                                       c.bytes_written(), "B");
-          tr.step("Total", "b (BD + DF + BF)", "# + #", {a["bytes_read"], a["bytes_written"]},
-                  c.bytes(), "B");
-          return a;
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double e = in.num("bytes_per_elem");
+              const MatmulShape s = shape_of(in);
+              const MatmulCost c = matmul_cost(s, {e, e, e});
+              Answers a;
+              a["bytes_read"] = tr.step("Read X and Y", "b (BD + DF)", "# (# + #)",
+                                        {e, s.B * s.D, s.D * s.F}, c.bytes_read(), "B");
+              a["bytes_written"] =
+                  tr.step("Write Z", "b BF", "# \\cdot #", {e, s.B * s.F}, c.bytes_written(), "B");
+              tr.step("Total", "b (BD + DF + BF)", "# + #", {a["bytes_read"], a["bytes_written"]},
+                      c.bytes(), "B");
+              return a;
+            },
     },
 
     Problem{
@@ -402,18 +419,20 @@ constexpr Problem kQuestions[] = {
         .kind = "formula",
         .given = {kSampleB, kSampleD, kSampleF},
         .slots = {hinted(number("ops", "flop", "operations"), {{2, kTwoForMultiplyAdd}}),
-                  hinted(formula("ops_formula", "flop", "operations as a formula in B, D, F", kBDF,
-                                 [](const Vars& v) {
-                                   return matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")});
-                                 },
-                                 "2BDF"),
+                  hinted(formula(
+                             "ops_formula", "flop", "operations as a formula in B, D, F", kBDF,
+                             [](const Vars& v) {
+                               return matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")});
+                             },
+                             "2BDF"),
                          {{2, kTwoForMultiplyAdd}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const MatmulShape s = shape_of(in);
-          return Answers{{"ops", tr.step("One multiply and one add per (b, d, f)", "2BDF",
-                                         "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
-                                         matmul_flops(s), "flop")}};
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const MatmulShape s = shape_of(in);
+              return Answers{{"ops", tr.step("One multiply and one add per (b, d, f)", "2BDF",
+                                             "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
+                                             matmul_flops(s), "flop")}};
+            },
     },
 
     Problem{
@@ -431,21 +450,23 @@ constexpr Problem kQuestions[] = {
                   given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)},
         .slots = {number("i_hw_int8", "flop_per_B", "critical intensity (int8)"),
                   hinted(number("b_crit", "tokens", "critical batch"),
-                         {{2, "With 1-byte weights I ~ 2BDF / DF = 2B: the batch only has to "
-                              "reach half the critical intensity."}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double e = in.num("bytes_per_elem");
-          const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
-          Answers a;
-          a["i_hw_int8"] = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak}_{int8} / BW",
-                                   "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw),
-                                   "flop_per_B");
-          tr.note("I = 2BDF / (BD + DF + BF) ~ 2B / b when B << D, F.");
-          a["b_crit"] = tr.step("Critical batch", "B_{crit} \\approx b \\, I_{hw} / 2",
-                                "\\frac{# \\cdot #}{2}", {e, a["i_hw_int8"]},
-                                critical_batch_approx(e, a["i_hw_int8"]), "tokens");
-          return a;
-        },
+                         {{2,
+                           "With 1-byte weights I ~ 2BDF / DF = 2B: the batch only has to "
+                           "reach half the critical intensity."}})},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double e = in.num("bytes_per_elem");
+              const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
+              Answers a;
+              a["i_hw_int8"] =
+                  tr.step("Critical intensity", "I_{hw} = \\mathrm{peak}_{int8} / BW",
+                          "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw), "flop_per_B");
+              tr.note("I = 2BDF / (BD + DF + BF) ~ 2B / b when B << D, F.");
+              a["b_crit"] = tr.step("Critical batch", "B_{crit} \\approx b \\, I_{hw} / 2",
+                                    "\\frac{# \\cdot #}{2}", {e, a["i_hw_int8"]},
+                                    critical_batch_approx(e, a["i_hw_int8"]), "tokens");
+              return a;
+            },
     },
 
     Problem{
@@ -465,34 +486,36 @@ constexpr Problem kQuestions[] = {
                   hinted(number("t_comms", "s", "T_comms"), {{2, kInt8OneByte}}),
                   number("t_lower", "s", "T_lower (full overlap)"),
                   number("t_upper", "s", "T_upper (no overlap)"),
-                  formula("t_lower_formula", "s", "T_lower as a formula in B, D, F, P, W", kBDFPW,
-                          [](const Vars& v) {
-                            const MatmulShape s{at(v, "B"), at(v, "D"), at(v, "F")};
-                            return t_lower(t_math(matmul_flops(s), at(v, "P")),
-                                           t_comms(matmul_bytes(s, {1, 1, 1}), at(v, "W")));
-                          },
-                          "\\max\\left(\\frac{2BDF}{P}, \\frac{BD + DF + BF}{W}\\right)")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double e = in.num("bytes_per_elem");
-          const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
-          const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e});
-          Answers a;
-          a["t_math"] = tr.step("Compute time", "T_{math} = 2BDF / P",
-                                "\\frac{2 \\cdot # \\cdot # \\cdot #}{#}", {s.B, s.D, s.F, p},
-                                t_math(c.flops, p), "s");
-          a["t_comms"] = tr.step("HBM time", "T_{comms} = b (BD + DF + BF) / W", "\\frac{#}{#}",
-                                 {c.bytes(), bw}, t_comms(c.bytes(), bw), "s");
-          a["t_lower"] = tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})",
-                                 "\\max(#, #)", {a["t_math"], a["t_comms"]},
-                                 t_lower(a["t_math"], a["t_comms"]), "s");
-          a["t_upper"] = tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                                 {a["t_math"], a["t_comms"]}, t_upper(a["t_math"], a["t_comms"]),
-                                 "s");
-          tr.note(bound_name(verdict(a["t_math"], a["t_comms"])) +
-                  std::string(", though the two times are close at this shape."));
-          return a;
-        },
+                  formula(
+                      "t_lower_formula", "s", "T_lower as a formula in B, D, F, P, W", kBDFPW,
+                      [](const Vars& v) {
+                        const MatmulShape s{at(v, "B"), at(v, "D"), at(v, "F")};
+                        return t_lower(t_math(matmul_flops(s), at(v, "P")),
+                                       t_comms(matmul_bytes(s, {1, 1, 1}), at(v, "W")));
+                      },
+                      "\\max\\left(\\frac{2BDF}{P}, \\frac{BD + DF + BF}{W}\\right)")},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double e = in.num("bytes_per_elem");
+              const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
+              const MatmulShape s = shape_of(in);
+              const MatmulCost c = matmul_cost(s, {e, e, e});
+              Answers a;
+              a["t_math"] = tr.step("Compute time", "T_{math} = 2BDF / P",
+                                    "\\frac{2 \\cdot # \\cdot # \\cdot #}{#}", {s.B, s.D, s.F, p},
+                                    t_math(c.flops, p), "s");
+              a["t_comms"] = tr.step("HBM time", "T_{comms} = b (BD + DF + BF) / W", "\\frac{#}{#}",
+                                     {c.bytes(), bw}, t_comms(c.bytes(), bw), "s");
+              a["t_lower"] =
+                  tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})", "\\max(#, #)",
+                          {a["t_math"], a["t_comms"]}, t_lower(a["t_math"], a["t_comms"]), "s");
+              a["t_upper"] =
+                  tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
+                          {a["t_math"], a["t_comms"]}, t_upper(a["t_math"], a["t_comms"]), "s");
+              tr.note(bound_name(verdict(a["t_math"], a["t_comms"])) +
+                      std::string(", though the two times are close at this shape."));
+              return a;
+            },
     },
 
     Problem{
@@ -507,20 +530,23 @@ constexpr Problem kQuestions[] = {
                   given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
                   given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)},
         .slots = {hinted(number("b_crit", "tokens", "critical batch"),
-                         {{2, "The weights set the bytes: with 1-byte weights I ~ 2B, so the "
-                              "critical batch is half of I_hw, while the arithmetic stays at the "
-                              "bf16 rate."}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double bw_bytes = hw::dtype_bytes(in.text("dtype_w"), "dtype_w");
-          const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
-          const double ih = tr.step("Critical intensity (bf16 arithmetic)",
-                                    "I_{hw} = \\mathrm{peak}_{bf16} / BW", "\\frac{#}{#}",
-                                    {p, bw}, critical_intensity(p, bw), "flop_per_B");
-          tr.note("Weight bytes dominate: I ~ 2BDF / (b_w DF) = 2B / b_w.");
-          return Answers{{"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
-                                            "\\frac{# \\cdot #}{2}", {bw_bytes, ih},
-                                            critical_batch_approx(bw_bytes, ih), "tokens")}};
-        },
+                         {{2,
+                           "The weights set the bytes: with 1-byte weights I ~ 2B, so the "
+                           "critical batch is half of I_hw, while the arithmetic stays at the "
+                           "bf16 rate."}})},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double bw_bytes = hw::dtype_bytes(in.text("dtype_w"), "dtype_w");
+              const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
+              const double ih = tr.step("Critical intensity (bf16 arithmetic)",
+                                        "I_{hw} = \\mathrm{peak}_{bf16} / BW", "\\frac{#}{#}",
+                                        {p, bw}, critical_intensity(p, bw), "flop_per_B");
+              tr.note("Weight bytes dominate: I ~ 2BDF / (b_w DF) = 2B / b_w.");
+              return Answers{
+                  {"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
+                                     "\\frac{# \\cdot #}{2}", {bw_bytes, ih},
+                                     critical_batch_approx(bw_bytes, ih), "tokens")}};
+            },
     },
 
     Problem{
@@ -548,53 +574,56 @@ constexpr Problem kQuestions[] = {
                   number("flops_per_s_b200_d4096", "flop_per_s", "FLOPs/s at B = 200, larger"),
                   number("flops_per_s_b200_d1024", "flop_per_s", "FLOPs/s at B = 200, smaller"),
                   number("flops_per_s_b511_d1024", "flop_per_s", "FLOPs/s at B = 511, smaller")},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
-          const double big = in.num("d_f_large"), small = in.num("d_f_small");
-          if (in.num("b_min") > in.num("b_max"))
-            fail("b_min", "b_min must not exceed b_max", "out_of_range");
-          const OperandBytes ob{2, 1, 2};  // bf16 X, int8 W, bf16 Z
-          const double ih = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                    "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw),
-                                    "flop_per_B");
-          Answers a;
-          const std::pair<const char*, double> shapes[] = {{"d4096", big}, {"d1024", small}};
-          for (const auto& [tag, d] : shapes) {
-            const auto b = critical_batch_exact(d, d, ob, ih);
-            if (b) {
-              a[std::string("b_crit_") + tag] =
-                  tr.step("Exact crossover at D = F = " + tex(d),
-                          "B_{crit} = \\frac{DF}{2DF / I_{hw} - 2D - 2F}",
-                          "\\frac{#}{2 \\cdot # / # - 4 \\cdot #}", {d * d, d * d, ih, d}, *b,
-                          "tokens");
-            } else {
-              a[std::string("b_crit_") + tag] = NAN;
-              tr.note("At D = F = " + tex(d) + " the activation and output bytes alone outpace "
-                      "the arithmetic: no batch is compute-bound.");
-            }
-          }
-          a["b_crit_ratio_small_to_large"] =
-              tr.step("Ratio", "B_{crit}(small) / B_{crit}(large)", "\\frac{#}{#}",
-                      {a["b_crit_d1024"], a["b_crit_d4096"]},
-                      a["b_crit_d1024"] / a["b_crit_d4096"], "ratio");
-          // Achieved FLOPs/s = 2BDF / max(T_math, T_comms) on the exact byte count.
-          auto achieved = [&](double B, double d) {
-            const MatmulCost c = matmul_cost({B, d, d}, ob);
-            const double tm = t_math(c.flops, p), tc = t_comms(c.bytes(), bw);
-            return tr.step("Achieved FLOPs/s at B = " + tex(B) + ", D = F = " + tex(d),
-                           "\\frac{2BDF}{\\max(2BDF / \\mathrm{peak},\\ (2BD + DF + 2BF) / BW)}",
-                           "\\frac{#}{\\max(#, #)}", {c.flops, tm, tc},
-                           achieved_flops_per_s(c.flops, tm, tc), "flop_per_s");
-          };
-          for (int B : {64, 128, 200}) {
-            a["flops_per_s_b" + std::to_string(B) + "_d4096"] = achieved(B, big);
-            a["flops_per_s_b" + std::to_string(B) + "_d1024"] = achieved(B, small);
-          }
-          a["flops_per_s_b511_d1024"] = achieved(511, small);
-          achieved(in.num("b_min"), small);
-          achieved(in.num("b_max"), big);
-          return a;
-        },
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
+              const double big = in.num("d_f_large"), small = in.num("d_f_small");
+              if (in.num("b_min") > in.num("b_max"))
+                fail("b_min", "b_min must not exceed b_max", "out_of_range");
+              const OperandBytes ob{2, 1, 2};  // bf16 X, int8 W, bf16 Z
+              const double ih =
+                  tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}",
+                          {p, bw}, critical_intensity(p, bw), "flop_per_B");
+              Answers a;
+              const std::pair<const char*, double> shapes[] = {{"d4096", big}, {"d1024", small}};
+              for (const auto& [tag, d] : shapes) {
+                const auto b = critical_batch_exact(d, d, ob, ih);
+                if (b) {
+                  a[std::string("b_crit_") + tag] =
+                      tr.step("Exact crossover at D = F = " + tex(d),
+                              "B_{crit} = \\frac{DF}{2DF / I_{hw} - 2D - 2F}",
+                              "\\frac{#}{2 \\cdot # / # - 4 \\cdot #}", {d * d, d * d, ih, d}, *b,
+                              "tokens");
+                } else {
+                  a[std::string("b_crit_") + tag] = NAN;
+                  tr.note("At D = F = " + tex(d) +
+                          " the activation and output bytes alone outpace "
+                          "the arithmetic: no batch is compute-bound.");
+                }
+              }
+              a["b_crit_ratio_small_to_large"] =
+                  tr.step("Ratio", "B_{crit}(small) / B_{crit}(large)", "\\frac{#}{#}",
+                          {a["b_crit_d1024"], a["b_crit_d4096"]},
+                          a["b_crit_d1024"] / a["b_crit_d4096"], "ratio");
+              // Achieved FLOPs/s = 2BDF / max(T_math, T_comms) on the exact byte count.
+              auto achieved = [&](double B, double d) {
+                const MatmulCost c = matmul_cost({B, d, d}, ob);
+                const double tm = t_math(c.flops, p), tc = t_comms(c.bytes(), bw);
+                return tr.step(
+                    "Achieved FLOPs/s at B = " + tex(B) + ", D = F = " + tex(d),
+                    "\\frac{2BDF}{\\max(2BDF / \\mathrm{peak},\\ (2BD + DF + 2BF) / BW)}",
+                    "\\frac{#}{\\max(#, #)}", {c.flops, tm, tc},
+                    achieved_flops_per_s(c.flops, tm, tc), "flop_per_s");
+              };
+              for (int B : {64, 128, 200}) {
+                a["flops_per_s_b" + std::to_string(B) + "_d4096"] = achieved(B, big);
+                a["flops_per_s_b" + std::to_string(B) + "_d1024"] = achieved(B, small);
+              }
+              a["flops_per_s_b511_d1024"] = achieved(511, small);
+              achieved(in.num("b_min"), small);
+              achieved(in.num("b_max"), big);
+              return a;
+            },
         .hint = "Set 2BDF / peak equal to (2BD + DF + 2BF) / BW and solve for B.",
     },
 
@@ -607,34 +636,38 @@ constexpr Problem kQuestions[] = {
                      "as a formula and at B = {sample_b_tokens}, D = {sample_d}, F = {sample_f}.",
         .kind = "formula",
         .given = {elem_bytes(1, "bytes per element (int8)"), kSampleB, kSampleD, kSampleF},
-        .slots = {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
-                  number("bytes", "B", "bytes moved"),
-                  number("intensity", "flop_per_B", "arithmetic intensity"),
-                  hinted(formula("intensity_formula", "flop_per_B",
-                                 "intensity as a formula in B, D, F", kBDF,
-                                 [](const Vars& v) {
-                                   return matmul_intensity({at(v, "B"), at(v, "D"), at(v, "F")},
-                                                           {1, 1, 1}, true);
-                                 },
-                                 "\\frac{2BDF}{BD + BDF + BF}"),
-                         {{2, kTwoForMultiplyAdd}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double e = in.num("bytes_per_elem");
-          const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e}, true);
-          Answers a;
-          a["flops"] = tr.step("FLOPs", "2BDF", "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
-                               c.flops, "flop");
-          a["bytes"] = tr.step("Bytes: X, a whole W per row, Z", "b (BD + BDF + BF)",
-                               "# (# + # + #)", {e, s.B * s.D, s.B * s.D * s.F, s.B * s.F},
-                               c.bytes(), "B");
-          a["intensity"] = tr.step("Intensity, the same for every B", "\\frac{2DF}{D + DF + F}",
-                                   "\\frac{#}{#}", {c.flops, c.bytes()}, c.intensity(),
-                                   "flop_per_B");
-          tr.note("About 2 FLOPs per byte whatever the batch: far below any chip's ridge, so it "
+        .slots =
+            {hinted(number("flops", "flop", "FLOPs"), {{2, kTwoForMultiplyAdd}}),
+             number("bytes", "B", "bytes moved"),
+             number("intensity", "flop_per_B", "arithmetic intensity"),
+             hinted(
+                 formula(
+                     "intensity_formula", "flop_per_B", "intensity as a formula in B, D, F", kBDF,
+                     [](const Vars& v) {
+                       return matmul_intensity({at(v, "B"), at(v, "D"), at(v, "F")}, {1, 1, 1},
+                                               true);
+                     },
+                     "\\frac{2BDF}{BD + BDF + BF}"),
+                 {{2, kTwoForMultiplyAdd}})},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double e = in.num("bytes_per_elem");
+              const MatmulShape s = shape_of(in);
+              const MatmulCost c = matmul_cost(s, {e, e, e}, true);
+              Answers a;
+              a["flops"] = tr.step("FLOPs", "2BDF", "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
+                                   c.flops, "flop");
+              a["bytes"] =
+                  tr.step("Bytes: X, a whole W per row, Z", "b (BD + BDF + BF)", "# (# + # + #)",
+                          {e, s.B * s.D, s.B * s.D * s.F, s.B * s.F}, c.bytes(), "B");
+              a["intensity"] =
+                  tr.step("Intensity, the same for every B", "\\frac{2DF}{D + DF + F}",
+                          "\\frac{#}{#}", {c.flops, c.bytes()}, c.intensity(), "flop_per_B");
+              tr.note(
+                  "About 2 FLOPs per byte whatever the batch: far below any chip's ridge, so it "
                   "is always memory-bound.");
-          return a;
-        },
+              return a;
+            },
     },
 
     Problem{
@@ -651,25 +684,30 @@ constexpr Problem kQuestions[] = {
                   given("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", {2}),
                   given("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", {3.35e12, 8e12})},
         .slots = {hinted(number("peak_dense", "flop_per_s", "dense bf16 peak"),
-                         {{2, "The spec-sheet figure assumes 2:4 sparsity; the dense rate is "
-                              "half."}}),
+                         {{2,
+                           "The spec-sheet figure assumes 2:4 sparsity; the dense rate is "
+                           "half."}}),
                   hinted(number("b_crit", "tokens", "critical batch"),
-                         {{2, "Use the dense peak (half the spec sheet's sparse figure), and for "
-                              "bf16 weights B_crit = I_hw."}})},
-        .solve = [](const Inputs& in, Trace& tr) {
-          const double sp = in.num("peak_bf16_sparse_flops_per_s"), k = in.num("sparsity_factor");
-          const double bw = in.num("hbm_bw_Bps");
-          Answers a;
-          a["peak_dense"] = tr.step("Dense peak", "\\mathrm{peak} = \\mathrm{peak}_{sparse} / k",
-                                    "\\frac{#}{#}", {sp, k}, dense_peak(sp, k), "flop_per_s");
-          const double ih = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                    "\\frac{#}{#}", {a["peak_dense"], bw},
-                                    critical_intensity(a["peak_dense"], bw), "flop_per_B");
-          a["b_crit"] = tr.step("Critical batch (bf16 weights)", "B_{crit} \\approx 2 I_{hw} / 2",
-                                "\\frac{2 \\cdot #}{2}", {ih}, critical_batch_approx(2, ih),
-                                "tokens");
-          return a;
-        },
+                         {{2,
+                           "Use the dense peak (half the spec sheet's sparse figure), and for "
+                           "bf16 weights B_crit = I_hw."}})},
+        .solve =
+            [](const Inputs& in, Trace& tr) {
+              const double sp = in.num("peak_bf16_sparse_flops_per_s"),
+                           k = in.num("sparsity_factor");
+              const double bw = in.num("hbm_bw_Bps");
+              Answers a;
+              a["peak_dense"] =
+                  tr.step("Dense peak", "\\mathrm{peak} = \\mathrm{peak}_{sparse} / k",
+                          "\\frac{#}{#}", {sp, k}, dense_peak(sp, k), "flop_per_s");
+              const double ih = tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
+                                        "\\frac{#}{#}", {a["peak_dense"], bw},
+                                        critical_intensity(a["peak_dense"], bw), "flop_per_B");
+              a["b_crit"] =
+                  tr.step("Critical batch (bf16 weights)", "B_{crit} \\approx 2 I_{hw} / 2",
+                          "\\frac{2 \\cdot #}{2}", {ih}, critical_batch_approx(2, ih), "tokens");
+              return a;
+            },
     },
 };
 

@@ -21,31 +21,40 @@ namespace {
 Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, double t_given) {
   Link l;
   l.dcn = link == "dcn";
-  if (w_given > 0) l.w_uni = w_given;
-  else l.w_uni = c.get(l.dcn ? "dcn_bw" : "ici_bw_oneway", "chip");
-  l.t_hop = t_given >= 0 ? t_given : (c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kHopLatency);
+  if (w_given > 0)
+    l.w_uni = w_given;
+  else
+    l.w_uni = c.get(l.dcn ? "dcn_bw" : "ici_bw_oneway", "chip");
+  l.t_hop =
+      t_given >= 0 ? t_given : (c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kHopLatency);
   l.bidirectional = direction != "one-way";
   return l;
 }
 
 std::vector<bool> wraps_for(const hw::Chip& c, const std::vector<long long>& sizes, Text wrap) {
   std::vector<bool> w;
-  for (long long n : sizes) w.push_back(wrap == "all" ? true : wrap == "none" ? false : axis_wraps(c, sizes, n));
+  for (long long n : sizes)
+    w.push_back(wrap == "all" ? true : wrap == "none" ? false : axis_wraps(c, sizes, n));
   return w;
 }
 
 constexpr Param wrap_param() {
-  return choice("wrap", "auto", "auto|all|none",
-                "wraparound: auto = the chip's rule for a slice shaped like the mesh (v5e/v6e: axes "
-                "of 16; v4p/v5p: whole 4x4x4 cubes); all; none");
+  return choice(
+      "wrap", "auto", "auto|all|none",
+      "wraparound: auto = the chip's rule for a slice shaped like the mesh (v5e/v6e: axes "
+      "of 16; v4p/v5p: whole 4x4x4 cubes); all; none");
 }
-constexpr Param link_param() { return choice("link", "ici", "ici|dcn", "the axes run over ICI or over DCN"); }
+constexpr Param link_param() {
+  return choice("link", "ici", "ici|dcn", "the axes run over ICI or over DCN");
+}
 constexpr Param direction_param() {
   return choice("direction", "bidirectional", "bidirectional|one-way",
                 "whether rings send both ways (the book's W_ici = 2 W_uni) or one way");
 }
 constexpr Param bw_param() {
-  Param p = num("w_uni", "B_per_s", 0, "one-way bandwidth per link (ICI) or per chip (DCN); 0 = the chip's figure", 0, 1e15);
+  Param p =
+      num("w_uni", "B_per_s", 0,
+          "one-way bandwidth per link (ICI) or per chip (DCN); 0 = the chip's figure", 0, 1e15);
   p.positive = false;
   return p;
 }
@@ -55,7 +64,8 @@ constexpr Param latency_param() {
   return p;
 }
 constexpr Param bytes_param() {
-  Param p = num("bytes", "B", 33554432, "V: message size in bytes (see the note for each op)", 0, 1e15);
+  Param p =
+      num("bytes", "B", 33554432, "V: message size in bytes (see the note for each op)", 0, 1e15);
   p.positive = false;  // zero bytes: no communication
   return p;
 }
@@ -69,7 +79,9 @@ json wrap_json(const Mesh& m, const std::vector<bool>& w) {
   return o;
 }
 
-json mesh_json(const Mesh& m) { return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}}; }
+json mesh_json(const Mesh& m) {
+  return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}};
+}
 
 void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
@@ -88,7 +100,8 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   if (!has_peak) tr.note(c.name + " lists no " + dt + " peak; T_math uses the bf16 peak.");
   mi.link = link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   mi.wrap = wraps_for(c, mi.mesh.sizes, in.text("wrap"));
-  tr.note("Mesh " + mi.mesh.text() + " on " + c.name + ": " + std::to_string(mi.mesh.devices()) + " devices");
+  tr.note("Mesh " + mi.mesh.text() + " on " + c.name + ": " + std::to_string(mi.mesh.devices()) +
+          " devices");
   MatmulAnalysis an = analyze_matmul(mi, &tr);
   const Plan& p = an.plan;
   r.value("case", an.case_no, "count", "the book's case");
@@ -109,8 +122,10 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   // Which device holds which block: the operands as given and the default plan's output.
   std::vector<double> sa(2), sb(2);
   MatmulDims md = matmul_dims(mi.a, mi.b);
-  sa[md.a_i] = mi.I; sa[md.a_j] = mi.J;
-  sb[md.b_j] = mi.J; sb[md.b_k] = mi.K;
+  sa[md.a_i] = mi.I;
+  sa[md.a_j] = mi.J;
+  sb[md.b_j] = mi.J;
+  sb[md.b_k] = mi.K;
   Sharding A = mi.a, B = mi.b;
   if (A.name.empty()) A.name = "A";
   if (B.name.empty()) B.name = "B";
@@ -140,11 +155,14 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   const double V = in.num("bytes");
   std::string at = in.text("axes");
   // A bare "4,4" lists sizes: name them X, Y, Z like a 4x4 shape.
-  if (!at.empty() && std::all_of(at.begin(), at.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == ',' || ch == ' '; })) {
+  if (!at.empty() && std::all_of(at.begin(), at.end(), [](char ch) {
+        return std::isdigit(static_cast<unsigned char>(ch)) || ch == ',' || ch == ' ';
+      })) {
     std::replace(at.begin(), at.end(), ',', 'x');
   }
   Mesh m = axes_from_text(at);
-  const Link l = link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
+  const Link l =
+      link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   const std::vector<bool> w = wraps_for(c, m.sizes, in.text("wrap"));
   std::vector<Axis> axes;
   for (std::size_t k = 0; k < m.names.size(); ++k) {
@@ -155,8 +173,10 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
     axes.push_back(a);
   }
   const double phys = in.num("phys_axes");
-  if (axes.size() == 1) axes[0].phys = phys;
-  else if (phys != 1) fail("phys_axes", "hardware axes per named axis can only be set for a single named axis");
+  if (axes.size() == 1)
+    axes[0].phys = phys;
+  else if (phys != 1)
+    fail("phys_axes", "hardware axes per named axis can only be set for a single named axis");
   CollectiveCost cc = collective_cost(op, V, axes, l, &tr, op_name(op));
   const double thr = latency_bound_threshold(l.w_uni, l.t_hop);
   tr.step("Per-hop payload below which a hop is latency-bound", "W_{uni} \\cdot T_{min}",
@@ -184,7 +204,8 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   CollectiveCost one = collective_cost(op, 1.0, axes, l);
   double knee = one.t_bw > 0 ? cc.t_lat / one.t_bw : 0;
   r.value("knee_bytes", knee, "B", "message size where latency and bandwidth terms meet");
-  r.note(op == Op::AllGather ? "V is the gathered result per group (per-device bytes after the gather)"
+  r.note(op == Op::AllGather
+             ? "V is the gathered result per group (per-device bytes after the gather)"
          : op == Op::AllToAll ? "V is the whole array summed over the devices of the group"
                               : "V is the full-size partial sums each device holds");
   json& x = r.extra;
@@ -192,14 +213,19 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   x["regime"] = cc.regime;
   x["op"] = op_name(op);
   x["wrap"] = wrap_json(m, w);
-  x["plot"] = {{"x", std::move(xs)}, {"t", std::move(ts)}, {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
-               {"knee", knee}, {"point", {{"bytes", V}, {"t", cc.t}}}, {"x_unit", "B"}, {"y_unit", "s"}};
+  x["plot"] = {{"x", std::move(xs)},     {"t", std::move(ts)},
+               {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
+               {"knee", knee},           {"point", {{"bytes", V}, {"t", cc.t}}},
+               {"x_unit", "B"},          {"y_unit", "s"}};
 }
 
 void local_calc(const Inputs& in, Trace& tr, Result& r) {
   Mesh m = parse_mesh(in.text("mesh"), "mesh");
   Sharding s = parse_sharding(in.text("sharding"), "sharding");
-  if (!s.unreduced.empty()) tr.note("The unreduced marker does not change the shape: each device holds full-size partial sums.");
+  if (!s.unreduced.empty())
+    tr.note(
+        "The unreduced marker does not change the shape: each device holds full-size partial "
+        "sums.");
   // Sizes: "1024, 4096" in dim order.
   std::vector<double> sizes;
   std::string st = in.text("sizes");
@@ -214,15 +240,20 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
     i = j + 1;
   }
   if (sizes.size() != s.dims.size())
-    fail("sizes", "give one size per dimension of " + s.text() + " (" + std::to_string(s.dims.size()) +
-                      "), comma-separated; got " + std::to_string(sizes.size()));
+    fail("sizes", "give one size per dimension of " + s.text() + " (" +
+                      std::to_string(s.dims.size()) + "), comma-separated; got " +
+                      std::to_string(sizes.size()));
   for (double v : sizes)
-    if (!(v >= 1) || v > 1e12 || std::floor(v) != v) fail("sizes", "each size must be a whole number from 1 to 1e12");
+    if (!(v >= 1) || v > 1e12 || std::floor(v) != v)
+      fail("sizes", "each size must be a whole number from 1 to 1e12");
   const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
   LocalShape L = local_shape(s, m, sizes, bpe, "sharding", &tr);
   json shape = json::array();
   for (std::size_t k = 0; k < s.dims.size(); ++k)
-    shape.push_back({{"dim", s.dims[k].name}, {"global", L.global[k]}, {"local", L.local[k]}, {"shards", L.shards[k]}});
+    shape.push_back({{"dim", s.dims[k].name},
+                     {"global", L.global[k]},
+                     {"local", L.local[k]},
+                     {"shards", L.shards[k]}});
   r.value("bytes_per_device", L.bytes_per_device, "B", "bytes per device");
   r.value("global_bytes", L.global_bytes, "B", "bytes of one copy");
   r.value("copies", L.replication, "count", "copies over the mesh");
@@ -248,34 +279,40 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   x["sharding"] = named.text();
   x["mesh"] = mesh_json(m);
   x["blocks"] = blocks_json(m, {{named.name, named}}, {sizes});
-  x["verdict"] = L.replication > 1 ? "replicated " + units::number(L.replication) + " times" : "no replication";
+  x["verdict"] = L.replication > 1 ? "replicated " + units::number(L.replication) + " times"
+                                   : "no replication";
 }
 
 constexpr Calculator kCalculators[] = {
-    {"sharding.matmul", "sharding", "Sharded matmul",
+    {"sharding.matmul",
+     "sharding",
+     "Sharded matmul",
      "A[I, J] . B[J, K] on a named mesh: the book's case, the collectives with their cost, the "
      "output sharding, T_math against T_comms per chip, the alternatives, and the blocks each "
      "device holds.",
      {text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
-      text("b", "B[J, K_Y]", "sharding of the right operand; the dim it shares with A is contracted"),
+      text("b", "B[J, K_Y]",
+           "sharding of the right operand; the dim it shares with A is contracted"),
       text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
-      chip_param("v5e"),
-      dtype_param("dtype", "bf16", "element type of A, B and C"),
+      chip_param("v5e"), dtype_param("dtype", "bf16", "element type of A, B and C"),
       count("I", 8192, "size of A's free dimension"),
       count("J", 8192, "size of the contracting dimension"),
-      count("K", 8192, "size of B's free dimension"),
-      wrap_param(), link_param(), direction_param(), bw_param(), latency_param()},
+      count("K", 8192, "size of B's free dimension"), wrap_param(), link_param(), direction_param(),
+      bw_param(), latency_param()},
      matmul_calc},
-    {"sharding.collective", "sharding", "Collective on torus axes",
+    {"sharding.collective",
+     "sharding",
+     "Collective on torus axes",
      "AllGather, ReduceScatter, AllReduce or AllToAll over one or more mesh axes: bandwidth and "
      "latency terms, the regime, and time against message size.",
      {choice("op", "AllGather", "AllGather|ReduceScatter|AllReduce|AllToAll", "the collective"),
-      bytes_param(),
-      text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
+      bytes_param(), text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
       chip_param("v5e"), wrap_param(), link_param(), direction_param(), bw_param(), latency_param(),
       phys_param()},
      collective_calc},
-    {"sharding.local", "sharding", "Local shape of a sharded array",
+    {"sharding.local",
+     "sharding",
+     "Local shape of a sharded array",
      "Per-device shape, bytes per device, copies and total bytes of one sharded array.",
      {text("sharding", "A[I_{XY}, J]", "the array's sharding, like A[I_X, J_Y]"),
       text("mesh", "{'X': 8, 'Y': 2}", "the mesh"),

@@ -16,7 +16,8 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-std::vector<std::string> minus(const std::vector<std::string>& v, const std::vector<std::string>& drop) {
+std::vector<std::string> minus(const std::vector<std::string>& v,
+                               const std::vector<std::string>& drop) {
   std::vector<std::string> out;
   for (const auto& x : v)
     if (!contains(drop, x)) out.push_back(x);
@@ -48,7 +49,8 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
     fail(field, "the sharding names " + std::to_string(s.dims.size()) + " dimensions but " +
                     std::to_string(sizes.size()) + " sizes were given");
   for (double v : sizes)
-    if (!(v >= 1) || !std::isfinite(v)) fail(field, "every dimension size must be a positive number");
+    if (!(v >= 1) || !std::isfinite(v))
+      fail(field, "every dimension size must be a positive number");
   check_divisible(s, m, sizes, field);
   LocalShape L;
   L.global = sizes;
@@ -70,8 +72,9 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
     for (std::size_t k = 0; k < s.dims.size(); ++k) {
       const Dim& d = s.dims[k];
       if (d.axes.empty()) {
-        tr->step("Local size of " + d.name + " (not split)", "|" + d.name + "|_{local} = |" + d.name + "|",
-                 "#", {sizes[k]}, L.local[k], "count");
+        tr->step("Local size of " + d.name + " (not split)",
+                 "|" + d.name + "|_{local} = |" + d.name + "|", "#", {sizes[k]}, L.local[k],
+                 "count");
       } else {
         std::string den, nums;
         for (const auto& a : d.axes) {
@@ -88,7 +91,8 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
       f += "|" + s.dims[k].name + "|_{local} \\cdot ";
       n += tex(L.local[k]) + " \\cdot ";
     }
-    tr->step("Bytes per device", f + "\\text{bytes/elem}", n + tex(bytes_per_elem), L.bytes_per_device, "B");
+    tr->step("Bytes per device", f + "\\text{bytes/elem}", n + tex(bytes_per_elem),
+             L.bytes_per_device, "B");
     tr->step("Copies of the array (replication over unused axes)",
              "r = \\prod_{\\text{unused axes}} |X|", "#", {L.replication}, L.replication, "count");
     tr->step("Bytes over all devices", "\\text{bytes per device} \\cdot N", "# \\cdot #",
@@ -113,7 +117,10 @@ double t_alltoall_1d(double V, double w_ici) { return V / (4.0 * w_ici); }
 
 double t_alltoall_nd(double v_total, const std::vector<double>& dims, double w_ici) {
   double n = 1, mx = 1;
-  for (double d : dims) { n *= d; mx = std::max(mx, d); }
+  for (double d : dims) {
+    n *= d;
+    mx = std::max(mx, d);
+  }
   return v_total * mx / (4.0 * n * w_ici);
 }
 
@@ -131,13 +138,18 @@ double alltoall_chunk_hops_bidi(long long n) {
 
 double bisection_links(const std::vector<double>& dims) {
   double n = 1, mx = 1;
-  for (double d : dims) { n *= d; mx = std::max(mx, d); }
+  for (double d : dims) {
+    n *= d;
+    mx = std::max(mx, d);
+  }
   return 2.0 * n / mx;
 }
 
 double ag_link_scalars_oneway(double n, double d) { return (d - 1.0) * (n / d) * n; }
 double a2a_link_blocks_oneway(double d) { return d * (d - 1.0) / 2.0; }
-double a2a_link_scalars_oneway(double n, double d) { return (n / d) * (n / d) * a2a_link_blocks_oneway(d); }
+double a2a_link_scalars_oneway(double n, double d) {
+  return (n / d) * (n / d) * a2a_link_blocks_oneway(d);
+}
 double ag_link_scalars_bidi(double n, double d) { return ag_link_scalars_oneway(n, d) / 2.0; }
 double a2a_link_blocks_bidi(double d) { return (d / 2.0) * (d / 2.0 + 1.0) / 2.0; }
 
@@ -146,30 +158,40 @@ double a2a_link_blocks_bidi(double d) { return (d / 2.0) * (d / 2.0 + 1.0) / 2.0
 Op parse_op(Text text, Text field) {
   std::string t;
   for (char c : text)
-    if (std::isalnum(static_cast<unsigned char>(c))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (t == "allgather" || t == "ag") return Op::AllGather;
   if (t == "reducescatter" || t == "rs") return Op::ReduceScatter;
   if (t == "allreduce" || t == "ar") return Op::AllReduce;
   if (t == "alltoall" || t == "a2a") return Op::AllToAll;
-  fail(field, "unknown collective '" + std::string(text.substr(0, 40)) + "'; use AllGather, ReduceScatter, AllReduce or AllToAll",
+  fail(field,
+       "unknown collective '" + std::string(text.substr(0, 40)) +
+           "'; use AllGather, ReduceScatter, AllReduce or AllToAll",
        "bad_choice");
 }
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::AllGather: return "AllGather";
-    case Op::ReduceScatter: return "ReduceScatter";
-    case Op::AllReduce: return "AllReduce";
-    case Op::AllToAll: return "AllToAll";
+    case Op::AllGather:
+      return "AllGather";
+    case Op::ReduceScatter:
+      return "ReduceScatter";
+    case Op::AllReduce:
+      return "AllReduce";
+    case Op::AllToAll:
+      return "AllToAll";
   }
   return "?";
 }
 
 CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
                                Trace* tr, Text label) {
-  if (!std::isfinite(V) || V < 0) fail("bytes", "the message size must be a finite, non-negative number of bytes");
-  if (!(link.w_uni > 0) || !std::isfinite(link.w_uni)) fail("bandwidth", "the link bandwidth must be positive");
-  if (!(link.t_hop >= 0) || !std::isfinite(link.t_hop)) fail("latency", "the per-hop latency must be zero or positive");
+  if (!std::isfinite(V) || V < 0)
+    fail("bytes", "the message size must be a finite, non-negative number of bytes");
+  if (!(link.w_uni > 0) || !std::isfinite(link.w_uni))
+    fail("bandwidth", "the link bandwidth must be positive");
+  if (!(link.t_hop >= 0) || !std::isfinite(link.t_hop))
+    fail("latency", "the per-hop latency must be zero or positive");
   CollectiveCost c;
   std::vector<Axis> act;
   for (const auto& a : axes) {
@@ -214,7 +236,9 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
       c.w_eff = link.w_uni;
       c.t_bw = (mx - 1) / mx * V * mx / (2.0 * N * link.w_uni);
       ftex = "T = \\frac{M-1}{M} \\cdot \\frac{V M}{2 N W_{uni}}";
-      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{# \\cdot #}{2 \\cdot # \\cdot #}", {mx - 1, mx, V, mx, N, link.w_uni});
+      if (tr)
+        ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{# \\cdot #}{2 \\cdot # \\cdot #}",
+                        {mx - 1, mx, V, mx, N, link.w_uni});
     } else if (open) {
       // No wraparound: the bisection cut crosses one plane of links instead of two (our extension).
       c.w_eff = link.w_uni;
@@ -250,14 +274,22 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
       const Axis& a0 = act[0];
       if (act.size() == 1 && a0.phys == 1) {
         if (a0.wrap && link.bidirectional) {
-          ftex = "T_{bw} = \\lfloor N/2 \\rfloor \\cdot \\frac{V}{N\\,W_{uni}} \\;(= V/W_{ici}\\text{ for even }N)";
-          if (tr) ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {hops_ring(a0.size), V, a0.size, link.w_uni});
+          ftex =
+              "T_{bw} = \\lfloor N/2 \\rfloor \\cdot \\frac{V}{N\\,W_{uni}} \\;(= V/W_{ici}\\text{ "
+              "for even }N)";
+          if (tr)
+            ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}",
+                            {hops_ring(a0.size), V, a0.size, link.w_uni});
         } else {
           ftex = "T_{bw} = (N-1) \\cdot \\frac{V}{N\\,W_{uni}}";
-          if (tr) ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {a0.size - 1, V, a0.size, link.w_uni});
+          if (tr)
+            ntex =
+                tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {a0.size - 1, V, a0.size, link.w_uni});
         }
       } else {
-        ftex = "T_{bw} = \\frac{V}{\\sum_i W_i} \\;(= \\frac{V}{W_{ici}\\, n_{axes}}\\text{ on wrapped axes})";
+        ftex =
+            "T_{bw} = \\frac{V}{\\sum_i W_i} \\;(= \\frac{V}{W_{ici}\\, n_{axes}}\\text{ on "
+            "wrapped axes})";
         if (tr) ntex = tex_fill("\\frac{#}{#}", {V, wsum});
       }
     }
@@ -280,17 +312,17 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
     } else {
       tr->step(what + ": bandwidth term", ftex, ntex, c.t_bw, "s");
     }
-    tr->step(what + ": latency term (hops x per-hop latency)", "T_{lat} = h \\cdot T_{min}", "# \\cdot #",
-             {c.hops, link.t_hop}, c.t_lat, "s");
-    tr->step(what + ": time (" + c.regime + ")", "T = \\max(T_{bw}, T_{lat})", "\\max(#, #)", {c.t_bw, c.t_lat},
-             c.t, "s");
+    tr->step(what + ": latency term (hops x per-hop latency)", "T_{lat} = h \\cdot T_{min}",
+             "# \\cdot #", {c.hops, link.t_hop}, c.t_lat, "s");
+    tr->step(what + ": time (" + c.regime + ")", "T = \\max(T_{bw}, T_{lat})", "\\max(#, #)",
+             {c.t_bw, c.t_lat}, c.t, "s");
   }
   return c;
 }
 
 bool axis_wraps(const hw::Chip& chip, const std::vector<long long>& slice, long long n) {
   const std::string& id = chip.id;
-  if (id == "v5e" || id == "v6e") return n == 16;  // full pod side only
+  if (id == "v5e" || id == "v6e") return n == 16;     // full pod side only
   if (id == "v4p" || id == "v5p" || id == "tpu7x") {  // whole 4x4x4 cubes (TPU7x: our assumption)
     for (long long d : slice)
       if (d % 4 != 0) return false;
@@ -308,20 +340,27 @@ MatmulDims matmul_dims(const Sharding& a, const Sharding& b) {
   for (const auto* s : {&a, &b}) {
     const std::string f = s == &a ? "a" : "b";
     if (s->dims.size() != 2 || s->ellipsis)
-      fail(f, "the matmul analysis takes 2-D operands, like A[I, J] and B[J, K]; " + s->text() + " is not");
-    if (!s->unreduced.empty()) fail(f, "an operand of the matmul must be fully reduced (no {U_...} marker)");
-    if (s->dims[0].name == s->dims[1].name) fail(f, "both dimensions of " + s->text() + " have the same name");
+      fail(f, "the matmul analysis takes 2-D operands, like A[I, J] and B[J, K]; " + s->text() +
+                  " is not");
+    if (!s->unreduced.empty())
+      fail(f, "an operand of the matmul must be fully reduced (no {U_...} marker)");
+    if (s->dims[0].name == s->dims[1].name)
+      fail(f, "both dimensions of " + s->text() + " have the same name");
   }
   std::vector<std::pair<int, int>> shared;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
       if (a.dims[i].name == b.dims[j].name) shared.push_back({i, j});
   if (shared.empty())
-    fail("b", "A and B share no dimension name, so there is nothing to contract: write them like A[I, J] and B[J, K]",
+    fail("b",
+         "A and B share no dimension name, so there is nothing to contract: write them like A[I, "
+         "J] and B[J, K]",
          "no_contracting_dim");
   if (shared.size() > 1)
-    fail("b", "A and B share both dimension names; the contracting dimension must be the only shared one",
-         "ambiguous_contracting_dim");
+    fail(
+        "b",
+        "A and B share both dimension names; the contracting dimension must be the only shared one",
+        "ambiguous_contracting_dim");
   MatmulDims d;
   d.a_j = shared[0].first;
   d.b_j = shared[0].second;
@@ -362,7 +401,8 @@ std::vector<Axis> axes_of(const MatmulInput& in, const std::vector<std::string>&
 
 std::string step_label(const PlanStep& s) {
   if (s.kind == "matmul") return "local matmul";
-  if (s.kind == "slice") return "slice " + s.array + " along " + s.dim + " by " + axes_text(s.axes) + " (free)";
+  if (s.kind == "slice")
+    return "slice " + s.array + " along " + s.dim + " by " + axes_text(s.axes) + " (free)";
   std::string l = s.kind + "_{" + axes_text(s.axes);
   if (s.kind == "ReduceScatter") l += "," + s.dim;
   return l + "} " + s.array;
@@ -373,8 +413,10 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
                 std::string& why, Trace* tr) {
   Sharding A = in.a, B = in.b;
   std::vector<double> sa(2), sb(2);
-  sa[md.a_i] = in.I; sa[md.a_j] = in.J;
-  sb[md.b_j] = in.J; sb[md.b_k] = in.K;
+  sa[md.a_i] = in.I;
+  sa[md.a_j] = in.J;
+  sb[md.b_j] = in.J;
+  sb[md.b_k] = in.K;
   double comms = 0, moved = 0;
   auto gather = [&](Sharding& s, const std::vector<double>& sizes, int dim,
                     const std::vector<std::string>& axes, const std::string& nm) {
@@ -389,8 +431,9 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
     s.dims[dim].axes = minus(s.dims[dim].axes, axes);
     st.to = s.text();
     st.V = bytes_of(s, in.mesh, sizes, in.bytes_per_elem);  // gathered result per group
-    st.cost = collective_cost(Op::AllGather, st.V, axes_of(in, axes), in.link, tr,
-                              tr ? "AllGather_{" + axes_text(axes) + "} " + st.from + " -> " + st.to : "");
+    st.cost = collective_cost(
+        Op::AllGather, st.V, axes_of(in, axes), in.link, tr,
+        tr ? "AllGather_{" + axes_text(axes) + "} " + st.from + " -> " + st.to : "");
     comms += st.cost.t;
     moved += st.cost.bytes_per_chip;
     p.steps.push_back(st);
@@ -399,11 +442,13 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   gather(A, sa, md.a_j, sp.gather_a_j, "A");
   gather(B, sb, md.b_j, sp.gather_b_j, "B");
   gather(B, sb, md.b_k, sp.gather_b_k, "B");
-  auto slice = [&](Sharding& s, int dim, const std::vector<std::string>& axes, const std::string& nm) -> bool {
+  auto slice = [&](Sharding& s, int dim, const std::vector<std::string>& axes,
+                   const std::string& nm) -> bool {
     if (axes.empty()) return true;
     for (const auto& a : axes)
       if (contains(s.used_axes(), a)) {
-        why = nm + " already uses axis " + a + ", so it cannot also be sliced along " + s.dims[dim].name;
+        why = nm + " already uses axis " + a + ", so it cannot also be sliced along " +
+              s.dims[dim].name;
         return false;
       }
     PlanStep st;
@@ -450,8 +495,9 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   p.peak_bytes_a = bytes_of(A, in.mesh, sa, in.bytes_per_elem);
   p.peak_bytes_b = bytes_of(B, in.mesh, sb, in.bytes_per_elem);
   if (tr)
-    tr->step("FLOPs per chip of the local matmul " + mm.to, "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}",
-             "2 \\cdot # \\cdot # \\cdot #", {il, jl, kl}, mm.flops, "flop");
+    tr->step("FLOPs per chip of the local matmul " + mm.to,
+             "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}", "2 \\cdot # \\cdot # \\cdot #", {il, jl, kl},
+             mm.flops, "flop");
   // The reduction of the partial sums, if any.
   if (!S.empty() && sp.reduce != Reduce::None) {
     std::vector<double> sc = {in.I, in.K};
@@ -473,8 +519,9 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
       for (const auto& a : S) C.dims[d].axes.push_back(a);
     }
     st.to = C.text();
-    st.cost = collective_cost(op, st.V, axes_of(in, S), in.link, tr,
-                              tr ? op_name(op) + ("_{" + axes_text(S) + "} ") + st.from + " -> " + st.to : "");
+    st.cost = collective_cost(
+        op, st.V, axes_of(in, S), in.link, tr,
+        tr ? op_name(op) + ("_{" + axes_text(S) + "} ") + st.from + " -> " + st.to : "");
     comms += st.cost.t;
     moved += st.cost.bytes_per_chip;
     p.steps.push_back(st);
@@ -487,13 +534,17 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   std::string name;
   for (const auto& st : p.steps) name += (name.empty() ? "" : "; ") + step_label(st);
   p.name = name;
-  if (p.t_comms == 0) p.verdict = "no communication: compute-bound";
-  else if (p.t_math >= p.t_comms) p.verdict = "compute-bound: T_math >= T_comms, so the collectives can hide behind the matmul";
-  else p.verdict = "communication-bound: T_comms > T_math";
+  if (p.t_comms == 0)
+    p.verdict = "no communication: compute-bound";
+  else if (p.t_math >= p.t_comms)
+    p.verdict = "compute-bound: T_math >= T_comms, so the collectives can hide behind the matmul";
+  else
+    p.verdict = "communication-bound: T_comms > T_math";
   return true;
 }
 
-std::vector<std::string> common_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+std::vector<std::string> common_prefix(const std::vector<std::string>& a,
+                                       const std::vector<std::string>& b) {
   std::vector<std::string> p;
   for (std::size_t k = 0; k < a.size() && k < b.size() && a[k] == b[k]; ++k) p.push_back(a[k]);
   return p;
@@ -515,8 +566,10 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   MatmulDims md = matmul_dims(in.a, in.b);
   {
     std::vector<double> sa(2), sb(2);
-    sa[md.a_i] = in.I; sa[md.a_j] = in.J;
-    sb[md.b_j] = in.J; sb[md.b_k] = in.K;
+    sa[md.a_i] = in.I;
+    sa[md.a_j] = in.J;
+    sb[md.b_j] = in.J;
+    sb[md.b_k] = in.K;
     check_divisible(in.a, in.mesh, sa, "a");
     check_divisible(in.b, in.mesh, sb, "b");
   }
@@ -538,26 +591,36 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   const std::string J = md.contracting;
   switch (c) {
     case 1:
-      out.case_text = out.conflicts.empty()
-                          ? "Case 1: the contracting dimension " + J + " is sharded in neither operand"
-                          : "Case 4: axis " + axes_text(out.conflicts) + " shards a free dimension of both operands (" +
-                                J + " itself is not sharded), so one side must be gathered first";
+      out.case_text =
+          out.conflicts.empty()
+              ? "Case 1: the contracting dimension " + J + " is sharded in neither operand"
+              : "Case 4: axis " + axes_text(out.conflicts) +
+                    " shards a free dimension of both operands (" + J +
+                    " itself is not sharded), so one side must be gathered first";
       break;
     case 2:
       out.case_text = SA.empty() || SB.empty()
-                          ? "Case 2: only " + std::string(SA.empty() ? "B" : "A") + " has its contracting dimension " + J + " sharded"
-                          : "Case 2 (extended): A and B shard " + J + " along different axes (" + axes_text(SA) + " vs " + axes_text(SB) + ")";
+                          ? "Case 2: only " + std::string(SA.empty() ? "B" : "A") +
+                                " has its contracting dimension " + J + " sharded"
+                          : "Case 2 (extended): A and B shard " + J + " along different axes (" +
+                                axes_text(SA) + " vs " + axes_text(SB) + ")";
       break;
-    case 3: out.case_text = "Case 3: both operands shard " + J + " along the same axes (" + axes_text(SA) + ")"; break;
+    case 3:
+      out.case_text =
+          "Case 3: both operands shard " + J + " along the same axes (" + axes_text(SA) + ")";
+      break;
   }
   if (!out.conflicts.empty() && c != 1)
-    out.case_text += std::string(c == 1 ? "; Case 4" : "; also Case 4") + ": axis " + axes_text(out.conflicts) +
-                     " shards a free dimension of both operands, so one side must be gathered first";
+    out.case_text +=
+        std::string(c == 1 ? "; Case 4" : "; also Case 4") + ": axis " + axes_text(out.conflicts) +
+        " shards a free dimension of both operands, so one side must be gathered first";
   if (tr) tr->note(out.case_text);
 
-  // Case 4 side choices, then the contracting-dimension strategies; the first is the book's default.
+  // Case 4 side choices, then the contracting-dimension strategies; the first is the book's
+  // default.
   std::vector<PlanSpec> sides;
-  if (out.conflicts.empty()) sides.push_back({});
+  if (out.conflicts.empty())
+    sides.push_back({});
   else {
     PlanSpec ga, gb;
     ga.gather_a_i = out.conflicts;
@@ -568,7 +631,11 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   if (c == 1) {
     contract.push_back({});
   } else if (c == 3) {
-    for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) { PlanSpec s; s.reduce = r; contract.push_back(s); }
+    for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) {
+      PlanSpec s;
+      s.reduce = r;
+      contract.push_back(s);
+    }
     PlanSpec both;  // gather both operands' J first: a replicated matmul, the costliest choice
     both.gather_a_j = SA;
     both.gather_b_j = SB;
@@ -588,9 +655,13 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
     PlanSpec g;
     g.gather_a_j = suffix_after(SA, p.size());
     g.gather_b_j = suffix_after(SB, p.size());
-    if (p.empty()) contract.push_back(g);
+    if (p.empty())
+      contract.push_back(g);
     else
-      for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) { g.reduce = r; contract.push_back(g); }
+      for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) {
+        g.reduce = r;
+        contract.push_back(g);
+      }
     PlanSpec all;
     all.gather_a_j = SA;
     all.gather_b_j = SB;
@@ -628,14 +699,14 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   }
   for (std::size_t k = 0; k < plans.size(); ++k)
     if (k != best) out.alternatives.push_back(plans[k]);
-  std::stable_sort(out.alternatives.begin(), out.alternatives.end(), [](const Plan& x, const Plan& y) {
-    return x.t_comms + x.t_math < y.t_comms + y.t_math;
-  });
+  std::stable_sort(
+      out.alternatives.begin(), out.alternatives.end(),
+      [](const Plan& x, const Plan& y) { return x.t_comms + x.t_math < y.t_comms + y.t_math; });
   if (tr) {
-    tr->step("T_math per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}",
-             "\\frac{#}{#}", {out.plan.flops_per_chip, in.peak_flops}, out.plan.t_math, "s");
-    tr->step("T_comms per chip (collectives not overlapped)", "T_{comms} = \\sum T_{collective}", "#",
-             {out.plan.t_comms}, out.plan.t_comms, "s");
+    tr->step("T_math per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}", "\\frac{#}{#}",
+             {out.plan.flops_per_chip, in.peak_flops}, out.plan.t_math, "s");
+    tr->step("T_comms per chip (collectives not overlapped)", "T_{comms} = \\sum T_{collective}",
+             "#", {out.plan.t_comms}, out.plan.t_comms, "s");
     tr->note("Output sharding: " + out.plan.out.text() + "; " + out.plan.verdict);
   }
   return out;
@@ -644,10 +715,11 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
 json to_json(const Plan& p) {
   json steps = json::array();
   for (const auto& s : p.steps) {
-    json j = {{"kind", s.kind}, {"array", s.array}, {"when", s.when}, {"axes", s.axes},
-              {"from", s.from}, {"to", s.to}, {"label", step_label(s)}};
+    json j = {{"kind", s.kind}, {"array", s.array}, {"when", s.when},        {"axes", s.axes},
+              {"from", s.from}, {"to", s.to},       {"label", step_label(s)}};
     if (!s.dim.empty()) j["dim"] = s.dim;
-    if (s.kind == "matmul") j["flops"] = s.flops;
+    if (s.kind == "matmul")
+      j["flops"] = s.flops;
     else if (s.kind != "slice") {
       j["bytes"] = s.V;
       j["t"] = s.cost.t;
@@ -659,10 +731,17 @@ json to_json(const Plan& p) {
     }
     steps.push_back(j);
   }
-  return {{"name", p.name}, {"steps", steps}, {"output", p.out.text()}, {"flops_per_chip", p.flops_per_chip},
-          {"t_math", p.t_math}, {"t_comms", p.t_comms}, {"t_total", p.t_math + p.t_comms},
-          {"t_overlapped", std::max(p.t_math, p.t_comms)}, {"bytes_per_chip", p.bytes_per_chip},
-          {"operand_bytes_per_chip", {{"A", p.peak_bytes_a}, {"B", p.peak_bytes_b}}}, {"verdict", p.verdict}};
+  return {{"name", p.name},
+          {"steps", steps},
+          {"output", p.out.text()},
+          {"flops_per_chip", p.flops_per_chip},
+          {"t_math", p.t_math},
+          {"t_comms", p.t_comms},
+          {"t_total", p.t_math + p.t_comms},
+          {"t_overlapped", std::max(p.t_math, p.t_comms)},
+          {"bytes_per_chip", p.bytes_per_chip},
+          {"operand_bytes_per_chip", {{"A", p.peak_bytes_a}, {"B", p.peak_bytes_b}}},
+          {"verdict", p.verdict}};
 }
 
 json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Sharding>>& arrays,
@@ -678,7 +757,10 @@ json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Shardin
   for (long long id = 0; id < n; ++id) {
     std::vector<long long> c(m.sizes.size());
     long long r = id;
-    for (std::size_t k = m.sizes.size(); k-- > 0;) { c[k] = r % m.sizes[k]; r /= m.sizes[k]; }
+    for (std::size_t k = m.sizes.size(); k-- > 0;) {
+      c[k] = r % m.sizes[k];
+      r /= m.sizes[k];
+    }
     coords.push_back(c);
   }
   out["coords"] = coords;
@@ -687,8 +769,10 @@ json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Shardin
     const auto& [label, s] = arrays[ai];
     json dims = json::array();
     for (std::size_t d = 0; d < s.dims.size(); ++d)
-      dims.push_back({{"name", s.dims[d].name}, {"axes", s.dims[d].axes},
-                      {"size", d < sizes[ai].size() ? sizes[ai][d] : 0.0}, {"blocks", shards_of(s.dims[d], m)}});
+      dims.push_back({{"name", s.dims[d].name},
+                      {"axes", s.dims[d].axes},
+                      {"size", d < sizes[ai].size() ? sizes[ai][d] : 0.0},
+                      {"blocks", shards_of(s.dims[d], m)}});
     json holds = json::array();
     for (const auto& c : coords) {
       json h = json::array();
@@ -701,8 +785,12 @@ json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Shardin
       }
       holds.push_back(h);
     }
-    list.push_back({{"label", label}, {"text", s.text()}, {"dims", dims}, {"holds", holds},
-                    {"unreduced", s.unreduced}, {"replication", replication_factor(s, m)}});
+    list.push_back({{"label", label},
+                    {"text", s.text()},
+                    {"dims", dims},
+                    {"holds", holds},
+                    {"unreduced", s.unreduced},
+                    {"replication", replication_factor(s, m)}});
   }
   out["arrays"] = list;
   return out;

@@ -10,7 +10,9 @@
 #include "core/json.hpp"
 #include "core/trace.hpp"
 
-namespace sb::hw { struct Chip; }
+namespace sb::hw {
+struct Chip;
+}
 
 namespace sb::sharding {
 
@@ -94,8 +96,8 @@ const char* op_name(Op op);
 struct Axis {
   std::string name;
   double size = 1;
-  bool wrap = true;   // ring (wraparound) or open line
-  double phys = 1;    // hardware axes this named axis spans (bandwidth grows with it, A4.3)
+  bool wrap = true;  // ring (wraparound) or open line
+  double phys = 1;   // hardware axes this named axis spans (bandwidth grows with it, A4.3)
 };
 
 struct Link {
@@ -106,11 +108,11 @@ struct Link {
 };
 
 struct CollectiveCost {
-  double t = 0;        // max(bandwidth term, latency term)
-  double t_bw = 0;     // bandwidth term
-  double t_lat = 0;    // hops x per-hop latency
-  double hops = 0;     // longest path in hops (x2 for AllReduce: two passes)
-  double w_eff = 0;    // bandwidth the bandwidth term divides by, B/s
+  double t = 0;               // max(bandwidth term, latency term)
+  double t_bw = 0;            // bandwidth term
+  double t_lat = 0;           // hops x per-hop latency
+  double hops = 0;            // longest path in hops (x2 for AllReduce: two passes)
+  double w_eff = 0;           // bandwidth the bandwidth term divides by, B/s
   double bytes_per_chip = 0;  // bytes each chip receives
   double devices = 1;
   bool latency_bound = false;
@@ -143,7 +145,7 @@ struct PlanStep {
   std::string array;  // "A", "B", "C"
   std::string when;   // "before" or "after" the local matmul, or "matmul"
   std::vector<std::string> axes;
-  std::string dim;    // the dimension a gather removes axes from / a RS scatters onto
+  std::string dim;       // the dimension a gather removes axes from / a RS scatters onto
   std::string from, to;  // notation before and after
   double V = 0;          // bytes the cost formula uses
   double flops = 0;      // matmul step: FLOPs per chip
@@ -157,7 +159,7 @@ struct Plan {
   double flops_per_chip = 0;
   double t_math = 0;
   double t_comms = 0;
-  double bytes_per_chip = 0;  // bytes each chip receives over all collectives
+  double bytes_per_chip = 0;                  // bytes each chip receives over all collectives
   double peak_bytes_a = 0, peak_bytes_b = 0;  // per-device bytes of the operands at the matmul
   std::string verdict;
 };
@@ -165,27 +167,30 @@ struct Plan {
 struct MatmulInput {
   Sharding a, b;
   Mesh mesh;
-  double I = 0, J = 0, K = 0;     // A's free dim, the contracting dim, B's free dim
+  double I = 0, J = 0, K = 0;  // A's free dim, the contracting dim, B's free dim
   double bytes_per_elem = 2;
-  double peak_flops = 1.97e14;    // FLOPs/s per chip
+  double peak_flops = 1.97e14;  // FLOPs/s per chip
   Link link;
-  std::vector<bool> wrap;         // per mesh axis (same order as mesh.names)
+  std::vector<bool> wrap;  // per mesh axis (same order as mesh.names)
 };
 
 struct MatmulAnalysis {
-  int case_no = 1;                // the book's case: 1, 2, 3 or 4
-  std::vector<int> cases;         // every case that applies (e.g. 3 and 4 together)
+  int case_no = 1;         // the book's case: 1, 2, 3 or 4
+  std::vector<int> cases;  // every case that applies (e.g. 3 and 4 together)
   std::string case_text;
-  std::string contracting;        // name of the contracting dim
-  std::string dim_i, dim_k;       // names of A's and B's free dims
+  std::string contracting;             // name of the contracting dim
+  std::string dim_i, dim_k;            // names of A's and B's free dims
   std::vector<std::string> conflicts;  // Case 4 axes
-  Plan plan;                      // the book's default
-  std::vector<Plan> alternatives; // the other plans the book compares (default not repeated)
+  Plan plan;                           // the book's default
+  std::vector<Plan> alternatives;      // the other plans the book compares (default not repeated)
 };
 
 // Roles of A's and B's dims: the contracting dim is the one name they share (exactly one).
 // Both must be 2-D. Errors name field "a" or "b".
-struct MatmulDims { int a_i, a_j, b_j, b_k; std::string contracting; };
+struct MatmulDims {
+  int a_i, a_j, b_j, b_k;
+  std::string contracting;
+};
 MatmulDims matmul_dims(const Sharding& a, const Sharding& b);
 
 // Decides the case, builds the default plan and the alternatives with costs (A3, A4).

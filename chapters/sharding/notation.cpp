@@ -1,7 +1,6 @@
 // Parsers for the sharding notation and mesh spellings (see notation.hpp). Both scan left to right
 // with no recursion over the input except the mesh's nested tuples, which are depth-capped.
 #include "chapters/sharding/notation.hpp"
-#include "core/units.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 namespace sb::sharding {
 
@@ -71,7 +71,7 @@ class ShardingParser {
     ++i_;
     for (;;) {
       skip();
-      if (peek() == '.' ) {
+      if (peek() == '.') {
         if (s_.compare(i_, 3, "...") != 0) err("expected '...' for the remaining dimensions");
         if (out.dims.empty()) err("'...' must follow at least one named dimension");
         out.ellipsis = true;
@@ -82,7 +82,10 @@ class ShardingParser {
       }
       out.dims.push_back(dim());
       skip();
-      if (peek() == ',') { ++i_; continue; }
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
       if (peek() == ']') break;
       err(i_ >= s_.size() ? "the dimension list is not closed; expected ']'"
                           : "expected ',' or ']' after a dimension");
@@ -109,7 +112,8 @@ class ShardingParser {
     for (std::size_t k = 0; k < out.unreduced.size(); ++k)
       for (std::size_t l = 0; l < k; ++l)
         if (out.unreduced[k] == out.unreduced[l])
-          fail_at(f_, s_, u_pos_, "axis " + out.unreduced[k] + " appears twice in the unreduced marker",
+          fail_at(f_, s_, u_pos_,
+                  "axis " + out.unreduced[k] + " appears twice in the unreduced marker",
                   "axis_reused");
     return out;
   }
@@ -121,7 +125,9 @@ class ShardingParser {
   std::size_t u_pos_ = 0;
 
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
-  void skip() { while (i_ < s_.size() && is_space(s_[i_])) ++i_; }
+  void skip() {
+    while (i_ < s_.size() && is_space(s_[i_])) ++i_;
+  }
   [[noreturn]] void err(const std::string& msg) { fail_at(f_, s_, i_, msg, "bad_sharding"); }
 
   Dim dim() {
@@ -147,7 +153,8 @@ class ShardingParser {
       std::size_t b = i_;
       bool commas = false;
       while (i_ < s_.size() && s_[i_] != '}') {
-        if (s_[i_] == ',') commas = true;
+        if (s_[i_] == ',')
+          commas = true;
         else if (!is_alnum(s_[i_]) && !is_space(s_[i_]) && s_[i_] != '_')
           err("expected mesh axis names inside the braces of " + what);
         ++i_;
@@ -163,19 +170,29 @@ class ShardingParser {
           while (i_ < e && (is_alnum(s_[i_]) || s_[i_] == '_')) ++i_;
           out.push_back(std::string(s_.substr(nb, i_ - nb)));
           skip();
-          if (peek() == ',') { ++i_; continue; }
+          if (peek() == ',') {
+            ++i_;
+            continue;
+          }
           if (i_ == e) break;
           err("expected ',' or '}' between mesh axis names");
         }
       } else {
         while (i_ < e) {
-          if (is_space(s_[i_])) { ++i_; continue; }
+          if (is_space(s_[i_])) {
+            ++i_;
+            continue;
+          }
           if (!is_alpha(s_[i_]))
-            err("axis names run together must be single letters (write {data,model} for longer names)");
+            err("axis names run together must be single letters (write {data,model} for longer "
+                "names)");
           out.push_back(std::string(1, s_[i_]));
           ++i_;
         }
-        if (out.empty()) { i_ = e; err("the subscript of " + what + " is empty"); }
+        if (out.empty()) {
+          i_ = e;
+          err("the subscript of " + what + " is empty");
+        }
       }
       i_ = e + 1;
     } else {
@@ -191,7 +208,10 @@ class ShardingParser {
   void unreduced(Sharding& out) {
     u_pos_ = i_;
     bool backslash = false;
-    if (peek() == '\\') { backslash = true; ++i_; }
+    if (peek() == '\\') {
+      backslash = true;
+      ++i_;
+    }
     if (peek() != '{') err("expected '{U_X}' (an unreduced marker) or the end of the sharding");
     ++i_;
     for (;;) {
@@ -202,7 +222,10 @@ class ShardingParser {
       ++i_;
       for (auto& a : axes("the unreduced marker")) out.unreduced.push_back(a);
       skip();
-      if (peek() == ',') { ++i_; continue; }
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
       break;
     }
     if (backslash) {
@@ -216,7 +239,22 @@ class ShardingParser {
 
 // ---------------------------------------------------------------- mesh
 
-enum class Tok { LBrace, RBrace, LParen, RParen, LBrack, RBrack, Colon, Equals, Comma, Int, Num, Str, Ident, End };
+enum class Tok {
+  LBrace,
+  RBrace,
+  LParen,
+  RParen,
+  LBrack,
+  RBrack,
+  Colon,
+  Equals,
+  Comma,
+  Int,
+  Num,
+  Str,
+  Ident,
+  End
+};
 
 struct Token {
   Tok kind = Tok::End;
@@ -229,11 +267,11 @@ struct Val {
   enum Kind { Int, Num, Str, Ident, Tuple, Dict, Call } kind = Int;
   std::size_t at = 0;
   long long i = 0;
-  std::string s;                                    // Str/Ident text, Call name
-  std::vector<Val> items;                           // Tuple items, Call positional args
-  std::vector<std::string> keys;                    // Dict keys, Call keyword names
-  std::vector<Val> kvals;                           // their values (parallel to keys)
-  std::vector<std::size_t> key_at;                  // where each key is
+  std::string s;                    // Str/Ident text, Call name
+  std::vector<Val> items;           // Tuple items, Call positional args
+  std::vector<std::string> keys;    // Dict keys, Call keyword names
+  std::vector<Val> kvals;           // their values (parallel to keys)
+  std::vector<std::size_t> key_at;  // where each key is
 };
 
 class MeshParser {
@@ -244,11 +282,13 @@ class MeshParser {
     check_length(s_, f_, "the mesh");
     std::size_t b = 0;
     while (b < s_.size() && is_space(s_[b])) ++b;
-    if (b == s_.size()) fail(f_, "the mesh is empty; write it like X=4,Y=4 or {'X': 4, 'Y': 4}", "bad_mesh");
+    if (b == s_.size())
+      fail(f_, "the mesh is empty; write it like X=4,Y=4 or {'X': 4, 'Y': 4}", "bad_mesh");
     if (is_digit(s_[b])) return shape_form(b);
     lex();
     Val v;
-    if (toks_[0].kind == Tok::Ident && (toks_[1].kind == Tok::Equals || toks_[1].kind == Tok::Colon)) {
+    if (toks_[0].kind == Tok::Ident &&
+        (toks_[1].kind == Tok::Equals || toks_[1].kind == Tok::Colon)) {
       v.kind = Val::Dict;
       v.at = toks_[0].at;
       entries(v, Tok::End);
@@ -265,7 +305,8 @@ class MeshParser {
   std::vector<Token> toks_;
   std::size_t t_ = 0;
 
-  [[noreturn]] void err_at(std::size_t at, const std::string& msg, const std::string& code = "bad_mesh") {
+  [[noreturn]] void err_at(std::size_t at, const std::string& msg,
+                           const std::string& code = "bad_mesh") {
     fail_at(f_, s_, at, msg, code);
   }
   [[noreturn]] void err(const Token& t, const std::string& msg) { err_at(t.at, msg); }
@@ -285,13 +326,17 @@ class MeshParser {
         v = v * 10 + (s_[i] - '0');
         ++i;
       }
-      if (m.sizes.size() >= 3) err_at(b, "a shape like 4x4x4 names at most 3 axes (X, Y, Z); use {A: 2, ...} for more");
+      if (m.sizes.size() >= 3)
+        err_at(b, "a shape like 4x4x4 names at most 3 axes (X, Y, Z); use {A: 2, ...} for more");
       check_size(v, b, kNames[m.sizes.size()]);
       m.names.push_back(kNames[m.sizes.size()]);
       m.sizes.push_back(v);
       while (i < s_.size() && is_space(s_[i])) ++i;
       if (i >= s_.size()) break;
-      if (s_[i] == 'x' || s_[i] == 'X' || s_[i] == '*') { ++i; continue; }
+      if (s_[i] == 'x' || s_[i] == 'X' || s_[i] == '*') {
+        ++i;
+        continue;
+      }
       err_at(i, "expected 'x' between axis sizes, as in 4x4");
     }
     finish(m, 0);
@@ -302,20 +347,51 @@ class MeshParser {
     std::size_t i = 0;
     while (i < s_.size()) {
       char c = s_[i];
-      if (is_space(c)) { ++i; continue; }
+      if (is_space(c)) {
+        ++i;
+        continue;
+      }
       Token t;
       t.at = i;
       switch (c) {
-        case '{': t.kind = Tok::LBrace; ++i; break;
-        case '}': t.kind = Tok::RBrace; ++i; break;
-        case '(': t.kind = Tok::LParen; ++i; break;
-        case ')': t.kind = Tok::RParen; ++i; break;
-        case '[': t.kind = Tok::LBrack; ++i; break;
-        case ']': t.kind = Tok::RBrack; ++i; break;
-        case ':': t.kind = Tok::Colon; ++i; break;
-        case '=': t.kind = Tok::Equals; ++i; break;
-        case ',': t.kind = Tok::Comma; ++i; break;
-        case '\'': case '"': {
+        case '{':
+          t.kind = Tok::LBrace;
+          ++i;
+          break;
+        case '}':
+          t.kind = Tok::RBrace;
+          ++i;
+          break;
+        case '(':
+          t.kind = Tok::LParen;
+          ++i;
+          break;
+        case ')':
+          t.kind = Tok::RParen;
+          ++i;
+          break;
+        case '[':
+          t.kind = Tok::LBrack;
+          ++i;
+          break;
+        case ']':
+          t.kind = Tok::RBrack;
+          ++i;
+          break;
+        case ':':
+          t.kind = Tok::Colon;
+          ++i;
+          break;
+        case '=':
+          t.kind = Tok::Equals;
+          ++i;
+          break;
+        case ',':
+          t.kind = Tok::Comma;
+          ++i;
+          break;
+        case '\'':
+        case '"': {
           std::size_t b = ++i;
           while (i < s_.size() && s_[i] != c) ++i;
           if (i >= s_.size()) err_at(t.at, "this quote is never closed");
@@ -332,8 +408,10 @@ class MeshParser {
             long long v = 0;
             bool big = false;
             while (i < s_.size() && is_digit(s_[i])) {
-              if (v > 1000000000000LL) big = true;
-              else v = v * 10 + (s_[i] - '0');
+              if (v > 1000000000000LL)
+                big = true;
+              else
+                v = v * 10 + (s_[i] - '0');
               ++i;
             }
             bool frac = false;
@@ -372,23 +450,40 @@ class MeshParser {
     Val v;
     v.at = t.at;
     switch (t.kind) {
-      case Tok::Int: v.kind = Val::Int; v.i = t.i; ++t_; return v;
-      case Tok::Num: v.kind = Val::Num; v.s = t.text; ++t_; return v;
-      case Tok::Str: v.kind = Val::Str; v.s = t.text; ++t_; return v;
+      case Tok::Int:
+        v.kind = Val::Int;
+        v.i = t.i;
+        ++t_;
+        return v;
+      case Tok::Num:
+        v.kind = Val::Num;
+        v.s = t.text;
+        ++t_;
+        return v;
+      case Tok::Str:
+        v.kind = Val::Str;
+        v.s = t.text;
+        ++t_;
+        return v;
       case Tok::LBrace:
         ++t_;
         v.kind = Val::Dict;
         entries(v, Tok::RBrace);
         ++t_;
         return v;
-      case Tok::LParen: case Tok::LBrack: {
+      case Tok::LParen:
+      case Tok::LBrack: {
         Tok close = t.kind == Tok::LParen ? Tok::RParen : Tok::RBrack;
         ++t_;
         v.kind = Val::Tuple;
         while (cur().kind != close) {
           v.items.push_back(value(depth + 1));
-          if (cur().kind == Tok::Comma) { ++t_; continue; }
-          if (cur().kind != close) err(cur(), std::string("expected ',' or '") + (close == Tok::RParen ? ")" : "]") + "'");
+          if (cur().kind == Tok::Comma) {
+            ++t_;
+            continue;
+          }
+          if (cur().kind != close)
+            err(cur(), std::string("expected ',' or '") + (close == Tok::RParen ? ")" : "]") + "'");
         }
         ++t_;
         return v;
@@ -396,7 +491,10 @@ class MeshParser {
       case Tok::Ident: {
         v.s = t.text;
         ++t_;
-        if (cur().kind != Tok::LParen) { v.kind = Val::Ident; return v; }
+        if (cur().kind != Tok::LParen) {
+          v.kind = Val::Ident;
+          return v;
+        }
         ++t_;
         v.kind = Val::Call;
         while (cur().kind != Tok::RParen) {
@@ -407,17 +505,23 @@ class MeshParser {
             v.keys.push_back(key);
             v.kvals.push_back(value(depth + 1));
           } else {
-            if (!v.keys.empty()) err(cur(), "a positional argument cannot follow a keyword argument");
+            if (!v.keys.empty())
+              err(cur(), "a positional argument cannot follow a keyword argument");
             v.items.push_back(value(depth + 1));
           }
-          if (cur().kind == Tok::Comma) { ++t_; continue; }
+          if (cur().kind == Tok::Comma) {
+            ++t_;
+            continue;
+          }
           if (cur().kind != Tok::RParen) err(cur(), "expected ',' or ')' in the argument list");
         }
         ++t_;
         return v;
       }
-      case Tok::End: err(t, "the mesh ends too early");
-      default: err(t, "expected a value (a number, a name, a tuple or a {axis: size} dict)");
+      case Tok::End:
+        err(t, "the mesh ends too early");
+      default:
+        err(t, "expected a value (a number, a name, a tuple or a {axis: size} dict)");
     }
   }
 
@@ -434,26 +538,35 @@ class MeshParser {
       ++t_;
       v.keys.push_back(k.text);
       v.kvals.push_back(value(1));
-      if (cur().kind == Tok::Comma) { ++t_; continue; }
+      if (cur().kind == Tok::Comma) {
+        ++t_;
+        continue;
+      }
       if (cur().kind != close)
-        err(cur(), close == Tok::End ? "expected ',' between axes" : "expected ',' or '}' between axes");
+        err(cur(),
+            close == Tok::End ? "expected ',' between axes" : "expected ',' or '}' between axes");
     }
   }
 
   void check_size(long long v, std::size_t at, const std::string& name) {
-    if (v <= 0) err_at(at, "size of mesh axis " + name + " must be a positive whole number", "out_of_range");
+    if (v <= 0)
+      err_at(at, "size of mesh axis " + name + " must be a positive whole number", "out_of_range");
     if (v > kMaxAxisSize)
-      err_at(at, "size of mesh axis " + name + " is larger than " + std::to_string(kMaxAxisSize), "out_of_range");
+      err_at(at, "size of mesh axis " + name + " is larger than " + std::to_string(kMaxAxisSize),
+             "out_of_range");
   }
 
   long long int_of(const Val& v, const std::string& name) {
-    if (v.kind == Val::Num) err_at(v.at, "size of mesh axis " + name + " must be a whole number", "out_of_range");
-    if (v.kind != Val::Int) err_at(v.at, "expected the size of mesh axis " + name + " (a whole number)");
+    if (v.kind == Val::Num)
+      err_at(v.at, "size of mesh axis " + name + " must be a whole number", "out_of_range");
+    if (v.kind != Val::Int)
+      err_at(v.at, "expected the size of mesh axis " + name + " (a whole number)");
     check_size(v.i, v.at, name);
     return v.i;
   }
 
-  // Shape of a nested tuple of device ids, checked rectangular; no recursion (depth is capped anyway).
+  // Shape of a nested tuple of device ids, checked rectangular; no recursion (depth is capped
+  // anyway).
   std::vector<long long> devices_shape(const Val& v, long long& count) {
     std::vector<long long> shape;
     const Val* p = &v;
@@ -470,7 +583,8 @@ class MeshParser {
       for (const Val* x : level) {
         if (x->kind != Val::Tuple) err_at(x->at, "the device grid is not rectangular");
         if (static_cast<long long>(x->items.size()) != shape[d])
-          err_at(x->at, "the device grid is not rectangular: expected " + std::to_string(shape[d]) + " entries here");
+          err_at(x->at, "the device grid is not rectangular: expected " + std::to_string(shape[d]) +
+                            " entries here");
         for (const auto& y : x->items) next.push_back(&y);
       }
       level = std::move(next);
@@ -501,22 +615,33 @@ class MeshParser {
       return m;
     }
     if (v.kind != Val::Call)
-      err_at(v.at, "expected a mesh such as X=4,Y=4, {'X': 4, 'Y': 4}, 4x4 or Mesh({'X': 4, 'Y': 4})");
+      err_at(v.at,
+             "expected a mesh such as X=4,Y=4, {'X': 4, 'Y': 4}, 4x4 or Mesh({'X': 4, 'Y': 4})");
     std::vector<long long> shape;
     std::vector<std::pair<std::string, std::size_t>> names;
     std::size_t shape_at = v.at, names_at = v.at;
     auto take_names = [&](const Val& t) {
-      if (t.kind == Val::Str || t.kind == Val::Ident) { names.push_back({t.s, t.at}); return; }
-      if (t.kind != Val::Tuple) err_at(t.at, "axis_names must be a tuple of names, like ('X', 'Y')");
+      if (t.kind == Val::Str || t.kind == Val::Ident) {
+        names.push_back({t.s, t.at});
+        return;
+      }
+      if (t.kind != Val::Tuple)
+        err_at(t.at, "axis_names must be a tuple of names, like ('X', 'Y')");
       for (const auto& x : t.items) {
-        if (x.kind != Val::Str && x.kind != Val::Ident) err_at(x.at, "expected an axis name in quotes");
+        if (x.kind != Val::Str && x.kind != Val::Ident)
+          err_at(x.at, "expected an axis name in quotes");
         names.push_back({x.s, x.at});
       }
       names_at = t.at;
     };
     auto take_shape = [&](const Val& t) {
-      if (t.kind == Val::Int) { shape = {int_of(t, "#1")}; shape_at = t.at; return; }
-      if (t.kind != Val::Tuple) err_at(t.at, "the mesh shape must be a tuple of sizes, like (4, 8)");
+      if (t.kind == Val::Int) {
+        shape = {int_of(t, "#1")};
+        shape_at = t.at;
+        return;
+      }
+      if (t.kind != Val::Tuple)
+        err_at(t.at, "the mesh shape must be a tuple of sizes, like (4, 8)");
       shape_at = t.at;
       for (std::size_t k = 0; k < t.items.size(); ++k)
         shape.push_back(int_of(t.items[k], "#" + std::to_string(k + 1)));
@@ -524,13 +649,18 @@ class MeshParser {
     for (std::size_t k = 0; k < v.items.size(); ++k) {
       const Val& a = v.items[k];
       if (k == 0 && a.kind == Val::Dict) {
-        if (v.items.size() > 1 || !v.keys.empty()) err_at(v.at, "a mesh given as a dict takes no other arguments");
+        if (v.items.size() > 1 || !v.keys.empty())
+          err_at(v.at, "a mesh given as a dict takes no other arguments");
         return interpret(a);
       }
       if (k == 0) {
         bool nested = a.kind == Val::Tuple && !a.items.empty() && a.items[0].kind == Val::Tuple;
-        if (nested) { long long n = 0; shape = devices_shape(a, n); shape_at = a.at; }
-        else take_shape(a);
+        if (nested) {
+          long long n = 0;
+          shape = devices_shape(a, n);
+          shape_at = a.at;
+        } else
+          take_shape(a);
       } else if (k == 1) {
         take_names(a);
       } else {
@@ -540,13 +670,21 @@ class MeshParser {
     for (std::size_t k = 0; k < v.keys.size(); ++k) {
       const std::string& key = v.keys[k];
       const Val& a = v.kvals[k];
-      if (key == "devices") { long long n = 0; shape = devices_shape(a, n); shape_at = a.at; }
-      else if (key == "mesh_shape" || key == "axis_shapes" || key == "shape") take_shape(a);
-      else if (key == "axis_names" || key == "names") take_names(a);
-      else if (key == "axis_types" || key == "devices_order") continue;  // layout hints only
-      else err_at(v.key_at[k], "unknown mesh argument '" + key + "'");
+      if (key == "devices") {
+        long long n = 0;
+        shape = devices_shape(a, n);
+        shape_at = a.at;
+      } else if (key == "mesh_shape" || key == "axis_shapes" || key == "shape")
+        take_shape(a);
+      else if (key == "axis_names" || key == "names")
+        take_names(a);
+      else if (key == "axis_types" || key == "devices_order")
+        continue;  // layout hints only
+      else
+        err_at(v.key_at[k], "unknown mesh argument '" + key + "'");
     }
-    if (shape.empty()) err_at(v.at, "the mesh call gives no shape (devices=..., mesh_shape=... or axis_shapes=...)");
+    if (shape.empty())
+      err_at(v.at, "the mesh call gives no shape (devices=..., mesh_shape=... or axis_shapes=...)");
     if (names.empty()) err_at(v.at, "the mesh call gives no axis_names");
     if (names.size() != shape.size())
       err_at(names_at, "there are " + std::to_string(names.size()) + " axis names for a " +
@@ -563,9 +701,11 @@ class MeshParser {
   }
 
   void check_name(const std::string& n, std::size_t at) {
-    if (n.empty() || !(is_alpha(n[0]) || n[0] == '_')) err_at(at, "an axis name must start with a letter");
+    if (n.empty() || !(is_alpha(n[0]) || n[0] == '_'))
+      err_at(at, "an axis name must start with a letter");
     for (char c : n)
-      if (!is_alnum(c) && c != '_') err_at(at, "an axis name may hold only letters, digits and '_'");
+      if (!is_alnum(c) && c != '_')
+        err_at(at, "an axis name may hold only letters, digits and '_'");
     if (n.size() > 32) err_at(at, "an axis name may be at most 32 characters");
   }
 
@@ -578,7 +718,8 @@ class MeshParser {
     double n = 1;
     for (auto v : m.sizes) n *= static_cast<double>(v);
     if (n > static_cast<double>(kMaxDevices))
-      err_at(at, "the mesh has more than " + std::to_string(kMaxDevices) + " devices", "out_of_range");
+      err_at(at, "the mesh has more than " + std::to_string(kMaxDevices) + " devices",
+             "out_of_range");
   }
 };
 
@@ -620,7 +761,8 @@ int Sharding::dim_index(const std::string& dim) const {
 }
 
 std::string axes_text(const std::vector<std::string>& axes) {
-  bool single = std::all_of(axes.begin(), axes.end(), [](const std::string& a) { return a.size() == 1; });
+  bool single =
+      std::all_of(axes.begin(), axes.end(), [](const std::string& a) { return a.size() == 1; });
   std::string out;
   for (std::size_t k = 0; k < axes.size(); ++k) out += (single || k == 0 ? "" : ",") + axes[k];
   return out;
@@ -642,24 +784,22 @@ std::string Sharding::text() const {
   return out;
 }
 
-Sharding parse_sharding(Text text, Text field) {
-  return ShardingParser(text, field).run();
-}
+Sharding parse_sharding(Text text, Text field) { return ShardingParser(text, field).run(); }
 
-Mesh parse_mesh(Text text, Text field) {
-  return MeshParser(text, field).run();
-}
+Mesh parse_mesh(Text text, Text field) { return MeshParser(text, field).run(); }
 
 void validate(const Sharding& s, const Mesh& m, Text field) {
   for (const auto& d : s.dims)
     for (const auto& a : d.axes)
       if (!m.has(a))
         fail(field,
-             "at character " + std::to_string(d.pos) + " (dimension " + d.name + "): mesh axis " + a +
-                 " is not in the mesh " + m.text(),
+             "at character " + std::to_string(d.pos) + " (dimension " + d.name + "): mesh axis " +
+                 a + " is not in the mesh " + m.text(),
              "unknown_axis");
   for (const auto& a : s.unreduced) {
-    if (!m.has(a)) fail(field, "the unreduced marker names axis " + a + ", which is not in the mesh " + m.text(), "unknown_axis");
+    if (!m.has(a))
+      fail(field, "the unreduced marker names axis " + a + ", which is not in the mesh " + m.text(),
+           "unknown_axis");
     for (const auto& d : s.dims)
       if (std::find(d.axes.begin(), d.axes.end(), a) != d.axes.end())
         fail(field,

@@ -34,14 +34,14 @@ struct Dim {
 
 // A sharded array, as the notation writes it.
 struct Sharding {
-  std::string name;                    // "A", or "" for [B_X, D_Y]
+  std::string name;  // "A", or "" for [B_X, D_Y]
   std::vector<Dim> dims;
   bool ellipsis = false;               // trailing ", ..." (more unsharded dims)
   std::vector<std::string> unreduced;  // {U_X}: axes along which the array holds partial sums
 
-  std::vector<std::string> used_axes() const;  // every axis used on a dim, in order
+  std::vector<std::string> used_axes() const;   // every axis used on a dim, in order
   int dim_index(const std::string& dim) const;  // -1 if absent
-  std::string text() const;                    // canonical "A[I_X, J_{XY}]{U_Z}"
+  std::string text() const;                     // canonical "A[I_X, J_{XY}]{U_Z}"
 };
 
 inline constexpr std::size_t kMaxNotationLength = 1000;  // characters; longer input is refused

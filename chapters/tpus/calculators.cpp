@@ -64,73 +64,90 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
     rows[key] = json::array({label, units::format(v, unit)});
   };
 
-  put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips", "chips");
-  put("hosts", tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}", {inv.chips, inv.chips_per_host},
-                       inv.hosts, "count"),
+  put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips",
+      "chips");
+  put("hosts",
+      tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}",
+              {inv.chips, inv.chips_per_host}, inv.hosts, "count"),
       "count", "hosts");
   if (std::fmod(inv.chips, inv.chips_per_host) != 0)
-    r.note("The slice fills only part of a host (" + units::number(inv.chips_per_host) + " chips each).");
-  put("tensorcores", tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #", {inv.chips, inv.cores_per_chip}, inv.cores,
-                             "count"),
+    r.note("The slice fills only part of a host (" + units::number(inv.chips_per_host) +
+           " chips each).");
+  put("tensorcores",
+      tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #", {inv.chips, inv.cores_per_chip},
+              inv.cores, "count"),
       "count", "TensorCores");
-  r.note(inv.cores_per_chip > 1 ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
-                                                : c.name + ": the cores of a chip are separate devices (no megacore).")
-                                : c.name + ": one TensorCore per chip.");
+  r.note(inv.cores_per_chip > 1
+             ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
+                             : c.name + ": the cores of a chip are separate devices (no megacore).")
+             : c.name + ": one TensorCore per chip.");
   for (const auto& [dt, f] : inv.flops)
-    put("flops_" + dt, tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}", "# \\cdot #",
-                               {inv.chips, f / inv.chips}, f, "flop_per_s"),
+    put("flops_" + dt,
+        tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}", "# \\cdot #",
+                {inv.chips, f / inv.chips}, f, "flop_per_s"),
         "flop_per_s", dt + " FLOPs/s");
-  put("hbm_bytes", tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #", {inv.chips, inv.hbm_bytes / inv.chips},
-                           inv.hbm_bytes, "B"),
+  put("hbm_bytes",
+      tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #",
+              {inv.chips, inv.hbm_bytes / inv.chips}, inv.hbm_bytes, "B"),
       "B", "HBM capacity (GB = 1e9 B)");
-  put("hbm_bw", tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #", {inv.chips, inv.hbm_bw / inv.chips},
-                        inv.hbm_bw, "B_per_s"),
+  put("hbm_bw",
+      tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #",
+              {inv.chips, inv.hbm_bw / inv.chips}, inv.hbm_bw, "B_per_s"),
       "B_per_s", "HBM bandwidth, summed");
   if (inv.pcie_bw > 0) put("pcie_bw", inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
   if (inv.dcn_bw > 0) put("dcn_bw", inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
   put("ici_bw_oneway", inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
-  put("bisection_bw", tr.step("Bisection bandwidth (one way across the cheapest halving)",
-                              "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
-                              {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
+  put("bisection_bw",
+      tr.step("Bisection bandwidth (one way across the cheapest halving)",
+              "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
+              {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
       "B_per_s", "bisection bandwidth, one way");
-  put("max_hops", tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)", max_terms(inv.torus),
-                          inv.max_hops, "count"),
+  put("max_hops",
+      tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
+              max_terms(inv.torus), inv.max_hops, "count"),
       "count", "largest hop count");
 
   // The inside of one chip, where the tables say enough.
   if (c.has("mxu_size") && c.has("mxus_per_core") && c.has("clock_hz")) {
     double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
-    put("mxu_flops_per_s", tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
-                                   mxu_flops_per_s(S, f), "flop_per_s"),
+    put("mxu_flops_per_s",
+        tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
+                mxu_flops_per_s(S, f), "flop_per_s"),
         "flop_per_s", "one MXU, bf16");
     put("chip_mxu_flops_per_s",
-        tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f", "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                {inv.cores_per_chip, m, 2, S, S, f}, chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
+        tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f",
+                "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
+                {inv.cores_per_chip, m, 2, S, S, f},
+                chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
         "flop_per_s", "one chip's MXUs, bf16");
   } else {
-    r.note("The book gives no MXU count, size or clock for " + c.name + " to rebuild its peak from.");
+    r.note("The book gives no MXU count, size or clock for " + c.name +
+           " to rebuild its peak from.");
   }
   if (c.has("vpu_alus_per_cell") && c.has("clock_hz")) {
     double alus = vpu_alus_per_core(8, 128, c.get("vpu_alus_per_cell"));
     put("vpu_flops_per_s_core",
-        tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", "# \\cdot # \\cdot # \\cdot #",
-                {8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")}, vpu_flops_per_s_core(alus, c.get("clock_hz")),
-                "flop_per_s"),
+        tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
+                "# \\cdot # \\cdot # \\cdot #",
+                {8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")},
+                vpu_flops_per_s_core(alus, c.get("clock_hz")), "flop_per_s"),
         "flop_per_s", "VPU per core, fp32");
   }
   if (c.has("vmem_bytes")) put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
   if (c.has("vregs_per_core"))
-    put("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
+    put("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
+        "vector registers per core");
 
-  if (topo.inferred) r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
+  if (topo.inferred)
+    r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
   r.note("Wraparound: " + topo.rule_text + ".");
   // The table in reading order (not the order the values were computed in).
   json table = json::array();
   std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
   for (const auto& [dt, f] : inv.flops) order.push_back("flops_" + dt);
-  for (const char* k : {"hbm_bytes", "hbm_bw", "ici_bw_oneway", "bisection_bw", "max_hops", "pcie_bw", "dcn_bw",
-                        "mxu_flops_per_s", "chip_mxu_flops_per_s", "vpu_flops_per_s_core", "vmem_bytes",
-                        "vreg_bytes_per_core"})
+  for (const char* k : {"hbm_bytes", "hbm_bw", "ici_bw_oneway", "bisection_bw", "max_hops",
+                        "pcie_bw", "dcn_bw", "mxu_flops_per_s", "chip_mxu_flops_per_s",
+                        "vpu_flops_per_s_core", "vmem_bytes", "vreg_bytes_per_core"})
     order.push_back(k);
   for (const auto& k : order) {
     auto it = rows.find(k);
@@ -141,8 +158,8 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
     if (i) wraps += ", ";
     wraps += "axis " + std::to_string(i) + (inv.torus.wrap[i] ? " ring" : " line");
   }
-  r.extra["verdict"] = c.name + " " + shape_text(d) + ": " + units::number(inv.chips) + " chips on " +
-                       units::number(inv.hosts) + " host(s); " + wraps;
+  r.extra["verdict"] = c.name + " " + shape_text(d) + ": " + units::number(inv.chips) +
+                       " chips on " + units::number(inv.hosts) + " host(s); " + wraps;
   r.extra["table"] = std::move(table);
   r.extra["torus"] = torus_json(inv.torus);
 }
@@ -162,26 +179,32 @@ Dims endpoint(const Inputs& in, Text name, const Torus& t) {
 
 void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
-  Torus t = slice_torus(c, parse_shape(in.text("shape"), "shape"), in.text("wrap"), "shape", "wrap");
+  Torus t =
+      slice_torus(c, parse_shape(in.text("shape"), "shape"), in.text("wrap"), "shape", "wrap");
   Dims a = endpoint(in, "from", t), b = endpoint(in, "to", t);
   std::vector<int> h = hops_per_axis(t, a, b);
   std::string per_axis;
   for (size_t i = 0; i < h.size(); ++i) {
     // The number of axes is known only at run time, so these steps are written out as strings.
     std::string n = std::to_string(i), diff = std::to_string(std::abs(a[i] - b[i]));
-    std::string ai = std::to_string(a[i]), bi = std::to_string(b[i]), side = std::to_string(t.dims[i]);
-    std::string formula = t.wrap[i] ? "\\min(|a_" + n + " - b_" + n + "|, n - |a - b|)" : "|a_" + n + " - b_" + n + "|";
-    std::string nums = t.wrap[i] ? "\\min(" + diff + ", " + side + " - " + diff + ")" : "|" + ai + " - " + bi + "|";
+    std::string ai = std::to_string(a[i]), bi = std::to_string(b[i]),
+                side = std::to_string(t.dims[i]);
+    std::string formula = t.wrap[i] ? "\\min(|a_" + n + " - b_" + n + "|, n - |a - b|)"
+                                    : "|a_" + n + " - b_" + n + "|";
+    std::string nums = t.wrap[i] ? "\\min(" + diff + ", " + side + " - " + diff + ")"
+                                 : "|" + ai + " - " + bi + "|";
     tr.step("Axis " + n + (t.wrap[i] ? " (ring)" : " (line)"), formula, nums, h[i], "count");
     if (i) per_axis += " + ";
     per_axis += std::to_string(h[i]);
   }
   int total = static_cast<int>(tr.step("Hops", "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
-  int maxd = static_cast<int>(tr.step("Largest distance in the slice", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
+  int maxd = static_cast<int>(tr.step("Largest distance in the slice",
+                                      "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
                                       max_terms(t), max_distance(t), "count"));
   double w = c.get("ici_bw_oneway");
-  double bis = tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}", "# \\cdot #",
-                       {bisection_links(t), w}, bisection_bw(t, w), "B_per_s");
+  double bis =
+      tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}",
+              "# \\cdot #", {bisection_links(t), w}, bisection_bw(t, w), "B_per_s");
   json path = json::array();
   for (const auto& p : route(t, a, b)) path.push_back(coord_json(p));
   json nb = json::array();
@@ -204,8 +227,8 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   r.extra["path"] = std::move(path);
   r.extra["neighbours"] = std::move(nb);
   r.extra["torus"] = std::move(torus);
-  r.extra["verdict"] = coord_text(a) + " to " + coord_text(b) + ": " + std::to_string(total) + " hop(s) of at most " +
-                       std::to_string(maxd);
+  r.extra["verdict"] = coord_text(a) + " to " + coord_text(b) + ": " + std::to_string(total) +
+                       " hop(s) of at most " + std::to_string(maxd);
 }
 
 // ------------------------------------------------------------------------------------- transfer --
@@ -213,13 +236,19 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
 double vmem_bw_of(const hw::Chip& c, Trace& tr) {
   if (c.has("vmem_bw")) return c.get("vmem_bw");
   double bw = vmem_bw(c.get("hbm_bw"));
-  tr.note("No VMEM bandwidth in the tables for " + c.name + ": taking 22 x HBM, as the chapter does for v5e.");
+  tr.note("No VMEM bandwidth in the tables for " + c.name +
+          ": taking 22 x HBM, as the chapter does for v5e.");
   return bw;
 }
 
 json stage_json(const Stage& s) {
-  return {{"name", s.name}, {"kind", s.kind}, {"amount", s.amount}, {"rate", s.rate},
-          {"latency", s.latency}, {"seconds", s.seconds}, {"text", units::format(s.seconds, "s")}};
+  return {{"name", s.name},
+          {"kind", s.kind},
+          {"amount", s.amount},
+          {"rate", s.rate},
+          {"latency", s.latency},
+          {"seconds", s.seconds},
+          {"text", units::format(s.seconds, "s")}};
 }
 
 void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
@@ -232,7 +261,9 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   json extra = json::object();  // members that follow the verdict
   std::vector<Stage> st;
 
-  auto slice = [&]() { return slice_torus(c, parse_shape(in.text("shape"), "shape"), "auto", "shape"); };
+  auto slice = [&]() {
+    return slice_torus(c, parse_shape(in.text("shape"), "shape"), "auto", "shape");
+  };
   if (route_name == "hbm") {
     st.push_back(make_stage("HBM to the cores", "hbm", bytes, c.get("hbm_bw")));
   } else if (route_name == "vmem") {
@@ -250,21 +281,26 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
     int h = hops(t, a, b);
     double w = c.get("ici_bw_oneway");
     if (route_name == "ici") {
-      int ports = in.num("ports") > 0 ? static_cast<int>(in.num("ports")) : std::max(1, ports_toward(t, a, b));
+      int ports = in.num("ports") > 0 ? static_cast<int>(in.num("ports"))
+                                      : std::max(1, ports_toward(t, a, b));
       tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
-      tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #", {static_cast<double>(h), t_hop},
-              ici_first_byte(h, t_hop), "s");
-      st.push_back(make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " + std::to_string(ports) +
-                                  " link(s), " + std::to_string(h) + " hop(s)",
+      tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #",
+              {static_cast<double>(h), t_hop}, ici_first_byte(h, t_hop), "s");
+      st.push_back(make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " +
+                                  std::to_string(ports) + " link(s), " + std::to_string(h) +
+                                  " hop(s)",
                               "ici", bytes, ports * w, ici_first_byte(h, t_hop)));
     } else {
       // Push along the first axis on which the two chips differ: a ring uses both directions.
       size_t ax = 0;
       while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
       double bw = axis_bw(w, t.wrap[ax]);
-      tr.step("Axis " + std::to_string(ax) + (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
-              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw, "B_per_s");
-      st.push_back(make_stage("ICI along axis " + std::to_string(ax), "ici", bytes, bw, ici_first_byte(h, t_hop)));
+      tr.step("Axis " + std::to_string(ax) +
+                  (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
+              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw,
+              "B_per_s");
+      st.push_back(make_stage("ICI along axis " + std::to_string(ax), "ici", bytes, bw,
+                              ici_first_byte(h, t_hop)));
     }
     extra["hops"] = h;
   } else if (route_name == "host_gather_ici" || route_name == "host_gather_dcn") {
@@ -275,27 +311,37 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
     double H = host_count(N, c.get("chips_per_host"));
     if (route_name == "host_gather_ici") {
       int links = static_cast<int>(neighbours(t, dest).size());
-      tr.step("Links into " + coord_text(dest), "\\deg(\\mathrm{dest})", coord_text(dest), links, "count");
-      if (links == 0) fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie", "out_of_range");
-      st.push_back(make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard", "pcie", bytes / N,
-                              c.get("pcie_bw")));
+      tr.step("Links into " + coord_text(dest), "\\deg(\\mathrm{dest})", coord_text(dest), links,
+              "count");
+      if (links == 0)
+        fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie",
+             "out_of_range");
+      st.push_back(make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard",
+                              "pcie", bytes / N, c.get("pcie_bw")));
       if (N > 1)
-        st.push_back(make_stage("ICI: gather the other shards onto " + coord_text(dest), "ici", bytes * (N - 1) / N,
-                                links * c.get("ici_bw_oneway"), max_distance(t) * t_hop));
+        st.push_back(make_stage("ICI: gather the other shards onto " + coord_text(dest), "ici",
+                                bytes * (N - 1) / N, links * c.get("ici_bw_oneway"),
+                                max_distance(t) * t_hop));
     } else {
       if (H > 1)
-        st.push_back(make_stage("DCN: the other hosts send their part to the destination's host", "dcn",
-                                bytes * (H - 1) / H, host_dcn_bw(per_host, c.get("dcn_bw"))));
-      st.push_back(make_stage("PCIe: the whole array into " + coord_text(dest), "pcie", bytes, c.get("pcie_bw")));
+        st.push_back(make_stage("DCN: the other hosts send their part to the destination's host",
+                                "dcn", bytes * (H - 1) / H,
+                                host_dcn_bw(per_host, c.get("dcn_bw"))));
+      st.push_back(make_stage("PCIe: the whole array into " + coord_text(dest), "pcie", bytes,
+                              c.get("pcie_bw")));
     }
     st.push_back(make_stage("HBM: stream the array into the MXU", "hbm", bytes, c.get("hbm_bw")));
     if (bytes > c.get("hbm_bytes"))
-      r.note("Warning: " + units::format(bytes, "B") + " does not fit in one " + c.name + "'s HBM (" +
-             units::format(c.get("hbm_bytes"), "B") + ").");
+      r.note("Warning: " + units::format(bytes, "B") + " does not fit in one " + c.name +
+             "'s HBM (" + units::format(c.get("hbm_bytes"), "B") + ").");
   } else {
-    fail("route", "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, host_gather_dcn", "bad_choice");
+    fail("route",
+         "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, "
+         "host_gather_dcn",
+         "bad_choice");
   }
-  if (flops > 0) st.push_back(make_stage("Compute at bf16 peak", "compute", flops, c.peak("bf16", "chip")));
+  if (flops > 0)
+    st.push_back(make_stage("Compute at bf16 peak", "compute", flops, c.peak("bf16", "chip")));
 
   Pipeline p = pipeline(st);
   json stages = json::array();
@@ -304,8 +350,10 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   for (const auto& s : p.stages) {
     tr.step(s.name,
             s.latency > 0 ? "T = \\frac{\\mathrm{bytes}}{BW} + h\\,t_{hop}"
-                          : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}" : "T = \\mathrm{bytes}/BW"),
-            s.latency > 0 ? "\\frac{#}{#} + #" : "\\frac{#}{#}", {s.amount, s.rate, s.latency}, s.seconds, "s");
+                          : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}"
+                                                 : "T = \\mathrm{bytes}/BW"),
+            s.latency > 0 ? "\\frac{#}{#} + #" : "\\frac{#}{#}", {s.amount, s.rate, s.latency},
+            s.seconds, "s");
     stages.push_back(stage_json(s));
     if (!sum.empty()) {
       sum += " + ";
@@ -315,7 +363,8 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
     list += tex(s.seconds);
   }
   if (p.stages.size() > 1) {
-    tr.step("Lower bound: stages overlap, the slowest sets the pace", "\\max_i T_i", "\\max(" + list + ")", p.t_lower, "s");
+    tr.step("Lower bound: stages overlap, the slowest sets the pace", "\\max_i T_i",
+            "\\max(" + list + ")", p.t_lower, "s");
     tr.step("Upper bound: stages run one after another", "\\sum_i T_i", sum, p.t_upper, "s");
   }
   r.value("t_lower", p.t_lower, "s", p.stages.size() > 1 ? "time, stages overlapped" : "time");
@@ -335,7 +384,9 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
     double v = in.num(name);
     if (v > 0) return v;
     if (!c.has(key))
-      fail(name, std::string(name) + ": the book gives no " + what + " for " + c.name + "; enter one", "no_spec");
+      fail(name,
+           std::string(name) + ": the book gives no " + what + " for " + c.name + "; enter one",
+           "no_spec");
     return c.get(key);
   };
   double S = pick("mxu_size", "mxu_size", "MXU size"), clk = pick("clock_hz", "clock_hz", "clock");
@@ -346,42 +397,54 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   json padded = json::object();
   std::vector<double> pd(3);
   for (int i = 0; i < 3; ++i) {
-    double p = pd[i] = tr.step(std::string("Pad ") + names[i] + " to a multiple of " + units::number(S),
-                               "\\lceil d / S \\rceil S", "\\lceil # / # \\rceil \\cdot #", {dims[i], S, S},
-                               padded_dim(dims[i], S), "count");
+    double p = pd[i] =
+        tr.step(std::string("Pad ") + names[i] + " to a multiple of " + units::number(S),
+                "\\lceil d / S \\rceil S", "\\lceil # / # \\rceil \\cdot #", {dims[i], S, S},
+                padded_dim(dims[i], S), "count");
     padded[names[i]] = p;
   }
-  double u = tr.step("MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
-                     {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
-  double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk}, mxu_flops_per_s(S, clk),
-                           "flop_per_s");
-  double chip = tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
-                        {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
-  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #", {u, chip}, u * chip, "flop_per_s");
+  double u = tr.step(
+      "MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
+      {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
+  double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk},
+                           mxu_flops_per_s(S, clk), "flop_per_s");
+  double chip =
+      tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
+              {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
+  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
+                          {u, chip}, u * chip, "flop_per_s");
   double flops = matmul_flops(dims[0], dims[1], dims[2]);
-  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}", {flops, useful}, flops / useful, "s");
+  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}",
+                     {flops, useful}, flops / useful, "s");
   r.value("utilisation", u, "ratio", "MXU utilisation after padding");
   r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
   r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
   r.value("useful_flops_per_s", useful, "flop_per_s", "useful FLOPs/s on this matmul");
   r.value("t_matmul", t, "s", "matmul time at MXU peak");
   r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
-  double alus_cell = in.num("vpu_alus_per_cell") > 0 ? in.num("vpu_alus_per_cell")
-                                                     : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
+  double alus_cell = in.num("vpu_alus_per_cell") > 0
+                         ? in.num("vpu_alus_per_cell")
+                         : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
   if (alus_cell > 0) {
     double alus = vpu_alus_per_core(8, 128, alus_cell);
-    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f", "# \\cdot # \\cdot # \\cdot #",
-                         {8, 128, alus_cell, clk}, vpu_flops_per_s_core(alus, clk), "flop_per_s");
+    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
+                         "# \\cdot # \\cdot # \\cdot #", {8, 128, alus_cell, clk},
+                         vpu_flops_per_s_core(alus, clk), "flop_per_s");
     r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
     r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
     r.value("mxu_to_vpu_ratio", chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
   } else {
-    r.note("The book gives no VPU ALU count for " + c.name + " (4 per cell on v5); enter one to see the VPU rate.");
+    r.note("The book gives no VPU ALU count for " + c.name +
+           " (4 per cell on v5); enter one to see the VPU rate.");
   }
   if (c.has("vregs_per_core"))
-    r.value("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B", "vector registers per core");
-  r.value("sublane_reduction_steps", sublane_reduction_steps(8), "count", "rotate-and-add steps across 8 sublanes");
-  if (u < 0.5) r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " + units::number(S) + ".");
+    r.value("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
+            "vector registers per core");
+  r.value("sublane_reduction_steps", sublane_reduction_steps(8), "count",
+          "rotate-and-add steps across 8 sublanes");
+  if (u < 0.5)
+    r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
+           units::number(S) + ".");
   r.extra["padded"] = std::move(padded);
   r.extra["verdict"] = "MXU utilisation " + units::number(100 * u, 3) + "%";
 }
@@ -390,15 +453,16 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
 
 void decode_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
-  double np = in.num("n_params"), b = hw::dtype_bytes(in.text("dtype"), "dtype"), n = in.num("n_chips");
+  double np = in.num("n_params"), b = hw::dtype_bytes(in.text("dtype"), "dtype"),
+         n = in.num("n_chips");
   double bw = c.get("hbm_bw"), cap = c.get("hbm_bytes");
-  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}", "\\frac{# \\cdot #}{#}", {np, b, n},
-                       np * b / n, "B");
-  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}", "\\frac{#}{#}", {per, bw},
-                     decode_step_floor(np, b, n, bw), "s");
+  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}",
+                       "\\frac{# \\cdot #}{#}", {np, b, n}, np * b / n, "B");
+  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}",
+                     "\\frac{#}{#}", {per, bw}, decode_step_floor(np, b, n, bw), "s");
   if (per > cap)
-    r.note("The weights do not fit: " + units::format(per, "B") + " per chip against " + units::format(cap, "B") +
-           " of HBM.");
+    r.note("The weights do not fit: " + units::format(per, "B") + " per chip against " +
+           units::format(cap, "B") + " of HBM.");
   r.value("bytes_per_chip", per, "B", "weight bytes per chip");
   r.value("t_step", t, "s", "lowest time per decode step");
   r.value("tokens_per_s", 1 / t, "per_s", "most steps per second");
@@ -406,30 +470,43 @@ void decode_calc(const Inputs& in, Trace& tr, Result& r) {
 }
 
 constexpr Calculator kCalculators[] = {
-    {"tpus.inventory", "tpus", "Slice inventory",
+    {"tpus.inventory",
+     "tpus",
+     "Slice inventory",
      "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
      "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
-     {chip_param("v5p"), shape_param("4x4x4")}, inventory_calc},
-    {"tpus.topology", "tpus", "ICI torus: hops and path",
+     {chip_param("v5p"), shape_param("4x4x4")},
+     inventory_calc},
+    {"tpus.topology",
+     "tpus",
+     "ICI torus: hops and path",
      "Hops per axis and in total between two chips, the route, wraparound per axis, "
      "the largest distance, neighbours and the bisection bandwidth.",
-     {chip_param("v5e"), shape_param("16x16"), text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
-      text("to", "", "second chip (empty: the opposite corner)"), choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
+     {chip_param("v5e"), shape_param("16x16"),
+      text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
+      text("to", "", "second chip (empty: the opposite corner)"),
+      choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
      topology_calc},
-    {"tpus.transfer", "tpus", "Transfer time and bottleneck",
+    {"tpus.transfer",
+     "tpus",
+     "Transfer time and bottleneck",
      "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
      "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
      "upper = sum, bottleneck named.",
      {chip_param("v5e"),
-      choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn", "where the bytes travel"),
+      choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
+             "where the bytes travel"),
       num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
       text("from", "", "sending chip, ici routes (empty: the first corner)"),
       text("to", "", "receiving chip (empty: the opposite corner)"),
-      zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0, 6, true)),
+      zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)",
+                  0, 6, true)),
       zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
       zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},
      transfer_calc},
-    {"tpus.mxu", "tpus", "MXU padding and VPU rate",
+    {"tpus.mxu",
+     "tpus",
+     "MXU padding and VPU rate",
      "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU FLOPs/s per MXU "
      "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
      {chip_param("v5e"), num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
@@ -438,11 +515,15 @@ constexpr Calculator kCalculators[] = {
       zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
       zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
       zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
-      zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0, 64, true))},
+      zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)",
+                  0, 64, true))},
      mxu_calc},
-    {"tpus.decode", "tpus", "Decode-step floor",
+    {"tpus.decode",
+     "tpus",
+     "Decode-step floor",
      "Every decode step reads all weights from HBM once: the fastest a step can be.",
-     {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15), dtype_param("dtype", "bf16", "weight dtype"),
+     {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
+      dtype_param("dtype", "bf16", "weight dtype"),
       num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)},
      decode_calc},
 };

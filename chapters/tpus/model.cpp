@@ -31,24 +31,26 @@ std::string lower(std::string s) {
 long long parse_int(const std::string& tok_in, const std::string& field, const std::string& what,
                     const std::string& whole) {
   std::string tok = trim(tok_in);
-  if (tok.empty())
-    fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
+  if (tok.empty()) fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
   size_t i = 0;
   bool neg = false;
   if (tok[0] == '-' || tok[0] == '+') {
     neg = tok[0] == '-';
     i = 1;
   }
-  if (i == tok.size()) fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
+  if (i == tok.size())
+    fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
   long long v = 0;
   for (; i < tok.size(); ++i) {
     char c = tok[i];
     if (!std::isdigit(static_cast<unsigned char>(c)))
-      fail(field, field + ": '" + clip(whole) + "': " + what + " '" + clip(tok) +
-                      "' is not a whole number",
-           "bad_shape");
+      fail(
+          field,
+          field + ": '" + clip(whole) + "': " + what + " '" + clip(tok) + "' is not a whole number",
+          "bad_shape");
     v = v * 10 + (c - '0');
-    if (v > 1000000000LL) fail(field, field + ": " + what + " '" + clip(tok) + "' is far too large", "out_of_range");
+    if (v > 1000000000LL)
+      fail(field, field + ": " + what + " '" + clip(tok) + "' is far too large", "out_of_range");
   }
   return neg ? -v : v;
 }
@@ -83,7 +85,9 @@ double mxu_utilisation(const std::vector<double>& dims, double S) {
   return useful / done;
 }
 
-double vpu_alus_per_core(double sublanes, double lanes, double alus) { return sublanes * lanes * alus; }
+double vpu_alus_per_core(double sublanes, double lanes, double alus) {
+  return sublanes * lanes * alus;
+}
 
 double vpu_flops_per_s_core(double alus, double clock) { return alus * clock; }
 
@@ -93,8 +97,9 @@ double vreg_bytes_per_core(double vregs, double sublanes, double lanes, double w
 
 int sublane_reduction_steps(int sublanes, const std::string& field) {
   if (sublanes < 1 || (sublanes & (sublanes - 1)) != 0)
-    fail(field, field + " must be a power of two for rotate-and-add halving, got " +
-                    std::to_string(sublanes),
+    fail(field,
+         field + " must be a power of two for rotate-and-add halving, got " +
+             std::to_string(sublanes),
          "out_of_range");
   int steps = 0;
   while ((1 << steps) < sublanes) ++steps;
@@ -156,17 +161,20 @@ Dims parse_shape(const std::string& text, const std::string& field) {
     }
   }
   if (toks.size() > 3)
-    fail(field, field + ": '" + clip(s) + "' has " + std::to_string(toks.size()) +
-                    " axes; TPU slices have at most 3 (like 4x4x4)",
+    fail(field,
+         field + ": '" + clip(s) + "' has " + std::to_string(toks.size()) +
+             " axes; TPU slices have at most 3 (like 4x4x4)",
          "bad_shape");
   Dims d;
   for (size_t i = 0; i < toks.size(); ++i) {
     long long v = parse_int(toks[i], field, "axis " + std::to_string(i), s);
     if (v <= 0)
-      fail(field, field + ": axis " + std::to_string(i) + " of '" + clip(s) +
-                      "' must be at least 1, got " + std::to_string(v),
+      fail(field,
+           field + ": axis " + std::to_string(i) + " of '" + clip(s) +
+               "' must be at least 1, got " + std::to_string(v),
            "out_of_range");
-    if (v > 100000) fail(field, field + ": axis " + std::to_string(i) + " is too long", "out_of_range");
+    if (v > 100000)
+      fail(field, field + ": axis " + std::to_string(i) + " is too long", "out_of_range");
     d.push_back(static_cast<int>(v));
   }
   return d;
@@ -222,14 +230,19 @@ Topology topology_of(const hw::Chip& chip, const std::string& field) {
   t.inferred = low(spec.source + " " + spec.note).find("infer") != std::string::npos;
   if (t.torus_dims >= 3) {
     t.rule = WrapRule::WholeCubes;
-    t.rule_text = "3D slices built from 4x4x4 cubes joined by optical switches: every axis wraps "
-                  "if and only if every axis is a multiple of 4 (whole cubes)";
-    if (t.inferred) t.rule_text += "; the book states no rule for " + chip.name + ", so the cube rule is our assumption";
+    t.rule_text =
+        "3D slices built from 4x4x4 cubes joined by optical switches: every axis wraps "
+        "if and only if every axis is a multiple of 4 (whole cubes)";
+    if (t.inferred)
+      t.rule_text +=
+          "; the book states no rule for " + chip.name + ", so the cube rule is our assumption";
   } else {
     t.rule = WrapRule::FullSide;
     int side = *std::max_element(t.max_pod.begin(), t.max_pod.end());
-    t.rule_text = "one fixed " + shape_text(t.max_pod) + " torus without optical switches: an axis "
-                  "wraps if and only if it spans the pod's side (" + std::to_string(side) + ")";
+    t.rule_text = "one fixed " + shape_text(t.max_pod) +
+                  " torus without optical switches: an axis "
+                  "wraps if and only if it spans the pod's side (" +
+                  std::to_string(side) + ")";
   }
   return t;
 }
@@ -238,8 +251,9 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
                   const std::string& shape_field, const std::string& wrap_field) {
   Topology topo = topology_of(chip);
   if (static_cast<int>(dims.size()) > topo.torus_dims)
-    fail(shape_field, shape_field + ": " + chip.name + " has a " + std::to_string(topo.torus_dims) +
-                          "D torus, so '" + shape_text(dims) + "' has too many axes",
+    fail(shape_field,
+         shape_field + ": " + chip.name + " has a " + std::to_string(topo.torus_dims) +
+             "D torus, so '" + shape_text(dims) + "' has too many axes",
          "bad_shape");
   // Fits in the largest pod? Fixed tori: axis by axis (sorted). Cube-built pods can be rewired by
   // the optical switches, so only the chip count and the longest axis are bounded.
@@ -252,10 +266,10 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
   if (topo.rule == WrapRule::FullSide)
     for (size_t i = 0; i < d.size(); ++i) too_big = too_big || d[i] > pod[i];
   if (too_big)
-    fail(shape_field, shape_field + ": '" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
-                          " chips) does not fit in a " + chip.name + " pod, whose largest slice is " +
-                          shape_text(topo.max_pod) + " (" + units::number(chip_count(topo.max_pod)) +
-                          " chips)",
+    fail(shape_field,
+         shape_field + ": '" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
+             " chips) does not fit in a " + chip.name + " pod, whose largest slice is " +
+             shape_text(topo.max_pod) + " (" + units::number(chip_count(topo.max_pod)) + " chips)",
          "out_of_range");
   Torus t;
   t.dims = dims;
@@ -291,7 +305,8 @@ int axis_distance(int a, int b, int n, bool wrap) {
 
 std::vector<int> hops_per_axis(const Torus& t, const Dims& a, const Dims& b) {
   std::vector<int> h;
-  for (size_t i = 0; i < t.dims.size(); ++i) h.push_back(axis_distance(a[i], b[i], t.dims[i], t.wrap[i]));
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    h.push_back(axis_distance(a[i], b[i], t.dims[i], t.wrap[i]));
   return h;
 }
 
@@ -314,8 +329,10 @@ std::vector<Dims> route(const Torus& t, const Dims& from, const Dims& to) {
     int n = t.dims[i];
     int up = ((to[i] - cur[i]) % n + n) % n;  // steps going up (with wrap)
     int step;
-    if (!t.wrap[i]) step = to[i] > cur[i] ? 1 : -1;
-    else step = up <= n - up ? 1 : -1;
+    if (!t.wrap[i])
+      step = to[i] > cur[i] ? 1 : -1;
+    else
+      step = up <= n - up ? 1 : -1;
     int count = axis_distance(cur[i], to[i], n, t.wrap[i]);
     for (int k = 0; k < count; ++k) {
       cur[i] = ((cur[i] + step) % n + n) % n;
@@ -364,21 +381,25 @@ Dims parse_coord(const std::string& text, const Torus& t, const std::string& fie
     fail(field, field + " is empty; write a chip coordinate like 0,0,0", "bad_coord");
   std::vector<std::string> toks(1);
   for (char c : s) {
-    if (c == ',') toks.emplace_back();
-    else toks.back() += c;
+    if (c == ',')
+      toks.emplace_back();
+    else
+      toks.back() += c;
   }
   if (toks.size() != t.dims.size())
-    fail(field, field + ": '" + clip(text) + "' has " + std::to_string(toks.size()) +
-                    " coordinates but the slice " + shape_text(t.dims) + " has " +
-                    std::to_string(t.dims.size()) + " axes",
+    fail(field,
+         field + ": '" + clip(text) + "' has " + std::to_string(toks.size()) +
+             " coordinates but the slice " + shape_text(t.dims) + " has " +
+             std::to_string(t.dims.size()) + " axes",
          "bad_coord");
   Dims c;
   for (size_t i = 0; i < toks.size(); ++i) {
     long long v = parse_int(toks[i], field, "coordinate " + std::to_string(i + 1), text);
     if (v < 0 || v >= t.dims[i])
-      fail(field, field + ": coordinate " + std::to_string(i + 1) + " is " + std::to_string(v) +
-                      " but axis " + std::to_string(i + 1) + " runs from 0 to " +
-                      std::to_string(t.dims[i] - 1),
+      fail(field,
+           field + ": coordinate " + std::to_string(i + 1) + " is " + std::to_string(v) +
+               " but axis " + std::to_string(i + 1) + " runs from 0 to " +
+               std::to_string(t.dims[i] - 1),
            "out_of_range");
     c.push_back(static_cast<int>(v));
   }
@@ -484,7 +505,9 @@ ArraySpec parse_array(const std::string& text, const std::string& field) {
   std::string s = trim(text);
   size_t open = s.find('[');
   if (open == std::string::npos || s.back() != ']')
-    fail(field, field + ": write an array as dtype[dims], like bf16[8, 128, 8192]; got '" + clip(text) + "'",
+    fail(field,
+         field + ": write an array as dtype[dims], like bf16[8, 128, 8192]; got '" + clip(text) +
+             "'",
          "bad_array");
   ArraySpec a;
   a.dtype = lower(trim(s.substr(0, open)));
@@ -492,8 +515,10 @@ ArraySpec parse_array(const std::string& text, const std::string& field) {
   std::string inner = s.substr(open + 1, s.size() - open - 2);
   std::vector<std::string> toks(1);
   for (char c : inner) {
-    if (c == ',') toks.emplace_back();
-    else toks.back() += c;
+    if (c == ',')
+      toks.emplace_back();
+    else
+      toks.back() += c;
   }
   a.elements = 1;
   for (size_t i = 0; i < toks.size(); ++i) {
@@ -502,12 +527,16 @@ ArraySpec parse_array(const std::string& text, const std::string& field) {
     double v = 1;
     std::vector<std::string> factors(1);
     for (char c : t) {
-      if (c == '*') factors.emplace_back();
-      else factors.back() += c;
+      if (c == '*')
+        factors.emplace_back();
+      else
+        factors.back() += c;
     }
     for (const auto& f : factors) {
       long long x = parse_int(f, field, "dimension " + std::to_string(i + 1), text);
-      if (x <= 0) fail(field, field + ": dimension " + std::to_string(i + 1) + " must be at least 1", "out_of_range");
+      if (x <= 0)
+        fail(field, field + ": dimension " + std::to_string(i + 1) + " must be at least 1",
+             "out_of_range");
       v *= static_cast<double>(x);
     }
     a.dims.push_back(v);

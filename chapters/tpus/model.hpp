@@ -99,12 +99,12 @@ struct Torus {
 
 // A chip's topology facts from the tables.
 struct Topology {
-  std::string chip;        // id
-  int torus_dims = 2;      // 2 or 3
-  Dims max_pod;            // "16x16", "16x20x28"
+  std::string chip;    // id
+  int torus_dims = 2;  // 2 or 3
+  Dims max_pod;        // "16x16", "16x20x28"
   WrapRule rule = WrapRule::FullSide;
-  std::string rule_text;   // the rule in words, for notes
-  bool inferred = false;   // TPU7x: the book states neither torus rank nor wrap rule
+  std::string rule_text;  // the rule in words, for notes
+  bool inferred = false;  // TPU7x: the book states neither torus rank nor wrap rule
 };
 Topology topology_of(const hw::Chip& chip, const std::string& field = "chip");
 
@@ -157,20 +157,20 @@ double host_dcn_bw(double chips_per_host, double dcn_bw_per_chip);
 
 // One stage of a pipelined job: a transfer (bytes over bw) or compute (flops at peak).
 struct Stage {
-  std::string name;   // "PCIe load", "ICI gather onto TPU{0,0}"
-  std::string kind;   // hbm, vmem, ici, pcie, dcn, compute
-  double amount = 0;  // bytes, or FLOPs for compute
-  double rate = 0;    // B/s, or FLOPs/s
-  double latency = 0; // added fixed time (hops x t_hop)
-  double seconds = 0; // amount / rate + latency
+  std::string name;    // "PCIe load", "ICI gather onto TPU{0,0}"
+  std::string kind;    // hbm, vmem, ici, pcie, dcn, compute
+  double amount = 0;   // bytes, or FLOPs for compute
+  double rate = 0;     // B/s, or FLOPs/s
+  double latency = 0;  // added fixed time (hops x t_hop)
+  double seconds = 0;  // amount / rate + latency
 };
 Stage make_stage(std::string name, std::string kind, double amount, double rate,
                  double latency = 0);
 struct Pipeline {
   std::vector<Stage> stages;
-  double t_lower = 0;    // slowest stage: the stages overlap fully   (A.12)
-  double t_upper = 0;    // sum: no overlap                          (A.12)
-  int bottleneck = -1;   // index of the slowest stage
+  double t_lower = 0;   // slowest stage: the stages overlap fully   (A.12)
+  double t_upper = 0;   // sum: no overlap                          (A.12)
+  int bottleneck = -1;  // index of the slowest stage
 };
 Pipeline pipeline(std::vector<Stage> stages);
 
@@ -185,11 +185,12 @@ struct Inventory {
   double hbm_bytes = 0, hbm_bw = 0;     // totals
   double ici_bw_oneway = 0;             // per link
   double links_per_chip = 0;
-  double pcie_bw = 0, dcn_bw = 0;       // totals over the slice's chips
-  double bisection_bw = 0;              // one-way across the cheapest halving
+  double pcie_bw = 0, dcn_bw = 0;  // totals over the slice's chips
+  double bisection_bw = 0;         // one-way across the cheapest halving
   int max_hops = 0;
 };
-Inventory inventory(const hw::Chip& chip, const Dims& dims, const std::string& shape_field = "shape");
+Inventory inventory(const hw::Chip& chip, const Dims& dims,
+                    const std::string& shape_field = "shape");
 
 // ---------------------------------------------------------------- arrays ----------
 

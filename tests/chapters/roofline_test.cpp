@@ -148,7 +148,9 @@ namespace {
 json calc(const std::string& name, json inputs) {
   return sb::api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", std::move(inputs)}});
 }
-double val(const json& r, const std::string& key) { return r["values"][key]["value"].get<double>(); }
+double val(const json& r, const std::string& key) {
+  return r["values"][key]["value"].get<double>();
+}
 // A bad input must come back as an error value naming the field.
 void expect_field(const json& r, const std::string& field) {
   ASSERT_FALSE(r["ok"].get<bool>()) << r.dump();
@@ -196,8 +198,9 @@ TEST(RooflineCalc, MatmulDefaultsV5e) {
 
 TEST(RooflineCalc, MatmulMixedDtypesAndVmem) {
   // int8 weights, bf16 activations and output, int8 arithmetic, B=64, D=F=4096, v5e.
-  json r = calc("roofline.matmul", {{"dtype_w", "int8"}, {"dtype_compute", "int8"}, {"B", 64},
-                                    {"D", 4096}, {"F", 4096}});
+  json r =
+      calc("roofline.matmul",
+           {{"dtype_w", "int8"}, {"dtype_compute", "int8"}, {"B", 64}, {"D", 4096}, {"F", 4096}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   // Bytes 2*64*4096 + 1*4096*4096 + 2*64*4096 = 524,288 + 16,777,216 + 524,288 = 17,825,792.
   EXPECT_EQ(val(r, "bytes"), 17825792.0);
@@ -209,8 +212,12 @@ TEST(RooflineCalc, MatmulMixedDtypesAndVmem) {
   EXPECT_EQ(r["verdict"], "memory-bound (HBM)");
   near_rel(val(r, "achieved_flops_per_s"), 2147483648.0 / 17825792.0 * 8.2e11);
   // Same shape against VMEM (v5e vmem_bw 1.804e13 = 22 x 8.2e11): ridge 3.94e14 / 1.804e13 = 21.84.
-  r = calc("roofline.matmul", {{"dtype_w", "int8"}, {"dtype_compute", "int8"}, {"B", 64},
-                               {"D", 4096}, {"F", 4096}, {"memory", "vmem"}});
+  r = calc("roofline.matmul", {{"dtype_w", "int8"},
+                               {"dtype_compute", "int8"},
+                               {"B", 64},
+                               {"D", 4096},
+                               {"F", 4096},
+                               {"memory", "vmem"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   near_rel(val(r, "i_crit"), 3.94e14 / (22 * 8.2e11));
   EXPECT_EQ(r["verdict"], "compute-bound");
@@ -226,8 +233,11 @@ TEST(RooflineCalc, MatmulNeverAndPerExample) {
   EXPECT_NE(r["notes"][0].get<std::string>().find("Never"), std::string::npos);
   // Per-example int8 weights, B=256, D=8192, F=32768: I = 2DF / (D + DF + F)
   //   = 536,870,912 / (8192 + 268,435,456 + 32768) = 1.99969, far below the ridge; no B_crit.
-  r = calc("roofline.matmul", {{"dtype_x", "int8"}, {"dtype_w", "int8"}, {"dtype_o", "int8"},
-                               {"B", 256}, {"per_example_weights", "yes"}});
+  r = calc("roofline.matmul", {{"dtype_x", "int8"},
+                               {"dtype_w", "int8"},
+                               {"dtype_o", "int8"},
+                               {"B", 256},
+                               {"per_example_weights", "yes"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   near_rel(val(r, "intensity"), 536870912.0 / (8192.0 + 268435456.0 + 32768.0));
   EXPECT_TRUE(r["values"]["b_crit_approx"]["value"].is_null());
@@ -237,10 +247,10 @@ TEST(RooflineCalc, MatmulNeverAndPerExample) {
 TEST(RooflineCalc, MatmulBadInput) {
   expect_field(calc("roofline.matmul", {{"B", 0}}), "B");
   expect_field(calc("roofline.matmul", {{"B", -5}}), "B");
-  expect_field(calc("roofline.matmul", {{"B", 1e12}}), "B");   // above the 1e9 cap
-  expect_field(calc("roofline.matmul", {{"B", 1.5}}), "B");    // tokens are whole
+  expect_field(calc("roofline.matmul", {{"B", 1e12}}), "B");  // above the 1e9 cap
+  expect_field(calc("roofline.matmul", {{"B", 1.5}}), "B");   // tokens are whole
   expect_field(calc("roofline.matmul", {{"D", "abc"}}), "D");
-  expect_field(calc("roofline.matmul", {{"F", 1e8}}), "F");    // above the 1e7 cap
+  expect_field(calc("roofline.matmul", {{"F", 1e8}}), "F");  // above the 1e7 cap
   expect_field(calc("roofline.matmul", {{"chip", "tpu-v99"}}), "chip");
   expect_field(calc("roofline.matmul", {{"dtype_x", "bf17"}}), "dtype_x");
   expect_field(calc("roofline.matmul", {{"dtype_compute", "fp16"}}), "dtype_compute");

@@ -93,22 +93,27 @@ TEST(ShardingNotation, ErrorsPointAtTheCharacter) {
   // A[I_{XX}]: the same axis twice inside one subscript is also a reuse.
   expect_error([] { sharding("A[I_{XX}, J]"); }, "a", "axis_reused", "mesh axis X");
   // A1 [2 I3 _4 X5 ' '6 J7: a space is not a separator.
-  expect_error([] { sharding("A[I_X J]"); }, "a", "bad_sharding", "at character 7 ('J'): expected ',' or ']'");
+  expect_error([] { sharding("A[I_X J]"); }, "a", "bad_sharding",
+               "at character 7 ('J'): expected ',' or ']'");
   // "A[I_X, J" is 8 characters: the error is at character 9, the end of input.
   expect_error([] { sharding("A[I_X, J"); }, "a", "bad_sharding", "at character 9 (end of input)");
   // A1 [2 I3 _4 ,5: nothing after the underscore.
   expect_error([] { sharding("A[I_, J]"); }, "a", "bad_sharding", "at character 5");
   expect_error([] { sharding("A[I_{}, J]"); }, "a", "bad_sharding", "empty");
   // A1 [2 I3 _4 X5 ,6 ' '7 J8 ]9 x10.
-  expect_error([] { sharding("A[I_X, J]x"); }, "a", "bad_sharding", "at character 10 ('x'): expected '{U_X}'");
-  expect_error([] { sharding("A(I, J)"); }, "a", "bad_sharding", "at character 2 ('('): expected '['");
-  expect_error([] { sharding("A[I, J]{U_X, U_X}"); }, "a", "axis_reused", "twice in the unreduced marker");
+  expect_error([] { sharding("A[I_X, J]x"); }, "a", "bad_sharding",
+               "at character 10 ('x'): expected '{U_X}'");
+  expect_error([] { sharding("A(I, J)"); }, "a", "bad_sharding",
+               "at character 2 ('('): expected '['");
+  expect_error([] { sharding("A[I, J]{U_X, U_X}"); }, "a", "axis_reused",
+               "twice in the unreduced marker");
   expect_error([] { sharding("A[I_1, J]"); }, "a", "bad_sharding", "at character 5");
   expect_error([] { sharding("A[..., I]"); }, "a", "bad_sharding", "at least one named dimension");
   expect_error([] { sharding("A[I, ..., J]"); }, "a", "bad_sharding", "must be the last entry");
   expect_error([] { sharding("A[I, J]{V_X}"); }, "a", "bad_sharding", "expected 'U_'");
   expect_error([] { sharding("A[I_{X,}]"); }, "a", "bad_sharding", "expected a mesh axis name");
-  expect_error([] { sharding("A[\x01]"); }, "a", "bad_sharding", "a non-ASCII or control character");
+  expect_error([] { sharding("A[\x01]"); }, "a", "bad_sharding",
+               "a non-ASCII or control character");
   expect_error([] { sharding(std::string(1001, '[')); }, "a", "too_long", "at most 1000");
   // Deep brackets are not recursion: the parser refuses at the second '['.
   expect_error([] { sharding(std::string(900, '[')); }, "a", "bad_sharding", "at character 2");
@@ -117,24 +122,35 @@ TEST(ShardingNotation, ErrorsPointAtTheCharacter) {
 TEST(ShardingNotation, ValidityAgainstTheMesh) {
   auto m = mesh("X=4,Y=4");
   // A1 [2 I3: axis Z is not in the mesh.
-  expect_error([&] { sh::validate(sharding("A[I_Z, J]"), m, "a"); }, "a", "unknown_axis", "at character 3");
-  expect_error([&] { sh::validate(sharding("C[I_X, K]{U_X}"), m, "a"); }, "a", "axis_reused", "unreduced");
+  expect_error([&] { sh::validate(sharding("A[I_Z, J]"), m, "a"); }, "a", "unknown_axis",
+               "at character 3");
+  expect_error([&] { sh::validate(sharding("C[I_X, K]{U_X}"), m, "a"); }, "a", "axis_reused",
+               "unreduced");
   expect_error([&] { sh::validate(sharding("C[I, K]{U_Q}"), m, "a"); }, "a", "unknown_axis", "Q");
   // 6 rows do not split 4 ways: 6 / 4 = 1.5.
-  expect_error([&] { sh::check_divisible(sharding("A[I_X, J]"), m, {6, 8}, "a"); }, "a", "not_divisible",
-               "at character 3 (dimension I): size 6 does not divide evenly into 4 shards");
+  expect_error(
+      [&] {
+        sh::check_divisible(sharding("A[I_X, J]"), m, {6, 8}, "a");
+      },
+      "a", "not_divisible",
+      "at character 3 (dimension I): size 6 does not divide evenly into 4 shards");
   // 8 over XY = 16 does not divide either.
-  expect_error([&] { sh::check_divisible(sharding("A[I, J_{XY}]"), m, {4, 8}, "a"); }, "a", "not_divisible", "16 shards");
+  expect_error(
+      [&] {
+        sh::check_divisible(sharding("A[I, J_{XY}]"), m, {4, 8}, "a");
+      },
+      "a", "not_divisible", "16 shards");
   EXPECT_NO_THROW(sh::validate(sharding("A[I_X, J_Y]"), m, "a"));
 }
 
 // ---- meshes ---------------------------------------------------------------------------------
 
 TEST(ShardingMesh, AcceptsEverySpelling) {
-  for (const char* t : {"X=4,Y=4", "X = 4, Y = 4", "X:4,Y:4", "{X: 4, Y: 4}", "{'X': 4, 'Y': 4}", "{\"X\": 4, \"Y\": 4}",
-                        "Mesh({'X': 4, 'Y': 4})", "4x4", "4 x 4", "Mesh(mesh_shape=(4, 4), axis_names=('X','Y'))",
-                        "jax.make_mesh((4, 4), ('X', 'Y'))",
-                        "jax.make_mesh(axis_shapes=(4, 4), axis_names=('X', 'Y'), axis_types=(Auto, Auto))"}) {
+  for (const char* t :
+       {"X=4,Y=4", "X = 4, Y = 4", "X:4,Y:4", "{X: 4, Y: 4}", "{'X': 4, 'Y': 4}",
+        "{\"X\": 4, \"Y\": 4}", "Mesh({'X': 4, 'Y': 4})", "4x4", "4 x 4",
+        "Mesh(mesh_shape=(4, 4), axis_names=('X','Y'))", "jax.make_mesh((4, 4), ('X', 'Y'))",
+        "jax.make_mesh(axis_shapes=(4, 4), axis_names=('X', 'Y'), axis_types=(Auto, Auto))"}) {
     auto m = mesh(t);
     EXPECT_EQ(m.names, v({"X", "Y"})) << t;
     EXPECT_EQ(m.sizes, (std::vector<long long>{4, 4})) << t;
@@ -150,21 +166,26 @@ TEST(ShardingMesh, AcceptsEverySpelling) {
 
 TEST(ShardingMesh, ErrorsPointAtTheCharacter) {
   // X1 =2 03.
-  expect_error([] { mesh("X=0"); }, "mesh", "out_of_range", "at character 3 ('0'): size of mesh axis X must be a positive");
+  expect_error([] { mesh("X=0"); }, "mesh", "out_of_range",
+               "at character 3 ('0'): size of mesh axis X must be a positive");
   expect_error([] { mesh("X=-2"); }, "mesh", "out_of_range", "at character 3");
   expect_error([] { mesh("X=4.5"); }, "mesh", "out_of_range", "whole number");
   expect_error([] { mesh("{X: 4, X: 2}"); }, "mesh", "bad_mesh", "named twice");
   // "{X: 4, Y: 4" has 11 characters: the missing '}' is at character 12.
   expect_error([] { mesh("{X: 4, Y: 4"); }, "mesh", "bad_mesh", "at character 12 (end of input)");
-  expect_error([] { mesh("Mesh(devices=((0, 1), (2,)), axis_names=('X','Y'))"); }, "mesh", "bad_mesh", "not rectangular");
-  expect_error([] { mesh("Mesh(devices=((0, 1), (1, 3)), axis_names=('X','Y'))"); }, "mesh", "bad_mesh", "appears twice");
-  expect_error([] { mesh("Mesh(mesh_shape=(4, 8), axis_names=('X',))"); }, "mesh", "bad_mesh", "1 axis names for a 2-dimensional");
+  expect_error([] { mesh("Mesh(devices=((0, 1), (2,)), axis_names=('X','Y'))"); }, "mesh",
+               "bad_mesh", "not rectangular");
+  expect_error([] { mesh("Mesh(devices=((0, 1), (1, 3)), axis_names=('X','Y'))"); }, "mesh",
+               "bad_mesh", "appears twice");
+  expect_error([] { mesh("Mesh(mesh_shape=(4, 8), axis_names=('X',))"); }, "mesh", "bad_mesh",
+               "1 axis names for a 2-dimensional");
   expect_error([] { mesh(""); }, "mesh", "bad_mesh", "empty");
   expect_error([] { mesh("   "); }, "mesh", "bad_mesh", "empty");
   expect_error([] { mesh("{X: 1048577}"); }, "mesh", "out_of_range", "larger than");
   expect_error([] { mesh("{X: 1024, Y: 1024, Z: 1024}"); }, "mesh", "out_of_range", "more than");
   // M1 e2 s3 h4 (5 f6: the unknown keyword starts at character 6.
-  expect_error([] { mesh("Mesh(foo=3)"); }, "mesh", "bad_mesh", "at character 6 ('f'): unknown mesh argument 'foo'");
+  expect_error([] { mesh("Mesh(foo=3)"); }, "mesh", "bad_mesh",
+               "at character 6 ('f'): unknown mesh argument 'foo'");
   expect_error([] { mesh("{'X: 4}"); }, "mesh", "bad_mesh", "at character 2 (''')");
   expect_error([] { mesh("4x4x4x4"); }, "mesh", "bad_mesh", "at most 3 axes");
   expect_error([] { mesh("4y4"); }, "mesh", "bad_mesh", "at character 2 ('y')");
@@ -172,7 +193,8 @@ TEST(ShardingMesh, ErrorsPointAtTheCharacter) {
   expect_error([] { mesh("{1X: 4}"); }, "mesh", "bad_mesh", "expected an axis name");
   expect_error([] { mesh("{X: 4, Y: 4} \xc3\xa9"); }, "mesh", "bad_mesh", "at character 14");
   // Nesting is capped: 200 '(' are refused with a message, not a stack overflow.
-  expect_error([] { mesh("Mesh(devices=" + std::string(200, '(') + ")"); }, "mesh", "bad_mesh", "nested too deeply");
+  expect_error([] { mesh("Mesh(devices=" + std::string(200, '(') + ")"); }, "mesh", "bad_mesh",
+               "nested too deeply");
   expect_error([] { mesh(std::string(2000, '{')); }, "mesh", "too_long", "at most 1000");
 }
 
@@ -181,20 +203,23 @@ TEST(ShardingMesh, ErrorsPointAtTheCharacter) {
 TEST(ShardingModel, LocalShapeAndMemory) {
   // fp32[1024, 4096] as A[I_{XY}, J] on {X: 8, Y: 2}: I splits 16 ways -> 64 rows;
   // 64 * 4096 * 4 = 1,048,576 B per device; every axis used -> 1 copy.
-  auto L = sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{'X': 8, 'Y': 2}"), {1024, 4096}, 4, "a");
+  auto L =
+      sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{'X': 8, 'Y': 2}"), {1024, 4096}, 4, "a");
   EXPECT_EQ(L.local[0], 64);
   EXPECT_EQ(L.local[1], 4096);
   EXPECT_EQ(L.bytes_per_device, 1048576);
   EXPECT_EQ(L.replication, 1);
   // int8[128, 2048] on 2x8x2: 8 rows, 8 * 2048 = 16,384 B; Z unused -> 2 copies;
   // 32 devices * 16,384 = 524,288 B in all.
-  auto P = sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{X: 2, Y: 8, Z: 2}"), {128, 2048}, 1, "a");
+  auto P =
+      sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{X: 2, Y: 8, Z: 2}"), {128, 2048}, 1, "a");
   EXPECT_EQ(P.bytes_per_device, 16384);
   EXPECT_EQ(P.replication, 2);
   EXPECT_EQ(P.total_bytes, 524288);
   // A[I_X, J, K, ...] on 4x8x2: Y and Z unused -> 8 * 2 = 16 copies.
   EXPECT_EQ(sh::replication_factor(sharding("A[I_X, J, K, ...]"), mesh("{X: 4, Y: 8, Z: 2}")), 16);
-  expect_error([] { sh::local_shape(sharding("A[I_X, J]"), mesh("X=4"), {1024}, 2, "a"); }, "a", "bad_input", "2 dimensions but 1 sizes");
+  expect_error([] { sh::local_shape(sharding("A[I_X, J]"), mesh("X=4"), {1024}, 2, "a"); }, "a",
+               "bad_input", "2 dimensions but 1 sizes");
 }
 
 // ---- collective costs --------------------------------------------------------------------------
@@ -252,7 +277,8 @@ TEST(ShardingModel, MultiAxisReduceAndAllToAll) {
   near_rel(sh::collective_cost(Op::AllToAll, 1.8e11, ring({4}), link(9e10)).t, 0.25);
   // 4x4x4 torus, V = 2^30 B over all 64 devices, W_ici = 1.8e11:
   // 2^30 * 4 / (4 * 64 * 1.8e11) = 1073741824 / 1.152e13 = 9.3207e-5 s.
-  near_rel(sh::collective_cost(Op::AllToAll, 1073741824.0, ring({4, 4, 4}), link(9e10)).t, 1073741824.0 / 1.152e13);
+  near_rel(sh::collective_cost(Op::AllToAll, 1073741824.0, ring({4, 4, 4}), link(9e10)).t,
+           1073741824.0 / 1.152e13);
   near_rel(sh::t_alltoall_nd(1073741824.0, {4, 4, 4}, 1.8e11), 1073741824.0 / 1.152e13);
   // Per-device form: (2^30 / 64) * 4 / (4 * 1.8e11) = 16777216 / 1.8e11, the same number.
   near_rel(sh::t_alltoall_per_device(1073741824.0 / 64, 4, 1.8e11), 1073741824.0 / 1.152e13);
@@ -260,9 +286,12 @@ TEST(ShardingModel, MultiAxisReduceAndAllToAll) {
   sh::Link dcn = link(6.25e9);
   dcn.dcn = true;
   near_rel(sh::collective_cost(Op::AllGather, 1e9, ring({4}), dcn).t, 0.12);
-  expect_error([] { sh::collective_cost(sh::Op::AllGather, -1, ring({4}), link(9e10)); }, "bytes", "bad_input", "non-negative");
-  expect_error([] { sh::collective_cost(sh::Op::AllGather, 1, ring({4}), link(0)); }, "bandwidth", "bad_input", "positive");
-  expect_error([] { sh::collective_cost(sh::Op::AllGather, 1, ring({2.5}), link(1)); }, "axes", "bad_input", "whole");
+  expect_error([] { sh::collective_cost(sh::Op::AllGather, -1, ring({4}), link(9e10)); }, "bytes",
+               "bad_input", "non-negative");
+  expect_error([] { sh::collective_cost(sh::Op::AllGather, 1, ring({4}), link(0)); }, "bandwidth",
+               "bad_input", "positive");
+  expect_error([] { sh::collective_cost(sh::Op::AllGather, 1, ring({2.5}), link(1)); }, "axes",
+               "bad_input", "whole");
   expect_error([] { sh::parse_op("Broadcast", "op"); }, "op", "bad_choice", "unknown collective");
   EXPECT_EQ(sh::parse_op("all-gather", "op"), sh::Op::AllGather);
 }
@@ -279,10 +308,12 @@ TEST(ShardingModel, LatencyRegime) {
   EXPECT_TRUE(c.latency_bound);
   EXPECT_EQ(c.regime, "latency-bound");
   // 32 KiB shards on an open line of 4: 3 hops * max(1 us, 32768/4.5e10 = 0.73 us) = 3 us.
-  auto small = sh::collective_cost(Op::AllGather, 4 * 32768.0, ring({4}, false), link(4.5e10, 1e-6));
+  auto small =
+      sh::collective_cost(Op::AllGather, 4 * 32768.0, ring({4}, false), link(4.5e10, 1e-6));
   near_rel(small.t, 3e-6);
   // 8 MiB shards: 3 * 8388608 / 4.5e10 = 5.5924e-4 s, bandwidth-bound.
-  auto big = sh::collective_cost(Op::AllGather, 4 * 8388608.0, ring({4}, false), link(4.5e10, 1e-6));
+  auto big =
+      sh::collective_cost(Op::AllGather, 4 * 8388608.0, ring({4}, false), link(4.5e10, 1e-6));
   near_rel(big.t, 3 * 8388608.0 / 4.5e10);
   EXPECT_FALSE(big.latency_bound);
 }
@@ -415,11 +446,16 @@ TEST(ShardingMatmul, Case4GatherOneSide) {
 }
 
 TEST(ShardingMatmul, BadOperands) {
-  expect_error([] { sh::analyze_matmul(mm("A[I, J]", "B[K, L]")); }, "b", "no_contracting_dim", "share no dimension");
-  expect_error([] { sh::analyze_matmul(mm("A[I, J]", "B[J, I]")); }, "b", "ambiguous_contracting_dim", "both dimension names");
-  expect_error([] { sh::analyze_matmul(mm("A[I, J, K]", "B[J, K]")); }, "a", "bad_input", "2-D operands");
-  expect_error([] { sh::analyze_matmul(mm("A[I, J]{U_X}", "B[J, K]")); }, "a", "bad_input", "fully reduced");
-  expect_error([] { sh::analyze_matmul(mm("A[I_Q, J]", "B[J, K]")); }, "a", "unknown_axis", "not in the mesh");
+  expect_error([] { sh::analyze_matmul(mm("A[I, J]", "B[K, L]")); }, "b", "no_contracting_dim",
+               "share no dimension");
+  expect_error([] { sh::analyze_matmul(mm("A[I, J]", "B[J, I]")); }, "b",
+               "ambiguous_contracting_dim", "both dimension names");
+  expect_error([] { sh::analyze_matmul(mm("A[I, J, K]", "B[J, K]")); }, "a", "bad_input",
+               "2-D operands");
+  expect_error([] { sh::analyze_matmul(mm("A[I, J]{U_X}", "B[J, K]")); }, "a", "bad_input",
+               "fully reduced");
+  expect_error([] { sh::analyze_matmul(mm("A[I_Q, J]", "B[J, K]")); }, "a", "unknown_axis",
+               "not in the mesh");
   auto odd = mm("A[I_X, J]", "B[J, K]");
   odd.I = 1022;  // 1022 / 4 = 255.5
   expect_error([&] { sh::analyze_matmul(odd); }, "a", "not_divisible", "does not divide");
@@ -428,9 +464,16 @@ TEST(ShardingMatmul, BadOperands) {
 // ---- calculators and problems through the JSON entry point -----------------------------------
 
 TEST(ShardingApi, MatmulCalculator) {
-  json r = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"},
-                                {"inputs", {{"a", "A[I, J_X]"}, {"b", "B[J_X, K]"}, {"mesh", "X=16"},
-                                            {"chip", "v5e"}, {"I", 1024}, {"J", 1024}, {"K", 1024}}}});
+  json r = sb::api::handle(json{{"op", "calc"},
+                                {"name", "sharding.matmul"},
+                                {"inputs",
+                                 {{"a", "A[I, J_X]"},
+                                  {"b", "B[J_X, K]"},
+                                  {"mesh", "X=16"},
+                                  {"chip", "v5e"},
+                                  {"I", 1024},
+                                  {"J", 1024},
+                                  {"K", 1024}}}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["case"], 3);
   EXPECT_EQ(r["output_sharding"], "C[I, K]");
@@ -445,21 +488,27 @@ TEST(ShardingApi, MatmulCalculator) {
   EXPECT_FALSE(r["alternatives"].empty());
   EXPECT_FALSE(r["trace"].empty());
 
-  json bad = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"a", "A[I_X J]"}}}});
+  json bad = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"a", "A[I_X J]"}}}});
   EXPECT_FALSE(bad["ok"].get<bool>());
   EXPECT_EQ(bad["error"]["field"], "a");
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("at character 7"), std::string::npos);
-  json badmesh = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"mesh", "X=0"}}}});
+  json badmesh = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"mesh", "X=0"}}}});
   EXPECT_EQ(badmesh["error"]["field"], "mesh");
-  json nodiv = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"I", 1001}}}});
+  json nodiv =
+      sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"I", 1001}}}});
   EXPECT_EQ(nodiv["error"]["field"], "a");
-  json badchip = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"chip", "v99"}}}});
+  json badchip = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"chip", "v99"}}}});
   EXPECT_EQ(badchip["error"]["field"], "chip");
 }
 
 TEST(ShardingApi, CollectiveAndLocalCalculators) {
-  json r = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.collective"},
-                                {"inputs", {{"op", "AllGather"}, {"bytes", 33554432}, {"axes", "4"}, {"chip", "v5e"}}}});
+  json r = sb::api::handle(
+      json{{"op", "calc"},
+           {"name", "sharding.collective"},
+           {"inputs", {{"op", "AllGather"}, {"bytes", 33554432}, {"axes", "4"}, {"chip", "v5e"}}}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   // v5e axis of 4 has no wraparound: 3 * 33554432 / (4 * 4.5e10) = 5.5924e-4 s.
   near_rel(r["values"]["t"]["value"].get<double>(), 3 * 33554432.0 / 1.8e11);
@@ -467,21 +516,31 @@ TEST(ShardingApi, CollectiveAndLocalCalculators) {
   EXPECT_EQ(r["plot"]["x"].size(), 81u);
   // Knee: latency 3 us equals bandwidth 3 V / (4 * 4.5e10) at V = 3e-6 * 1.8e11 / 3 = 180,000 B.
   near_rel(r["values"]["knee_bytes"]["value"].get<double>(), 180000, 1e-9);
-  json two = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.collective"},
-                                  {"inputs", {{"op", "AllReduce"}, {"bytes", 1.8e11}, {"axes", "4,4"}, {"chip", "v5p"}, {"wrap", "all"}}}});
+  json two = sb::api::handle(json{{"op", "calc"},
+                                  {"name", "sharding.collective"},
+                                  {"inputs",
+                                   {{"op", "AllReduce"},
+                                    {"bytes", 1.8e11},
+                                    {"axes", "4,4"},
+                                    {"chip", "v5p"},
+                                    {"wrap", "all"}}}});
   // v5p W_uni 9e10: two wrapped axes, AllReduce = 2 * V / (2 * 1.8e11) = 1 s.
   near_rel(two["values"]["t"]["value"].get<double>(), 1.0);
-  json bad = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.collective"}, {"inputs", {{"axes", "4x"}}}});
+  json bad = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.collective"}, {"inputs", {{"axes", "4x"}}}});
   EXPECT_EQ(bad["error"]["field"], "axes");
-  json badop = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.collective"}, {"inputs", {{"op", "Gather"}}}});
+  json badop = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.collective"}, {"inputs", {{"op", "Gather"}}}});
   EXPECT_EQ(badop["error"]["field"], "op");
 
-  json l = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.local"}, {"inputs", json::object()}});
+  json l =
+      sb::api::handle(json{{"op", "calc"}, {"name", "sharding.local"}, {"inputs", json::object()}});
   ASSERT_TRUE(l["ok"].get<bool>()) << l.dump();
   // Defaults: fp32[1024, 4096] as A[I_{XY}, J] on 8x2 -> 64 * 4096 * 4 = 1,048,576 B.
   EXPECT_EQ(l["values"]["bytes_per_device"]["value"], 1048576.0);
   EXPECT_EQ(l["values"]["local_I"]["value"], 64.0);
-  json ls = sb::api::handle(json{{"op", "calc"}, {"name", "sharding.local"}, {"inputs", {{"sizes", "1024"}}}});
+  json ls = sb::api::handle(
+      json{{"op", "calc"}, {"name", "sharding.local"}, {"inputs", {{"sizes", "1024"}}}});
   EXPECT_EQ(ls["error"]["field"], "sizes");
 }
 
@@ -494,37 +553,50 @@ TEST(ShardingApi, ProblemsSolveAndGrade) {
     if (p.kind == "conceptual" || p.kind == "code") EXPECT_FALSE(p.model_answer.empty()) << p.id;
   }
   // PQ0: 64 * 4096 * 4 B = 1,048,576 B.
-  json g = sb::api::handle(json{{"op", "check"}, {"id", "sharding.PQ0"}, {"answers", {{"bytes_per_device", "1048576"}}}});
+  json g = sb::api::handle(json{
+      {"op", "check"}, {"id", "sharding.PQ0"}, {"answers", {{"bytes_per_device", "1048576"}}}});
   ASSERT_TRUE(g["ok"].get<bool>()) << g.dump();
   EXPECT_EQ(verdict_of(g, "bytes_per_device"), "correct");
   // Formula slot: the one-way AllGather per-link traffic N^2 (1 - 1/D).
-  json f = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q10.a"}, {"answers", {{"formula", "N^2*(1-1/D)"}}}});
+  json f = sb::api::handle(
+      json{{"op", "check"}, {"id", "sharding.Q10.a"}, {"answers", {{"formula", "N^2*(1-1/D)"}}}});
   ASSERT_TRUE(f["ok"].get<bool>()) << f.dump();
   EXPECT_EQ(verdict_of(f, "formula"), "correct");
-  json wrong = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q10.a"}, {"answers", {{"formula", "N^2"}}}});
+  json wrong = sb::api::handle(
+      json{{"op", "check"}, {"id", "sharding.Q10.a"}, {"answers", {{"formula", "N^2"}}}});
   EXPECT_EQ(verdict_of(wrong, "formula"), "wrong");
-  json ex6 = sb::api::handle(json{{"op", "check"}, {"id", "sharding.EX6"}, {"answers", {{"formula", "V*max(A,B,C)/(4*N*W)"}}}});
+  json ex6 = sb::api::handle(json{
+      {"op", "check"}, {"id", "sharding.EX6"}, {"answers", {{"formula", "V*max(A,B,C)/(4*N*W)"}}}});
   EXPECT_EQ(verdict_of(ex6, "formula"), "correct") << ex6.dump().substr(0, 400);
   // Q4's strategy-2 comms 4BF/W, and a factor-2 slip (an AllGather's 2BF/W) is not accepted.
-  json q4 = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q4"},
-                                 {"answers", {{"t_comms_strategy2", "4*B*F/W"}, {"t_comms_strategy1", "2*D*F/W"}}}});
+  json q4 = sb::api::handle(
+      json{{"op", "check"},
+           {"id", "sharding.Q4"},
+           {"answers", {{"t_comms_strategy2", "4*B*F/W"}, {"t_comms_strategy1", "2*D*F/W"}}}});
   EXPECT_EQ(verdict_of(q4, "t_comms_strategy2"), "correct");
   EXPECT_EQ(verdict_of(q4, "t_comms_strategy1"), "correct");
-  json q4w = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q4"}, {"answers", {{"t_comms_strategy2", "2*B*F/W"}}}});
+  json q4w = sb::api::handle(json{
+      {"op", "check"}, {"id", "sharding.Q4"}, {"answers", {{"t_comms_strategy2", "2*B*F/W"}}}});
   EXPECT_EQ(verdict_of(q4w, "t_comms_strategy2"), "wrong");
-  // Q2.c: AllReduce_Z of 2 * 1024 * 4096 / 16 = 524,288 B: 2 * 524288 / 9e10 = 1.165e-5 s. Half of it
-  // (one gather, 5.825e-6 s) is wrong, with the hint that an AllReduce is two passes.
-  json half = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "5.8254e-6 s"}}}});
+  // Q2.c: AllReduce_Z of 2 * 1024 * 4096 / 16 = 524,288 B: 2 * 524288 / 9e10 = 1.165e-5 s. Half of
+  // it (one gather, 5.825e-6 s) is wrong, with the hint that an AllReduce is two passes.
+  json half = sb::api::handle(json{
+      {"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "5.8254e-6 s"}}}});
   EXPECT_EQ(verdict_of(half, "t_allreduce_z_s"), "wrong");
   std::string hint;
-  for (const auto& x : half["results"]) if (x["slot"] == "t_allreduce_z_s") hint = x.value("hint", "");
+  for (const auto& x : half["results"])
+    if (x["slot"] == "t_allreduce_z_s") hint = x.value("hint", "");
   EXPECT_NE(hint.find("ReduceScatter followed by an AllGather"), std::string::npos) << hint;
-  json full = sb::api::handle(json{{"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "11.65 us"}}}});
+  json full = sb::api::handle(json{
+      {"op", "check"}, {"id", "sharding.Q2.c"}, {"answers", {{"t_allreduce_z_s", "11.65 us"}}}});
   EXPECT_EQ(verdict_of(full, "t_allreduce_z_s"), "correct");
   // A variant with a mesh that does not divide is refused, naming the field.
-  json bad = sb::api::handle(json{{"op", "problem"}, {"id", "sharding.PQ1"}, {"given", {{"size_I", 100}}}});
+  json bad = sb::api::handle(
+      json{{"op", "problem"}, {"id", "sharding.PQ1"}, {"given", {{"size_I", 100}}}});
   EXPECT_FALSE(bad["ok"].get<bool>());
   EXPECT_EQ(bad["error"]["field"], "sharding");
-  json badmesh = sb::api::handle(json{{"op", "problem"}, {"id", "sharding.EX1"}, {"given", {{"mesh", "Mesh(devices=((0, 1), (2,)))"}}}});
+  json badmesh = sb::api::handle(json{{"op", "problem"},
+                                      {"id", "sharding.EX1"},
+                                      {"given", {{"mesh", "Mesh(devices=((0, 1), (2,)))"}}}});
   EXPECT_EQ(badmesh["error"]["field"], "mesh");
 }

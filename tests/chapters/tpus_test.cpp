@@ -1,5 +1,5 @@
-// The TPU chapter: values derived by hand (arithmetic in the comments), the wraparound rules of each
-// generation, hop counts and routes, transfer stages, bad input naming its field, and the
+// The TPU chapter: values derived by hand (arithmetic in the comments), the wraparound rules of
+// each generation, hop counts and routes, transfer stages, bad input naming its field, and the
 // calculators and problems through the JSON entry point.
 #include <gtest/gtest.h>
 
@@ -47,7 +47,8 @@ TEST(TpusShape, ParsesTheUsualSpellings) {
 }
 
 TEST(TpusShape, BadShapesNameTheField) {
-  for (const char* bad : {"", "4x", "x4", "4xa", "4.5x4", "0x4", "-2x4", "2x2x2x2", "4x4 x", "1e3x2"})
+  for (const char* bad :
+       {"", "4x", "x4", "4xa", "4.5x4", "0x4", "-2x4", "2x2x2x2", "4x4 x", "1e3x2"})
     EXPECT_EQ(field_of([&] { parse_shape(bad, "shape"); }), "shape") << bad;
   // Too many axes for the chip's torus: v5e is 2D.
   EXPECT_EQ(field_of([] { on("v5e", "4x4x4"); }), "shape");
@@ -116,8 +117,10 @@ TEST(TpusHops, MaxDistance) {
 
 TEST(TpusHops, RoutesGoTheShortWayRound) {
   // Axis 0 first: 0 -> 15 wraps backwards in one hop, then axis 1 likewise.
-  EXPECT_EQ(route(on("v5e", "16x16"), {0, 0}, {15, 15}), (std::vector<Dims>{{0, 0}, {15, 0}, {15, 15}}));
-  EXPECT_EQ(route(on("v5e", "4x4"), {0, 0}, {1, 2}), (std::vector<Dims>{{0, 0}, {1, 0}, {1, 1}, {1, 2}}));
+  EXPECT_EQ(route(on("v5e", "16x16"), {0, 0}, {15, 15}),
+            (std::vector<Dims>{{0, 0}, {15, 0}, {15, 15}}));
+  EXPECT_EQ(route(on("v5e", "4x4"), {0, 0}, {1, 2}),
+            (std::vector<Dims>{{0, 0}, {1, 0}, {1, 1}, {1, 2}}));
   // 3D, no wrap on 2x2x4: (1,1,3) -> (0,0,0) is 1 + 1 + 3 = 5 hops, 6 chips on the path.
   auto p = route(on("v5p", "2x2x4"), {1, 1, 3}, {0, 0, 0});
   EXPECT_EQ(p.size(), 6u);
@@ -168,15 +171,15 @@ TEST(TpusHops, Bisection) {
 
 TEST(TpusInventory, FullPods) {
   Inventory e = inventory(hw::chip("v5e"), {16, 16});
-  EXPECT_DOUBLE_EQ(e.chips, 256);                    // 16 x 16
-  EXPECT_DOUBLE_EQ(e.hosts, 32);                     // 256 / 8
-  EXPECT_DOUBLE_EQ(e.cores, 256);                    // 256 x 1
-  EXPECT_DOUBLE_EQ(e.flops.at("bf16"), 5.0432e16);   // 256 x 1.97e14
-  EXPECT_DOUBLE_EQ(e.hbm_bytes, 4.096e12);           // 256 x 16e9
+  EXPECT_DOUBLE_EQ(e.chips, 256);                   // 16 x 16
+  EXPECT_DOUBLE_EQ(e.hosts, 32);                    // 256 / 8
+  EXPECT_DOUBLE_EQ(e.cores, 256);                   // 256 x 1
+  EXPECT_DOUBLE_EQ(e.flops.at("bf16"), 5.0432e16);  // 256 x 1.97e14
+  EXPECT_DOUBLE_EQ(e.hbm_bytes, 4.096e12);          // 256 x 16e9
   Inventory p = inventory(hw::chip("v5p"), {16, 20, 28});
-  EXPECT_DOUBLE_EQ(p.chips, 8960);                   // 16 x 20 x 28
-  EXPECT_DOUBLE_EQ(p.hosts, 2240);                   // 8960 / 4
-  EXPECT_DOUBLE_EQ(p.cores, 17920);                  // 8960 x 2
+  EXPECT_DOUBLE_EQ(p.chips, 8960);   // 16 x 20 x 28
+  EXPECT_DOUBLE_EQ(p.hosts, 2240);   // 8960 / 4
+  EXPECT_DOUBLE_EQ(p.cores, 17920);  // 8960 x 2
   EXPECT_TRUE(p.megacore);
   EXPECT_NEAR(p.flops.at("bf16"), 4.11264e18, 1e6);  // 8960 x 4.59e14
   // A 2x2 v5e fills half a host: ceil(4/8) = 1.
@@ -260,7 +263,8 @@ TEST(TpusTransfer, PipelineOfQuestion6) {
   EXPECT_DOUBLE_EQ(gather_time(A * 15 / 16, 2, 4.5e10), 16106127360.0 / 9e10);
   // v5e host DCN: 8 x 3.125e9 = 2.5e10.
   EXPECT_DOUBLE_EQ(host_dcn_bw(8, 3.125e9), 2.5e10);
-  Pipeline p = pipeline({make_stage("PCIe", "pcie", A / 16, 1.6e10), make_stage("ICI", "ici", A * 15 / 16, 9e10),
+  Pipeline p = pipeline({make_stage("PCIe", "pcie", A / 16, 1.6e10),
+                         make_stage("ICI", "ici", A * 15 / 16, 9e10),
                          make_stage("HBM", "hbm", A + 2097152, 8.2e11),
                          make_stage("compute", "compute", 2.0 * 8 * 131072 * 131072, 1.97e14)});
   // Stages: 0.067109 + 0.178957 + 0.020954 (17182 MB / 8.2e11) + 0.001395 (2.749e11 / 1.97e14).
@@ -287,8 +291,8 @@ TEST(TpusApi, InventoryDrawsWrap) {
   json r = calc("tpus.inventory", {{"chip", "v5p"}, {"shape", "4x4x4"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["torus"]["wrap"], json({true, true, true}));
-  EXPECT_DOUBLE_EQ(r["values"]["chips"]["value"].get<double>(), 64);   // 4^3
-  EXPECT_DOUBLE_EQ(r["values"]["hosts"]["value"].get<double>(), 16);   // 64 / 4
+  EXPECT_DOUBLE_EQ(r["values"]["chips"]["value"].get<double>(), 64);  // 4^3
+  EXPECT_DOUBLE_EQ(r["values"]["hosts"]["value"].get<double>(), 16);  // 64 / 4
   r = calc("tpus.inventory", {{"chip", "TPU v5p"}, {"shape", "2x2x4"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["torus"]["wrap"], json({false, false, false}));
@@ -296,7 +300,8 @@ TEST(TpusApi, InventoryDrawsWrap) {
 }
 
 TEST(TpusApi, TopologyPath) {
-  json r = calc("tpus.topology", {{"chip", "v5e"}, {"shape", "16x16"}, {"from", "0,0"}, {"to", "15,15"}});
+  json r = calc("tpus.topology",
+                {{"chip", "v5e"}, {"shape", "16x16"}, {"from", "0,0"}, {"to", "15,15"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_DOUBLE_EQ(r["values"]["hops"]["value"].get<double>(), 2);  // 1 + 1 round the rings
   EXPECT_EQ(r["path"], json({{0, 0}, {15, 0}, {15, 15}}));
@@ -322,15 +327,21 @@ TEST(TpusApi, TopologyDefaultsAreTheCornersOfAnyShape) {
 
 TEST(TpusApi, TransferNamesBottleneck) {
   // Q6 route 1 through the calculator: ICI gather is the slowest stage (0.179 s).
-  json r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "host_gather_ici"}, {"bytes", 17179869184.0},
-                                  {"shape", "4x4"}, {"to", "0,0"}});
+  json r = calc("tpus.transfer", {{"chip", "v5e"},
+                                  {"route", "host_gather_ici"},
+                                  {"bytes", 17179869184.0},
+                                  {"shape", "4x4"},
+                                  {"to", "0,0"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["bottleneck"]["kind"], "ici");
   // 16106127360 / 9e10 + 6 hops x 1 us (path latency of the far corner).
   EXPECT_NEAR(r["values"]["t_lower"]["value"].get<double>(), 16106127360.0 / 9e10 + 6e-6, 1e-12);
   // Route 2: DCN then a single PCIe link: 2^34 / 1.6e10 = 1.0737 s is the bottleneck.
-  r = calc("tpus.transfer", {{"chip", "v5e"}, {"route", "host_gather_dcn"}, {"bytes", 17179869184.0},
-                             {"shape", "4x4"}, {"to", "0,0"}});
+  r = calc("tpus.transfer", {{"chip", "v5e"},
+                             {"route", "host_gather_dcn"},
+                             {"bytes", 17179869184.0},
+                             {"shape", "4x4"},
+                             {"to", "0,0"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_EQ(r["bottleneck"]["kind"], "pcie");
   EXPECT_NEAR(r["values"]["t_lower"]["value"].get<double>(), 17179869184.0 / 1.6e10, 1e-9);
@@ -345,7 +356,9 @@ TEST(TpusApi, BadInputsNameTheField) {
   EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "4x4x4x4"}})), "shape");
   EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "64x64"}})), "shape");
   EXPECT_EQ(field(calc("tpus.inventory", {{"chip", "nope"}, {"shape", "4x4"}})), "chip");
-  EXPECT_EQ(field(calc("tpus.topology", {{"chip", "v5e"}, {"shape", "4x4"}, {"from", "0,0"}, {"to", "9,9"}})), "to");
+  EXPECT_EQ(field(calc("tpus.topology",
+                       {{"chip", "v5e"}, {"shape", "4x4"}, {"from", "0,0"}, {"to", "9,9"}})),
+            "to");
   EXPECT_EQ(field(calc("tpus.transfer", {{"route", "carrier pigeon"}})), "route");
   EXPECT_EQ(field(calc("tpus.transfer", {{"bytes", -5}})), "bytes");
   // v6e's MXU count is not in the book: the calculator asks for it.
@@ -358,13 +371,17 @@ TEST(TpusApi, ProblemsSolveAndGrade) {
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   // 2^24 / 9e10 + 6e-6 = 1.924135e-4 s.
   EXPECT_NEAR(r["answers"]["t_transfer"]["value"].get<double>(), 16777216 / 9e10 + 6e-6, 1e-12);
-  r = api::handle(json{{"op", "check"}, {"id", "tpus.Q2.a"}, {"answers", {{"chips", "256"}, {"hosts", "32"}}}});
+  r = api::handle(
+      json{{"op", "check"}, {"id", "tpus.Q2.a"}, {"answers", {{"chips", "256"}, {"hosts", "32"}}}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   for (const auto& x : r["results"])
-    if (x["slot"] == "chips" || x["slot"] == "hosts") EXPECT_EQ(x["verdict"], "correct") << x.dump();
+    if (x["slot"] == "chips" || x["slot"] == "hosts")
+      EXPECT_EQ(x["verdict"], "correct") << x.dump();
   // A variant: wraparound forced on a 16x16 pod makes the Q5 corner-to-corner trip 2 hops.
-  r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q5.a"},
-                       {"given", {{"slice", "16x16"}, {"wraparound", "auto"}, {"dst", "(15,15)"}}}});
+  r = api::handle(
+      json{{"op", "problem"},
+           {"id", "tpus.Q5.a"},
+           {"given", {{"slice", "16x16"}, {"wraparound", "auto"}, {"dst", "(15,15)"}}}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_DOUBLE_EQ(r["answers"]["hops"]["value"].get<double>(), 2);
   // Q1 fits: 1.25e10 B per chip <= 3.2e10; with 2 chips, 2e11 B > 3.2e10 does not.
@@ -382,6 +399,7 @@ TEST(TpusApi, ProblemsSolveAndGrade) {
     json s = api::handle(json{{"op", "problem"}, {"id", p["id"]}});
     EXPECT_TRUE(s["ok"].get<bool>()) << p["id"] << s.dump();
   }
-  // tpus.json: E1-E10, PQ1, Q1, Q2.a-b, Q3, Q4.a-b, Q5.a-b, Q6.a-f = 10 + 1 + 1 + 2 + 1 + 2 + 2 + 6 = 25.
+  // tpus.json: E1-E10, PQ1, Q1, Q2.a-b, Q3, Q4.a-b, Q5.a-b, Q6.a-f = 10 + 1 + 1 + 2 + 1 + 2 + 2 + 6
+  // = 25.
   EXPECT_EQ(n, 25);
 }

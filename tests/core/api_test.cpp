@@ -16,7 +16,9 @@ json call(const std::string& text) { return json::parse(sb::api::handle(text)); 
 }  // namespace
 
 TEST(Api, BadRequestsAreErrorValues) {
-  struct Case { std::string req, code, field; };
+  struct Case {
+    std::string req, code, field;
+  };
   for (const auto& c : std::vector<Case>{
            {"", "bad_json", "request"},
            {"{", "bad_json", "request"},
@@ -51,7 +53,8 @@ TEST(Api, EveryProblemSolvesAndHasUniqueId) {
     json r = sb::api::handle(json{{"op", "problem"}, {"id", p.id}});
     ASSERT_TRUE(r["ok"].get<bool>()) << p.id << ": " << r.dump();
     EXPECT_FALSE(r["statement"].get<std::string>().empty()) << p.id;
-    if (p.slots.empty()) EXPECT_FALSE(p.model_answer.empty()) << p.id << " has neither slots nor a model answer";
+    if (p.slots.empty())
+      EXPECT_FALSE(p.model_answer.empty()) << p.id << " has neither slots nor a model answer";
     for (const auto& s : r["slots"]) {
       const auto& a = r["answers"][s["name"].get<std::string>()];
       if (s["kind"] != "formula") EXPECT_TRUE(a["value"].is_number()) << p.id << "." << s["name"];
@@ -59,16 +62,19 @@ TEST(Api, EveryProblemSolvesAndHasUniqueId) {
     // The model's own answers grade as correct.
     json answers = json::object();
     for (const auto& s : r["slots"])
-      if (s["kind"] != "formula") answers[s["name"].get<std::string>()] = a_text(r["answers"][s["name"].get<std::string>()]);
+      if (s["kind"] != "formula")
+        answers[s["name"].get<std::string>()] = a_text(r["answers"][s["name"].get<std::string>()]);
     json g = sb::api::handle(json{{"op", "check"}, {"id", p.id}, {"answers", answers}});
     ASSERT_TRUE(g["ok"].get<bool>()) << p.id;
     for (const auto& x : g["results"])
-      if (x["verdict"] != "empty") EXPECT_EQ(x["verdict"], "correct") << p.id << "." << x["slot"] << " " << x.dump();
+      if (x["verdict"] != "empty")
+        EXPECT_EQ(x["verdict"], "correct") << p.id << "." << x["slot"] << " " << x.dump();
     // A variant still solves.
     json v = sb::api::handle(json{{"op", "variant"}, {"id", p.id}, {"seed", 3}});
     ASSERT_TRUE(v["ok"].get<bool>()) << p.id;
     json again = sb::api::handle(json{{"op", "problem"}, {"id", p.id}, {"given", v["given"]}});
-    EXPECT_TRUE(again["ok"].get<bool>()) << p.id << " variant " << v["given"].dump() << " " << again.dump();
+    EXPECT_TRUE(again["ok"].get<bool>())
+        << p.id << " variant " << v["given"].dump() << " " << again.dump();
   }
 }
 
@@ -79,7 +85,8 @@ TEST(Api, EveryCalculatorRunsOnItsDefaults) {
     EXPECT_FALSE(r["trace"].empty()) << c.name << " records no derivation";
     // Wrong JSON types for every input are errors naming that input.
     for (const auto& p : c.params) {
-      json bad = sb::api::handle(json{{"op", "calc"}, {"name", c.name}, {"inputs", {{p.name, json::array()}}}});
+      json bad = sb::api::handle(
+          json{{"op", "calc"}, {"name", c.name}, {"inputs", {{p.name, json::array()}}}});
       EXPECT_FALSE(bad["ok"].get<bool>()) << c.name << "." << p.name;
       EXPECT_EQ(bad["error"]["field"], p.name) << c.name;
     }
@@ -100,7 +107,10 @@ TEST(Api, CatalogueCoverage) {
       const sb::Problem* p = nullptr;
       for (const auto& q : sb::Registry::get().problems())
         if (q.id == id) p = &q;
-      if (!p) { ADD_FAILURE() << "missing problem " << id; continue; }
+      if (!p) {
+        ADD_FAILURE() << "missing problem " << id;
+        continue;
+      }
       for (const auto& s : item["answers"]) {
         bool found = false;
         for (const auto& slot : p->slots)

@@ -6,7 +6,8 @@
 
 namespace {
 
-constexpr sb::Slot::Var kBDF[] = {{"B", "batch", 1, 4096}, {"D", "model dim", 128, 16384}, {"F", "ffw dim", 128, 65536}};
+constexpr sb::Slot::Var kBDF[] = {
+    {"B", "batch", 1, 4096}, {"D", "model dim", 128, 16384}, {"F", "ffw dim", 128, 65536}};
 
 // A problem made up for the grader alone: the time of a matmul, T = 2*B*D*F / P.
 sb::Problem matmul_time() {
@@ -96,7 +97,8 @@ TEST(Check, FormulaByEvaluation) {
 TEST(Check, GradeReportsEachSlot) {
   auto p = matmul_time();
   // Expected t = 2 * 256 * 2^20 / 1e14 = 5.36870912e-6 s.
-  auto r = sb::check::grade(p, {{"t", "5.37 us"}, {"formula", "2*B*D*F"}, {"compute_bound", "yes"}}, {});
+  auto r =
+      sb::check::grade(p, {{"t", "5.37 us"}, {"formula", "2*B*D*F"}, {"compute_bound", "yes"}}, {});
   EXPECT_EQ((*slot(r, "t"))["verdict"], "correct");
   EXPECT_NEAR((*slot(r, "t"))["expected"].get<double>(), 5.36870912e-6, 1e-15);
   EXPECT_EQ((*slot(r, "formula"))["verdict"], "correct");

@@ -52,46 +52,46 @@ bool has(const InputError& e, const std::string& part) {
 }
 
 TEST(Expr, PrecedenceAndAssociativity) {
-  EXPECT_DOUBLE_EQ(ev("1 + 2*3"), 7);        // 1 + 6
-  EXPECT_DOUBLE_EQ(ev("(1 + 2)*3"), 9);      // 3 * 3
-  EXPECT_DOUBLE_EQ(ev("8 - 4 - 2"), 2);      // (8 - 4) - 2, left-associative
-  EXPECT_DOUBLE_EQ(ev("8/4/2"), 1);          // (8 / 4) / 2
-  EXPECT_DOUBLE_EQ(ev("2^3^2"), 512);        // 2^(3^2) = 2^9, right-associative
-  EXPECT_DOUBLE_EQ(ev("2**3**2"), 512);      // same with **
-  EXPECT_DOUBLE_EQ(ev("-2^2"), -4);          // -(2^2)
-  EXPECT_DOUBLE_EQ(ev("(-2)^2"), 4);         // (-2)*(-2)
-  EXPECT_DOUBLE_EQ(ev("2^-1"), 0.5);         // 1/2
-  EXPECT_DOUBLE_EQ(ev("2*-3"), -6);          // 2 * (-3)
-  EXPECT_DOUBLE_EQ(ev("--3"), 3);            // -(-3)
-  EXPECT_DOUBLE_EQ(ev("+3 - -1"), 4);        // 3 + 1
-  EXPECT_DOUBLE_EQ(ev("2*3^2/6"), 3);        // 2 * 9 / 6
-  EXPECT_DOUBLE_EQ(ev("B*D + F"), 17);       // 3*4 + 5
-  EXPECT_DOUBLE_EQ(ev("B^2 - D"), 5);        // 9 - 4
+  EXPECT_DOUBLE_EQ(ev("1 + 2*3"), 7);    // 1 + 6
+  EXPECT_DOUBLE_EQ(ev("(1 + 2)*3"), 9);  // 3 * 3
+  EXPECT_DOUBLE_EQ(ev("8 - 4 - 2"), 2);  // (8 - 4) - 2, left-associative
+  EXPECT_DOUBLE_EQ(ev("8/4/2"), 1);      // (8 / 4) / 2
+  EXPECT_DOUBLE_EQ(ev("2^3^2"), 512);    // 2^(3^2) = 2^9, right-associative
+  EXPECT_DOUBLE_EQ(ev("2**3**2"), 512);  // same with **
+  EXPECT_DOUBLE_EQ(ev("-2^2"), -4);      // -(2^2)
+  EXPECT_DOUBLE_EQ(ev("(-2)^2"), 4);     // (-2)*(-2)
+  EXPECT_DOUBLE_EQ(ev("2^-1"), 0.5);     // 1/2
+  EXPECT_DOUBLE_EQ(ev("2*-3"), -6);      // 2 * (-3)
+  EXPECT_DOUBLE_EQ(ev("--3"), 3);        // -(-3)
+  EXPECT_DOUBLE_EQ(ev("+3 - -1"), 4);    // 3 + 1
+  EXPECT_DOUBLE_EQ(ev("2*3^2/6"), 3);    // 2 * 9 / 6
+  EXPECT_DOUBLE_EQ(ev("B*D + F"), 17);   // 3*4 + 5
+  EXPECT_DOUBLE_EQ(ev("B^2 - D"), 5);    // 9 - 4
   EXPECT_DOUBLE_EQ(ev("2*B*D*F/(B*D + D*F + B*F)"), 120.0 / 47);  // 2*60 / (12 + 20 + 15)
 }
 
 TEST(Expr, Numbers) {
   EXPECT_DOUBLE_EQ(ev("1.97e14 / 8.2e11"), 1.97e14 / 8.2e11);  // 197000 / 820 = 240.24...
   EXPECT_NEAR(ev("1.97e14 / 8.2e11"), 240.2439, 1e-4);
-  EXPECT_DOUBLE_EQ(ev(".5*4"), 2);       // 0.5 * 4
+  EXPECT_DOUBLE_EQ(ev(".5*4"), 2);  // 0.5 * 4
   EXPECT_DOUBLE_EQ(ev("2.5E-3"), 0.0025);
   EXPECT_DOUBLE_EQ(ev("1e+3"), 1000);
   EXPECT_DOUBLE_EQ(ev("3."), 3);
   // "e" with no digits after is the symbol e, multiplied: 2*e + B = 20 + 3.
   EXPECT_DOUBLE_EQ(ev("2e+B"), 23);
-  EXPECT_DOUBLE_EQ(ev("2e"), 20);        // 2 * 10
+  EXPECT_DOUBLE_EQ(ev("2e"), 20);  // 2 * 10
 }
 
 TEST(Expr, ImplicitMultiplication) {
-  EXPECT_DOUBLE_EQ(ev("2B"), 6);            // 2 * 3
-  EXPECT_DOUBLE_EQ(ev("2 B"), 6);           // spaces do not matter
-  EXPECT_DOUBLE_EQ(ev("2(B + D)"), 14);     // 2 * 7
-  EXPECT_DOUBLE_EQ(ev("(B)(D)"), 12);       // 3 * 4
-  EXPECT_DOUBLE_EQ(ev("(B + 1)D"), 16);     // 4 * 4
-  EXPECT_DOUBLE_EQ(ev("2B^2"), 18);         // 2 * (3^2), the power binds first
-  EXPECT_DOUBLE_EQ(ev("2B*D"), 24);         // 2 * 3 * 4
-  EXPECT_DOUBLE_EQ(ev("2 sqrt(16)"), 8);    // 2 * 4
-  EXPECT_DOUBLE_EQ(ev("4/2B"), 6);          // (4/2) * 3: implicit is an ordinary product
+  EXPECT_DOUBLE_EQ(ev("2B"), 6);          // 2 * 3
+  EXPECT_DOUBLE_EQ(ev("2 B"), 6);         // spaces do not matter
+  EXPECT_DOUBLE_EQ(ev("2(B + D)"), 14);   // 2 * 7
+  EXPECT_DOUBLE_EQ(ev("(B)(D)"), 12);     // 3 * 4
+  EXPECT_DOUBLE_EQ(ev("(B + 1)D"), 16);   // 4 * 4
+  EXPECT_DOUBLE_EQ(ev("2B^2"), 18);       // 2 * (3^2), the power binds first
+  EXPECT_DOUBLE_EQ(ev("2B*D"), 24);       // 2 * 3 * 4
+  EXPECT_DOUBLE_EQ(ev("2 sqrt(16)"), 8);  // 2 * 4
+  EXPECT_DOUBLE_EQ(ev("4/2B"), 6);        // (4/2) * 3: implicit is an ordinary product
   EXPECT_DOUBLE_EQ(ev("-2B"), -6);
   // A number after ')' is not a product: "(B+1)2" is an error (below), "B2" a symbol.
   EXPECT_DOUBLE_EQ(ev("B2", {{"B2", 7}}), 7);
@@ -105,34 +105,35 @@ TEST(Expr, Functions) {
   EXPECT_DOUBLE_EQ(ev("sqrt(16)"), 4);
   EXPECT_NEAR(ev("log(exp(2))"), 2, 1e-15);
   EXPECT_NEAR(ev("ln(exp(2))"), 2, 1e-15);
-  EXPECT_DOUBLE_EQ(ev("log2(1024)"), 10);     // 2^10 = 1024
-  EXPECT_DOUBLE_EQ(ev("log2(N)"), 3);         // 2^3 = 8
+  EXPECT_DOUBLE_EQ(ev("log2(1024)"), 10);  // 2^10 = 1024
+  EXPECT_DOUBLE_EQ(ev("log2(N)"), 3);      // 2^3 = 8
   EXPECT_DOUBLE_EQ(ev("log10(1e6)"), 6);
-  EXPECT_DOUBLE_EQ(ev("abs(B - F)"), 2);      // |3 - 5|
+  EXPECT_DOUBLE_EQ(ev("abs(B - F)"), 2);  // |3 - 5|
   EXPECT_DOUBLE_EQ(ev("ceil(2.1)"), 3);
   EXPECT_DOUBLE_EQ(ev("floor(-2.1)"), -3);
-  EXPECT_DOUBLE_EQ(ev("-sqrt(4)^2"), -4);     // -(2^2)
+  EXPECT_DOUBLE_EQ(ev("-sqrt(4)^2"), -4);  // -(2^2)
 }
 
 TEST(Expr, NonFiniteIsNaN) {
   EXPECT_TRUE(std::isnan(ev("1/0")));
-  EXPECT_TRUE(std::isnan(ev("1/(B - B)")));    // 3 - 3 = 0
-  EXPECT_TRUE(std::isnan(ev("1/(1/0)")));      // the NaN does not turn back into 0
+  EXPECT_TRUE(std::isnan(ev("1/(B - B)")));  // 3 - 3 = 0
+  EXPECT_TRUE(std::isnan(ev("1/(1/0)")));    // the NaN does not turn back into 0
   EXPECT_TRUE(std::isnan(ev("sqrt(-1)")));
-  EXPECT_TRUE(std::isnan(ev("log(0)")));       // -inf
-  EXPECT_TRUE(std::isnan(ev("10^400")));       // overflows to inf
-  EXPECT_TRUE(std::isnan(ev("1^(0/0)")));      // pow(1, NaN) would be 1
-  EXPECT_TRUE(std::isnan(ev("(0/0)^0")));      // pow(NaN, 0) would be 1
-  EXPECT_TRUE(std::isnan(ev("max(1, 0/0)")));  // fmax would skip the NaN
-  EXPECT_TRUE(std::isnan(Expr().eval(kVars))); // an Expr never parsed
+  EXPECT_TRUE(std::isnan(ev("log(0)")));        // -inf
+  EXPECT_TRUE(std::isnan(ev("10^400")));        // overflows to inf
+  EXPECT_TRUE(std::isnan(ev("1^(0/0)")));       // pow(1, NaN) would be 1
+  EXPECT_TRUE(std::isnan(ev("(0/0)^0")));       // pow(NaN, 0) would be 1
+  EXPECT_TRUE(std::isnan(ev("max(1, 0/0)")));   // fmax would skip the NaN
+  EXPECT_TRUE(std::isnan(Expr().eval(kVars)));  // an Expr never parsed
 }
 
 TEST(Expr, ParseErrorsNamePositionAndField) {
   EXPECT_TRUE(has(parse_error(""), "at character 1: the expression is empty"));
   EXPECT_TRUE(has(parse_error("   "), "at character 1: the expression is empty"));
   // "2*(B+D" has 6 characters; the missing ')' is at character 7.
-  EXPECT_TRUE(has(parse_error("2*(B+D"), "at character 7: expected ')' to close the '(' at "
-                                         "character 3 but found the end of the expression"));
+  EXPECT_TRUE(has(parse_error("2*(B+D"),
+                  "at character 7: expected ')' to close the '(' at "
+                  "character 3 but found the end of the expression"));
   EXPECT_TRUE(has(parse_error("max(B, D"), "at character 9: expected ')'"));
   EXPECT_TRUE(has(parse_error("(B D)"), "at character 4: expected ')'"));
   EXPECT_TRUE(has(parse_error("(B D)"), "write B*D"));
@@ -142,8 +143,9 @@ TEST(Expr, ParseErrorsNamePositionAndField) {
   EXPECT_TRUE(has(parse_error("2***3"), "at character 4: expected a number"));  // "**" then "*"
   EXPECT_TRUE(has(parse_error("B $ D"), "at character 3: unexpected character '$'"));
   EXPECT_TRUE(has(parse_error("2 3"), "at character 3: expected an operator before '3'"));
-  EXPECT_TRUE(has(parse_error("B D"), "at character 3: expected an operator before 'D' "
-                                      "(for a product write B*D)"));
+  EXPECT_TRUE(has(parse_error("B D"),
+                  "at character 3: expected an operator before 'D' "
+                  "(for a product write B*D)"));
   // After ')' a number does not multiply.
   EXPECT_TRUE(has(parse_error("(B+1)2"), "at character 6: expected an operator before '2'"));
   EXPECT_TRUE(has(parse_error("1.2.3"), "at character 4: expected an operator before '.3'"));
@@ -151,22 +153,25 @@ TEST(Expr, ParseErrorsNamePositionAndField) {
   EXPECT_TRUE(has(parse_error("B(D+F)"), "for a product write B*(...)"));
   EXPECT_TRUE(has(parse_error("2 + max"), "at character 5: 'max' is a function"));
   EXPECT_TRUE(has(parse_error("sqrt(1, 2)"), "at character 1: sqrt takes 1 argument, got 2"));
-  EXPECT_TRUE(has(parse_error("max()"), "at character 5: expected a number, a symbol or '(' "
-                                        "but found ')'"));
+  EXPECT_TRUE(has(parse_error("max()"),
+                  "at character 5: expected a number, a symbol or '(' "
+                  "but found ')'"));
   EXPECT_TRUE(has(parse_error("max(1,)"), "at character 7: expected a number"));
   EXPECT_TRUE(has(parse_error("2 * 1e999"), "at character 5: the number 1e999 is too large"));
 }
 
 TEST(Expr, PositionsCountCharactersNotBytes) {
   // "×" is two bytes in UTF-8 but one character.
-  EXPECT_TRUE(has(parse_error("B×D"), "at character 2: unexpected character '×' "
-                                      "(write * for a product)"));
+  EXPECT_TRUE(has(parse_error("B×D"),
+                  "at character 2: unexpected character '×' "
+                  "(write * for a product)"));
   EXPECT_TRUE(has(parse_error("é×B"), "at character 1: unexpected character 'é'"));
   EXPECT_TRUE(has(parse_error("2 − B"), "(write - for a minus)"));
   // A stray byte that is not UTF-8 is named by value, so the message stays valid UTF-8.
   EXPECT_TRUE(has(parse_error("B+\xff"), "at character 3: unexpected character byte 0xFF"));
-  EXPECT_TRUE(has(parse_error(std::string("B\0", 2)), "at character 2: unexpected character "
-                                                      "byte 0x00"));
+  EXPECT_TRUE(has(parse_error(std::string("B\0", 2)),
+                  "at character 2: unexpected character "
+                  "byte 0x00"));
 }
 
 TEST(Expr, NestingLimit) {
@@ -193,8 +198,9 @@ TEST(Expr, LengthLimit) {
   s += "11";  // 999*2 + 2 = 2000 characters: 999 ones plus 11 = 1010
   ASSERT_EQ(s.size(), 2000u);
   EXPECT_DOUBLE_EQ(ev(s), 1010);
-  EXPECT_TRUE(has(parse_error(s + "1"), "at character 2001: the expression is longer than "
-                                        "2000 characters"));
+  EXPECT_TRUE(has(parse_error(s + "1"),
+                  "at character 2001: the expression is longer than "
+                  "2000 characters"));
   EXPECT_TRUE(has(parse_error(std::string(100000, 'B')), "longer than 2000 characters"));
   // 2000 two-byte characters are 2000 characters, within the limit (they fail for another reason).
   std::string wide;

@@ -130,15 +130,18 @@ TEST(Hardware, GpuSpotChecks) {
   EXPECT_NEAR(h.peak("bf16") / h.get("nvlink_bw_per_gpu"), 2200.0, 1e-9);
   EXPECT_NEAR(h.peak("bf16") / h.get("node_scaleout_bw"), 2475.0, 1e-9);
   // Usable node NVLink = min(6.4e12 switch, 8 x 450e9 = 3.6e12) = 3.6e12.
-  EXPECT_DOUBLE_EQ(std::min(h.get("node_switch_bw"), h.get("gpus_per_node") * h.get("nvlink_bw_per_gpu")),
-                   h.get("node_nvlink_bw"));
-  // Register file 4 x 16384 x 4 B = 262,144 B; at 256 regs/thread 262144 / (32 x 256 x 4) = 8 warps.
+  EXPECT_DOUBLE_EQ(
+      std::min(h.get("node_switch_bw"), h.get("gpus_per_node") * h.get("nvlink_bw_per_gpu")),
+      h.get("node_nvlink_bw"));
+  // Register file 4 x 16384 x 4 B = 262,144 B; at 256 regs/thread 262144 / (32 x 256 x 4) = 8
+  // warps.
   EXPECT_DOUBLE_EQ(h.get("register_file_per_sm") / (32 * 256 * 4), 8.0);
 
   // GB200 NVL72 across nodes: 2.25e15 / 3.6e12 = 625; its node egress is 72 x 50e9.
   const hw::Chip& g = hw::chip("gb200");
   EXPECT_NEAR(g.peak("bf16") / g.get("node_scaleout_bw"), 625.0, 1e-9);
-  EXPECT_DOUBLE_EQ(g.get("gpus_per_node") * g.get("scaleout_bw_per_gpu"), g.get("node_scaleout_bw"));
+  EXPECT_DOUBLE_EQ(g.get("gpus_per_node") * g.get("scaleout_bw_per_gpu"),
+                   g.get("node_scaleout_bw"));
 
   // B200: fp8 = 2 x bf16 (4.5e15 = 2 x 2.25e15) and fp4 = 4 x bf16 (9e15); the table's 2.3e15
   // for bf16 is in the note.
@@ -258,9 +261,9 @@ TEST(Hardware, DtypeBytes) {
 }
 
 TEST(Hardware, EveryFigureHasUnitAndSource) {
-  const std::set<std::string> units = {"s", "B", "flop", "flop_per_s", "B_per_s", "flop_per_B",
-                                       "tokens", "tokens_per_s", "per_s", "count", "ratio",
-                                       "chips", "usd", "usd_per_hour", "bool"};
+  const std::set<std::string> units = {
+      "s",     "B",     "flop",  "flop_per_s", "B_per_s", "flop_per_B",   "tokens", "tokens_per_s",
+      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool"};
   const sb::json all = hw::chips_json();
   ASSERT_TRUE(all.contains("sources"));
   int numeric = 0;
@@ -296,7 +299,8 @@ TEST(Hardware, EveryChipHasWhatTheRooflineNeeds) {
     EXPECT_GT(c.get("hbm_bytes"), 0);
     // Every TPU has the link figures the network rooflines divide by.
     if (c.kind == "tpu") {
-      for (const char* k : {"ici_bw_oneway", "pcie_bw", "dcn_bw", "peak_flops_int8", "cores_per_chip"})
+      for (const char* k :
+           {"ici_bw_oneway", "pcie_bw", "dcn_bw", "peak_flops_int8", "cores_per_chip"})
         EXPECT_GT(c.get(k), 0) << k;
     }
   }

@@ -1,11 +1,12 @@
 // The JSON text writer behind calculator results and derivations: what it writes must read back
 // through nlohmann as the same strings and numbers.
+#include "core/json.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
-#include "core/json.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 
@@ -39,15 +40,16 @@ TEST(JsonWriter, WritesAsciiOnlyAndReplacesBrokenBytes) {
   // Four bytes F0 9F 98 80 are U+1F600; minus 0x10000 that is 0xF600, whose top ten bits (0x3D)
   // and low ten bits (0x200) make the surrogate pair D83D DE00.
   EXPECT_EQ(str("\xF0\x9F\x98\x80"), "\"\\ud83d\\ude00\"");
-  EXPECT_EQ(str("a\xFFz"), "\"a\\ufffdz\"");                  // a lone 0xFF -> U+FFFD
-  EXPECT_EQ(str("\xC3"), "\"\\ufffd\"");                      // truncated two-byte sequence
-  EXPECT_EQ(str("\xC0\xAF"), "\"\\ufffd\\ufffd\"");            // overlong '/' : two bad bytes
+  EXPECT_EQ(str("a\xFFz"), "\"a\\ufffdz\"");                    // a lone 0xFF -> U+FFFD
+  EXPECT_EQ(str("\xC3"), "\"\\ufffd\"");                        // truncated two-byte sequence
+  EXPECT_EQ(str("\xC0\xAF"), "\"\\ufffd\\ufffd\"");             // overlong '/' : two bad bytes
   EXPECT_EQ(str("\xED\xA0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
   // Read back, the escapes are the same characters again.
   EXPECT_EQ(sb::json::parse(str("µs ≤ 1")).get<std::string>(), "µs ≤ 1");
   EXPECT_EQ(sb::json::parse(str("\xF0\x9F\x98\x80")).get<std::string>(), "\xF0\x9F\x98\x80");
   // Whatever goes in, nlohmann reads the output back as a string, and the output is ASCII.
-  for (std::string s : {"\xFF\xFE", "x\xE2\x82", "\xF4\x90\x80\x80", "\"\\\n\t", "\xC2\xB5\xF0\x9F\x98"}) {
+  for (std::string s :
+       {"\xFF\xFE", "x\xE2\x82", "\xF4\x90\x80\x80", "\"\\\n\t", "\xC2\xB5\xF0\x9F\x98"}) {
     const std::string out = str(s);
     EXPECT_TRUE(sb::json::parse(out).is_string()) << s;
     for (unsigned char c : out) EXPECT_LT(c, 0x80) << s;
@@ -83,8 +85,8 @@ TEST(JsonWriter, OutGrowsAndKeepsEverything) {
 TEST(JsonWriter, TraceStepsAreJson) {
   sb::Trace tr;
   // \frac{1.97 \times 10^{14}}{8.2 \times 10^{11}} = 240.2 FLOPs/B
-  const double v = tr.step("Critical intensity", "I = \\mathrm{peak} / BW", "\\frac{#}{#}", {1.97e14, 8.2e11},
-                           1.97e14 / 8.2e11, "flop_per_B");
+  const double v = tr.step("Critical intensity", "I = \\mathrm{peak} / BW", "\\frac{#}{#}",
+                           {1.97e14, 8.2e11}, 1.97e14 / 8.2e11, "flop_per_B");
   tr.note("a note");
   EXPECT_DOUBLE_EQ(v, 1.97e14 / 8.2e11);
   const sb::json j = tr.to_json();

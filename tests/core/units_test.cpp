@@ -41,7 +41,8 @@ TEST(Units, ParsesPrefixesAndUnits) {
 }
 
 TEST(Units, RejectsBadInputNamingTheField) {
-  for (const char* bad : {"", "   ", "abc", "1.2 parsecs", "1 GB/s/s", "--3", "1e400", "nan", "inf"}) {
+  for (const char* bad :
+       {"", "   ", "abc", "1.2 parsecs", "1 GB/s/s", "--3", "1e400", "nan", "inf"}) {
     try {
       parse(bad, "s", "t_math");
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -84,14 +85,14 @@ TEST(Units, RoundTripsWhatItFormats) {
 
 TEST(Units, NumberRoundsToSignificantDigits) {
   using sb::units::number;
-  EXPECT_EQ(number(240.2439024), "240.2");    // 4 digits: 240.2|439
-  EXPECT_EQ(number(9.99996), "10");           // rounds up into the next decade: 10.00 -> "10"
+  EXPECT_EQ(number(240.2439024), "240.2");  // 4 digits: 240.2|439
+  EXPECT_EQ(number(9.99996), "10");         // rounds up into the next decade: 10.00 -> "10"
   EXPECT_EQ(number(0.5), "0.5");
-  EXPECT_EQ(number(0.0012345), "0.001235");   // 1.2345e-3 -> 4 digits 1235 (round half away)
-  EXPECT_EQ(number(0.00099), "9.9e-4");       // below 1e-3: exponent form
+  EXPECT_EQ(number(0.0012345), "0.001235");  // 1.2345e-3 -> 4 digits 1235 (round half away)
+  EXPECT_EQ(number(0.00099), "9.9e-4");      // below 1e-3: exponent form
   EXPECT_EQ(number(-1.37e-3), "-0.00137");
-  EXPECT_EQ(number(99999.6), "100000");       // a whole number past 4 digits keeps its digits
-  EXPECT_EQ(number(999999.7), "1000000");     // under 1e6, so printed whole: 999999.7 -> 1000000
+  EXPECT_EQ(number(99999.6), "100000");    // a whole number past 4 digits keeps its digits
+  EXPECT_EQ(number(999999.7), "1000000");  // under 1e6, so printed whole: 999999.7 -> 1000000
   EXPECT_EQ(number(1.97e14), "1.97e14");
   EXPECT_EQ(number(4.5e-11, 2), "4.5e-11");
   EXPECT_EQ(number(1.0 / 3.0, 17), "0.3333333333333333");  // round-trip form
@@ -102,11 +103,12 @@ TEST(Units, NumberRoundsToSignificantDigits) {
 // are where that shows.
 TEST(Units, NumberFindsTheDecadeAtEveryScale) {
   using sb::units::number;
-  EXPECT_EQ(number(1000), "1000");           // 1000 = 0.977 * 2^10: (10 - 1) * 0.301 = 2.7 -> 2, one short
-  EXPECT_EQ(number(1e6), "1e6");             // exponent form from 1e6 up
-  EXPECT_EQ(number(1e22), "1e22");           // the largest power of ten that is an exact double
-  EXPECT_EQ(number(1e23), "1e23");           // past the table of exact powers
-  EXPECT_EQ(number(9.9996e-4), "1e-3");      // 9999.6 rounds to 10000 = top: the next decade, "1.000" -> "1"
+  EXPECT_EQ(number(1000), "1000");  // 1000 = 0.977 * 2^10: (10 - 1) * 0.301 = 2.7 -> 2, one short
+  EXPECT_EQ(number(1e6), "1e6");    // exponent form from 1e6 up
+  EXPECT_EQ(number(1e22), "1e22");  // the largest power of ten that is an exact double
+  EXPECT_EQ(number(1e23), "1e23");  // past the table of exact powers
+  EXPECT_EQ(number(9.9996e-4),
+            "1e-3");  // 9999.6 rounds to 10000 = top: the next decade, "1.000" -> "1"
   EXPECT_EQ(number(1e-300), "1e-300");
   EXPECT_EQ(number(1.5e300), "1.5e300");
   // Halves round away from zero. 1.0005 is stored as 1.000499999..., but times 1000 the product
