@@ -165,7 +165,7 @@ class Result {
 
 struct Calculator {
   Text name;     // "roofline.matmul"
-  Text chapter;  // "roofline"
+  Text chapter;  // "roofline", the chapter id; filled in at registration
   Text title;
   Text doc;
   List<Param, 14> params;
@@ -234,7 +234,7 @@ constexpr Slot hinted(Slot s, Hints hints) {
 
 struct Problem {
   Text id;       // "roofline.Q2"
-  Text chapter;  // "roofline"; left empty, it is taken from the id
+  Text chapter;  // "roofline", the chapter id; filled in at registration
   Text title;
   Text statement;         // our own words; may use {name} to show an input's value
   Text kind;              // "numeric", "formula", "conceptual", "code"
@@ -248,17 +248,35 @@ struct Problem {
   Text hint;          // a nudge shown on request
 };
 
+// A chapter of the book, as chapters/<id>/chapter.json declares it. CMake writes the records into
+// the generated gen/chapters_*.cpp, which adds each before calling its register_chapter().
+struct Chapter {
+  Text id;       // the folder and C++ namespace: "applied_training"
+  Text prefix;   // of its problem ids and calculator names: "applied-training" (.Q1, .plan)
+  int part = 0;  // the book's chapter number, 1-12
+  Text title;    // "Training LLaMA 3 on TPUs"
+  Text slug;     // the book's page for it
+  std::span<const Text> bases;  // the chapters whose model.hpp it calls
+};
+
 class Registry {
  public:
   static const Registry& get();  // filled once with the program's chapters (gen/chapters_*.cpp)
+  // A chapter's record; the calculators and problems added after it are that chapter's. Their
+  // chapter is filled in, and a name or id that does not start with "<prefix>." is a
+  // std::logic_error (a programming mistake, not a reader's), as is a prefix taken twice.
+  void add(const Chapter& c);
   void add(std::span<const Calculator> cs);
-  void add(std::span<const Problem> ps);          // an empty chapter is filled from the id's prefix
-  const Calculator& calculator(Text name) const;  // InputError if unknown
-  const Problem& problem(Text id) const;          // InputError if unknown
+  void add(std::span<const Problem> ps);
+  const Calculator& calculator(Text name) const;                      // InputError if unknown
+  const Problem& problem(Text id) const;                              // InputError if unknown
+  const std::vector<Chapter>& chapters() const { return chapters_; }  // in the book's order
   const std::vector<Calculator>& calculators() const { return calcs_; }
   const std::vector<Problem>& problems() const { return problems_; }
 
  private:
+  const Chapter& current(Text what) const;  // the chapter being registered
+  std::vector<Chapter> chapters_;
   std::vector<Calculator> calcs_;
   std::vector<Problem> problems_;
 };

@@ -530,6 +530,6 @@ constexpr Calculator kCalculators[] = {
 
 }  // namespace
 
-void register_calculators(Registry& r) { r.add(kCalculators); }
+void add_calculators(Registry& r) { r.add(kCalculators); }
 
 }  // namespace sb::tpus

@@ -961,7 +961,7 @@ constexpr Problem kQuestions[] = {
 
 }  // namespace
 
-void register_problems(Registry& r) {
+void add_problems(Registry& r) {
   r.add(kExamples);
   r.add(kQuestions);
 }
