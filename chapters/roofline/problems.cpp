@@ -489,9 +489,8 @@ constexpr Problem kQuestions[] = {
                   formula(
                       "t_lower_formula", "s", "T_lower as a formula in B, D, F, P, W", kBDFPW,
                       [](const Vars& v) {
-                        const MatmulShape s{at(v, "B"), at(v, "D"), at(v, "F")};
-                        return t_lower(t_math(matmul_flops(s), at(v, "P")),
-                                       t_comms(matmul_bytes(s, {1, 1, 1}), at(v, "W")));
+                        return matmul_t_lower({at(v, "B"), at(v, "D"), at(v, "F")}, {1, 1, 1},
+                                              at(v, "P"), at(v, "W"));
                       },
                       "\\max\\left(\\frac{2BDF}{P}, \\frac{BD + DF + BF}{W}\\right)")},
         .solve =

@@ -25,24 +25,23 @@ Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, doub
     l.w_uni = w_given;
   else
     l.w_uni = c.get(l.dcn ? "dcn_bw" : "ici_bw_oneway", "chip");
-  l.t_hop =
-      t_given >= 0 ? t_given : (c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kHopLatency);
+  l.t_hop = t_given;
   l.bidirectional = direction != "one-way";
   return l;
 }
 
+// Wraparound per mesh axis: forced by the reader, or the tpus chapter's rule for a slice shaped
+// like the mesh.
 std::vector<bool> wraps_for(const hw::Chip& c, const std::vector<long long>& sizes, Text wrap) {
-  std::vector<bool> w;
-  for (long long n : sizes)
-    w.push_back(wrap == "all" ? true : wrap == "none" ? false : axis_wraps(c, sizes, n));
-  return w;
+  if (wrap == "all" || wrap == "none") return std::vector<bool>(sizes.size(), wrap == "all");
+  return tpus::wraps(c, tpus::Dims(sizes.begin(), sizes.end()));
 }
 
 constexpr Param wrap_param() {
   return choice(
       "wrap", "auto", "auto|all|none",
-      "wraparound: auto = the chip's rule for a slice shaped like the mesh (v5e/v6e: axes "
-      "of 16; v4p/v5p: whole 4x4x4 cubes); all; none");
+      "wraparound: auto = the chip's rule (see tpus.topology) for a slice shaped like the "
+      "mesh; all; none");
 }
 constexpr Param link_param() {
   return choice("link", "ici", "ici|dcn", "the axes run over ICI or over DCN");
@@ -59,7 +58,8 @@ constexpr Param bw_param() {
   return p;
 }
 constexpr Param latency_param() {
-  Param p = num("t_hop", "s", 1e-6, "latency per hop (the chapter's T_min, about 1 us)", 0, 1);
+  Param p = num("t_hop", "s", tpus::kTypicalHopLatency,
+                "latency per hop (the chapter's T_min, about 1 us)", 0, 1);
   p.positive = false;
   return p;
 }

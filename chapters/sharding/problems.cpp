@@ -48,11 +48,9 @@ std::vector<Axis> axes_of(const Mesh& m, const std::vector<std::string>& names,
   return out;
 }
 
+// The mesh's axes wired as a slice of that shape on the chip (the tpus chapter's rule).
 std::vector<bool> chip_wraps(const std::string& chip, const Mesh& m) {
-  const hw::Chip& c = hw::chip(chip);
-  std::vector<bool> w;
-  for (long long n : m.sizes) w.push_back(axis_wraps(c, m.sizes, n));
-  return w;
+  return tpus::wraps(hw::chip(chip), tpus::Dims(m.sizes.begin(), m.sizes.end()));
 }
 
 // Per-device bytes of `s` after gathering `axes` off it (the AllGather's V, A4.1).
@@ -138,8 +136,8 @@ void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
   std::vector<bool> wraps = chip_wraps(in.text("chip"), m);
   const std::vector<Axis> wired = axes_of(m, gax, wraps);
   tr.note("Axis " + axes_text(gax) +
-          (wired[0].wrap ? " wraps on this chip."
-                         : " has no wraparound on this chip (v5e wraps only axes of 16)."));
+          (wired[0].wrap ? " wraps on this chip: " : " has no wraparound on this chip: ") +
+          tpus::wrap_rule(hw::chip(in.text("chip"))).text + ".");
   std::vector<bool> ring(wraps.size(), true);
   CollectiveCost full =
       collective_cost(Op::AllGather, V, axes_of(m, gax, ring), l, &tr, "ideal ring");
@@ -351,7 +349,7 @@ constexpr Problem kNotation[] = {
               const double bw = in.num("hbm_bw_Bps");
               double t =
                   tr.step("HBM read time", "T = \\frac{\\text{bytes}}{W_{hbm}}", "\\frac{#}{#}",
-                          {L.bytes_per_device, bw}, t_load(L.bytes_per_device, bw), "s");
+                          {L.bytes_per_device, bw}, roofline::t_comms(L.bytes_per_device, bw), "s");
               return Answers{{"local_size_I", L.local[0]},
                              {"bytes_per_device", L.bytes_per_device},
                              {"hbm_load_time_s", t}};
@@ -788,7 +786,10 @@ constexpr Problem
                       std::vector<double> dims(m.sizes.begin(), m.sizes.end());
                       const double links =
                           tr.step("Links the bisection crosses", "2N / \\max(A, B, C)", "",
-                                  bisection_links(dims), "count");
+                                  tpus::bisection_links(
+                                      tpus::Torus{tpus::Dims(m.sizes.begin(), m.sizes.end()),
+                                                  std::vector<bool>(m.sizes.size(), true)}),
+                                  "count");
                       std::vector<Axis> axes;
                       for (std::size_t k = 0; k < m.names.size(); ++k)
                         axes.push_back({m.names[k], dims[k], true, 1});
@@ -838,8 +839,9 @@ constexpr Problem
                           formula(
                               "t_math_strategy1", "s", "T_math of strategy 1", kQ4Math1,
                               [](const Vars& v) {
-                                return t_math(matmul_flops(at(v, "B"), at(v, "D"), at(v, "F")),
-                                              at(v, "C"));
+                                return roofline::t_math(
+                                    roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}),
+                                    at(v, "C"));
                               },
                               "\\frac{2BDF}{C}"),
                           formula(
@@ -852,8 +854,9 @@ constexpr Problem
                           formula(
                               "t_math_strategy2", "s", "T_math of strategy 2", kQ4Math2,
                               [](const Vars& v) {
-                                return t_math(
-                                    matmul_flops(at(v, "B"), at(v, "D"), at(v, "F")) / at(v, "X"),
+                                return roofline::t_math(
+                                    roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}) /
+                                        at(v, "X"),
                                     at(v, "C"));
                               },
                               "\\frac{2BDF}{XC}"),
@@ -977,7 +980,7 @@ constexpr Problem
                           {"comm_time_per_IK_full_ring_s", q.ring.plan.t_comms / (q.I * q.K)},
                           {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                           {"flops_fraction_per_chip",
-                           q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
+                           q.open.plan.flops_per_chip / roofline::matmul_flops({q.I, q.J, q.K})}};
                     },
             },
             Problem{
@@ -1012,7 +1015,7 @@ constexpr Problem
                           {"comm_time_per_JK_full_ring_s", q.ring.plan.t_comms / (q.J * q.K)},
                           {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                           {"flops_fraction_per_chip",
-                           q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
+                           q.open.plan.flops_per_chip / roofline::matmul_flops({q.I, q.J, q.K})}};
                     },
             },
             Problem{
@@ -1031,9 +1034,10 @@ constexpr Problem
                           formula(
                               "formula", "s", "compute time", vIJK,
                               [](const Vars& v) {
-                                return t_math(matmul_flops(at(v, "I"), at(v, "J"), at(v, "K")) /
-                                                  (at(v, "X") * at(v, "Y")),
-                                              at(v, "C"));
+                                return roofline::t_math(
+                                    roofline::matmul_flops({at(v, "I"), at(v, "J"), at(v, "K")}) /
+                                        (at(v, "X") * at(v, "Y")),
+                                    at(v, "C"));
                               },
                               "\\frac{2IJK}{XYC}")},
                 .solve =
@@ -1043,7 +1047,7 @@ constexpr Problem
                           {"comm_time_s", q.open.plan.t_comms},
                           {"math_time_per_IJK_s", q.open.plan.t_math / (q.I * q.J * q.K)},
                           {"flops_fraction_per_chip",
-                           q.open.plan.flops_per_chip / matmul_flops(q.I, q.J, q.K)}};
+                           q.open.plan.flops_per_chip / roofline::matmul_flops({q.I, q.J, q.K})}};
                     },
             },
 
@@ -1126,8 +1130,9 @@ constexpr Problem
                       const double flops =
                           tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}",
                                   "", a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
-                      const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}",
-                                                "\\frac{#}{#}", {flops, C}, t_math(flops, C), "s");
+                      const double tm =
+                          tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", "\\frac{#}{#}",
+                                  {flops, C}, roofline::t_math(flops, C), "s");
                       return Answers{
                           {"weight_bytes_each", wbytes},
                           {"input_bytes", ibytes},

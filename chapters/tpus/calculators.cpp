@@ -17,9 +17,6 @@
 namespace sb::tpus {
 namespace {
 
-// Per-hop latency: the chip's table value, else the book's 1 us (given for v5e, used for all).
-constexpr double kDefaultHop = 1e-6;
-
 json coord_json(const Dims& c) { return json(c); }
 
 json wrap_json(const Torus& t) {
@@ -36,9 +33,23 @@ std::string max_terms(const Torus& t) {
   std::string s;
   for (size_t i = 0; i < t.dims.size(); ++i) {
     if (i) s += " + ";
-    s += std::to_string(t.wrap[i] ? t.dims[i] / 2 : t.dims[i] - 1);
+    s += std::to_string(axis_max_distance(t.dims[i], t.wrap[i]));
   }
   return s;
+}
+
+// One core's VPU rate, fp32: sublanes x lanes x ALUs per cell x clock, the shape from the tables.
+double vpu_core_rate(const hw::Chip& c, double alus_per_cell, double clock_hz, Trace& tr) {
+  const double sub = c.get("vpu_sublanes"), lanes = c.get("vpu_lanes");
+  return tr.step("VPU of one core (fp32)", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU} \\cdot f",
+                 "# \\cdot # \\cdot # \\cdot #", {sub, lanes, alus_per_cell, clock_hz},
+                 vpu_flops_per_s_core(vpu_alus_per_core(sub, lanes, alus_per_cell), clock_hz),
+                 "flop_per_s");
+}
+
+// Bytes of one core's vector registers, their shape from the tables.
+double vreg_bytes(const hw::Chip& c) {
+  return vreg_bytes_per_core(c.get("vregs_per_core"), c.get("vpu_sublanes"), c.get("vpu_lanes"));
 }
 
 constexpr Param shape_param(Text def) {
@@ -124,23 +135,16 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
     r.note("The book gives no MXU count, size or clock for " + c.name +
            " to rebuild its peak from.");
   }
-  if (c.has("vpu_alus_per_cell") && c.has("clock_hz")) {
-    double alus = vpu_alus_per_core(8, 128, c.get("vpu_alus_per_cell"));
-    put("vpu_flops_per_s_core",
-        tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                "# \\cdot # \\cdot # \\cdot #",
-                {8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")},
-                vpu_flops_per_s_core(alus, c.get("clock_hz")), "flop_per_s"),
+  if (c.has("vpu_alus_per_cell") && c.has("clock_hz"))
+    put("vpu_flops_per_s_core", vpu_core_rate(c, c.get("vpu_alus_per_cell"), c.get("clock_hz"), tr),
         "flop_per_s", "VPU per core, fp32");
-  }
   if (c.has("vmem_bytes")) put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
   if (c.has("vregs_per_core"))
-    put("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
-        "vector registers per core");
+    put("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
 
   if (topo.inferred)
     r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
-  r.note("Wraparound: " + topo.rule_text + ".");
+  r.note("Wraparound: " + topo.rule.text + ".");
   // The table in reading order (not the order the values were computed in).
   json table = json::array();
   std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
@@ -216,7 +220,7 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("neighbours", static_cast<double>(nb.size()), "count", "neighbours of the first chip");
   r.value("ports", ports_toward(t, a, b), "count", "links from the sender toward the receiver");
   Topology topo = topology_of(c);
-  r.note("Wraparound rule: " + topo.rule_text + ".");
+  r.note("Wraparound rule: " + topo.rule.text + ".");
   if (in.text("wrap") != "auto") r.note("Wraparound set by hand to '" + in.text("wrap") + "'.");
   json torus = torus_json(t);
   torus["path"] = path;
@@ -257,7 +261,7 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   const double bytes = in.num("bytes");
   const double flops = in.num("flops");
   double t_hop = in.num("hop_latency");
-  if (t_hop == 0) t_hop = c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kDefaultHop;
+  if (t_hop == 0) t_hop = hop_latency(c);
   json extra = json::object();  // members that follow the verdict
   std::vector<Stage> st;
 
@@ -413,9 +417,9 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
               {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
   double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
                           {u, chip}, u * chip, "flop_per_s");
-  double flops = matmul_flops(dims[0], dims[1], dims[2]);
+  double flops = roofline::matmul_flops({dims[0], dims[1], dims[2]});
   double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}",
-                     {flops, useful}, flops / useful, "s");
+                     {flops, useful}, roofline::t_math(flops, useful), "s");
   r.value("utilisation", u, "ratio", "MXU utilisation after padding");
   r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
   r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
@@ -426,10 +430,7 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
                          ? in.num("vpu_alus_per_cell")
                          : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
   if (alus_cell > 0) {
-    double alus = vpu_alus_per_core(8, 128, alus_cell);
-    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                         "# \\cdot # \\cdot # \\cdot #", {8, 128, alus_cell, clk},
-                         vpu_flops_per_s_core(alus, clk), "flop_per_s");
+    double vpu = vpu_core_rate(c, alus_cell, clk, tr);
     r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
     r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
     r.value("mxu_to_vpu_ratio", chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
@@ -438,10 +439,10 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
            " (4 per cell on v5); enter one to see the VPU rate.");
   }
   if (c.has("vregs_per_core"))
-    r.value("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
-            "vector registers per core");
-  r.value("sublane_reduction_steps", sublane_reduction_steps(8), "count",
-          "rotate-and-add steps across 8 sublanes");
+    r.value("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
+  const double sublanes = c.get("vpu_sublanes");
+  r.value("sublane_reduction_steps", sublane_reduction_steps(static_cast<int>(sublanes)), "count",
+          "rotate-and-add steps across " + units::number(sublanes) + " sublanes");
   if (u < 0.5)
     r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
            units::number(S) + ".");

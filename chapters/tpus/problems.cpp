@@ -145,10 +145,11 @@ constexpr Problem kExamples[] = {
               double bw = tr.step("VMEM bandwidth", "BW_{VMEM} = k \\cdot BW_{HBM}", "# \\cdot #",
                                   {k, hbm}, vmem_bw(hbm, k), "B_per_s");
               tr.step("HBM ridge for comparison", "I_{HBM} = \\mathrm{peak}/BW_{HBM}",
-                      "\\frac{#}{#}", {peak, hbm}, critical_intensity(peak, hbm), "flop_per_B");
+                      "\\frac{#}{#}", {peak, hbm}, roofline::critical_intensity(peak, hbm),
+                      "flop_per_B");
               double i =
                   tr.step("VMEM ridge", "I_{VMEM} = \\mathrm{peak}/BW_{VMEM}", "\\frac{#}{#}",
-                          {peak, bw}, critical_intensity(peak, bw), "flop_per_B");
+                          {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
               return Answers{{"i_crit_vmem", i}};
             },
     },
@@ -498,23 +499,31 @@ constexpr Problem q4() {
               bw = a["vmem_bw_Bps"] = tr.step("VMEM bandwidth", "k \\cdot BW_{HBM}", "# \\cdot #",
                                               {k, bw}, vmem_bw(bw, k), "B_per_s");
             }
+            const roofline::OperandBytes ob{b, b, b};
+            const roofline::MatmulCost one = roofline::matmul_cost({1, D, F}, ob);
             double fpt = tr.step("FLOPs per token", "2DF", "# \\cdot # \\cdot #", {2, D, F},
-                                 matmul_flops(1, D, F), "flop");
+                                 one.flops, "flop");
             double wb = tr.step("Weight bytes", "b \\cdot DF", "# \\cdot # \\cdot #", {b, D, F},
-                                matmul_bytes(0, D, F, b, b, b), "B");
+                                one.bytes_w, "B");
             double io = tr.step("Activation and output bytes per token", "b (D + F)", "# (# + #)",
-                                {b, D, F}, matmul_bytes(1, D, F, b, b, b) - wb, "B");
+                                {b, D, F}, one.bytes_x + one.bytes_o, "B");
             double I = tr.step("Ridge", "I = \\mathrm{peak}/BW", "\\frac{#}{#}", {peak, bw},
-                               critical_intensity(peak, bw), "flop_per_B");
+                               roofline::critical_intensity(peak, bw), "flop_per_B");
             tr.note(
                 "T(B) = max(2BDF/peak, (b DF + b B(D + F))/BW); the branches cross where B (2DF/I "
                 "- b(D+F)) = b DF.");
+            const auto crossover = roofline::critical_batch_exact(D, F, ob, I);
+            if (!crossover)
+              fail("d_contract",
+                   "at this D and F no batch is compute-bound: the activation and "
+                   "output bytes alone outpace the arithmetic",
+                   "out_of_range");
             double bc = tr.step("Critical batch", "B^* = \\frac{b\\,DF}{2DF/I - b(D + F)}",
                                 "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot #/# - #}",
-                                {b, D, F, D, F, I, io}, b_crit_exact(D, F, b, b, b, I), "tokens");
+                                {b, D, F, D, F, I, io}, *crossover, "tokens");
             double t1 = tr.step("T at B = 1 (memory-bound)", "\\frac{b\\,DF + b(D+F)}{BW}",
                                 "\\frac{# + #}{#}", {wb, io, bw},
-                                matmul_time(1, D, F, b, b, b, peak, bw), "s");
+                                roofline::matmul_t_lower({1, D, F}, ob, peak, bw), "s");
             if (kVmem) {
               a["b_crit_vmem"] = bc;
               a["t_at_b1_vmem"] = t1;
@@ -522,7 +531,7 @@ constexpr Problem q4() {
               double t2 = tr.step("T at B = 1024 (compute-bound)",
                                   "\\frac{2 \\cdot 1024 \\cdot DF}{\\mathrm{peak}}",
                                   "\\frac{# \\cdot # \\cdot # \\cdot #}{#}", {2, 1024, D, F, peak},
-                                  matmul_time(1024, D, F, b, b, b, peak, bw), "s");
+                                  roofline::matmul_t_lower({1024, D, F}, ob, peak, bw), "s");
               a["flops_per_token"] = fpt;
               a["weight_bytes"] = wb;
               a["io_bytes_per_token"] = io;
@@ -732,10 +741,10 @@ constexpr Problem kQuestions[] = {
               double bw_w = dtype_size(in.text("a"), "a"), bx = dtype_size(in.text("x"), "x"),
                      bo = dtype_size(in.text("out"), "out");
               double I = tr.step("PCIe ridge", "I = \\mathrm{peak}/BW_{PCIe}", "\\frac{#}{#}",
-                                 {peak, bw}, critical_intensity(peak, bw), "flop_per_B");
+                                 {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
               double b = tr.step("Weights dominate (B << D): 2BDF/peak > b_w DF/BW",
                                  "B > \\frac{b_w I}{2}", "\\frac{# \\cdot #}{2}", {bw_w, I},
-                                 b_crit_weights_only(peak, bw, bw_w), "tokens");
+                                 roofline::critical_batch_approx(bw_w, I), "tokens");
               double d = tr.step("With all traffic and F = kD, a B exists only if",
                                  "D > \\frac{I (b_x + b_o k)}{2k}",
                                  "\\frac{# (# + # \\cdot #)}{# \\cdot #}", {I, bx, bo, k, 2, k},
@@ -869,7 +878,7 @@ constexpr Problem kQuestions[] = {
               double A = in.num("a_bytes"), v = in.num("vector_bytes"), bw = in.num("hbm_bw_Bps"),
                      cap = in.num("hbm_capacity_per_chip_B");
               double t = tr.step("Stream A and the vector", "\\frac{A + v}{BW_{HBM}}",
-                                 "\\frac{# + #}{#}", {A, v, bw}, transfer_time(A + v, bw), "s");
+                                 "\\frac{# + #}{#}", {A, v, bw}, roofline::t_comms(A + v, bw), "s");
               double fits = tr.step("A fits?", "A + v \\le C_{HBM}", "# \\le #", {A + v, cap},
                                     A + v <= cap ? 1 : 0, "bool");
               if (!fits)
@@ -900,9 +909,9 @@ constexpr Problem kQuestions[] = {
               double B = v.dims[0], D = a.dims[0], F = a.dims[1],
                      peak = in.num("peak_bf16_flops_per_s");
               double f = tr.step("FLOPs", "2 B D F", "# \\cdot # \\cdot # \\cdot #", {2, B, D, F},
-                                 matmul_flops(B, D, F), "flop");
+                                 roofline::matmul_flops({B, D, F}), "flop");
               double t = tr.step("At peak", "\\mathrm{FLOPs}/\\mathrm{peak}", "\\frac{#}{#}",
-                                 {f, peak}, f / peak, "s");
+                                 {f, peak}, roofline::t_math(f, peak), "s");
               return Answers{{"flops", f}, {"t_flops", t}};
             },
     },
@@ -931,7 +940,7 @@ constexpr Problem kQuestions[] = {
               double A = in.num("a_bytes"), N = in.num("n_chips"), v = in.num("vector_bytes");
               // The vector is bf16 [rows, D]: its rows are its elements over D.
               double rows = v / hw::dtype_bytes("bf16", "vector_bytes") / a.dims[0];
-              double flops = matmul_flops(rows, a.dims[0], a.dims[1]);
+              double flops = roofline::matmul_flops({rows, a.dims[0], a.dims[1]});
               Pipeline pl = q6_pipeline(A, N, in.num("pcie_bw_per_chip_Bps"),
                                         static_cast<int>(in.num("links_into_dest")),
                                         in.num("ici_bw_one_way_Bps"), in.num("hbm_bw_Bps"), v,
