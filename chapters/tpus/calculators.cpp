@@ -470,64 +470,76 @@ void decode_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("fits", per <= cap ? 1 : 0, "bool", "fits in HBM");
 }
 
+constexpr Param kInventoryParams[] = {chip_param("v5p"), shape_param("4x4x4")};
+constexpr Param kTopologyParams[] = {
+    chip_param("v5e"), shape_param("16x16"),
+    text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
+    text("to", "", "second chip (empty: the opposite corner)"),
+    choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")};
+constexpr Param kTransferParams[] = {
+    chip_param("v5e"),
+    choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
+           "where the bytes travel"),
+    num("bytes", "B", 16777216, "bytes to move", 0, 1e18),
+    shape_param("4x4"),
+    text("from", "", "sending chip, ici routes (empty: the first corner)"),
+    text("to", "", "receiving chip (empty: the opposite corner)"),
+    zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0,
+                6, true)),
+    zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
+    zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))};
+constexpr Param kMxuParams[] = {
+    chip_param("v5e"),
+    num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
+    num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
+    num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
+    zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
+    zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
+    zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
+    zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0,
+                64, true))};
+constexpr Param kDecodeParams[] = {
+    chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
+    dtype_param("dtype", "bf16", "weight dtype"),
+    num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)};
+
 constexpr Calculator kCalculators[] = {
-    {"tpus.inventory",
-     "tpus",
-     "Slice inventory",
-     "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
-     "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
-     {chip_param("v5p"), shape_param("4x4x4")},
-     inventory_calc},
-    {"tpus.topology",
-     "tpus",
-     "ICI torus: hops and path",
-     "Hops per axis and in total between two chips, the route, wraparound per axis, "
-     "the largest distance, neighbours and the bisection bandwidth.",
-     {chip_param("v5e"), shape_param("16x16"),
-      text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
-      text("to", "", "second chip (empty: the opposite corner)"),
-      choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
-     topology_calc},
-    {"tpus.transfer",
-     "tpus",
-     "Transfer time and bottleneck",
-     "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
-     "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
-     "upper = sum, bottleneck named.",
-     {chip_param("v5e"),
-      choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
-             "where the bytes travel"),
-      num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
-      text("from", "", "sending chip, ici routes (empty: the first corner)"),
-      text("to", "", "receiving chip (empty: the opposite corner)"),
-      zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)",
-                  0, 6, true)),
-      zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
-      zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},
-     transfer_calc},
-    {"tpus.mxu",
-     "tpus",
-     "MXU padding and VPU rate",
-     "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU FLOPs/s per MXU "
-     "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
-     {chip_param("v5e"), num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
-      num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
-      num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
-      zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
-      zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
-      zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
-      zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)",
-                  0, 64, true))},
-     mxu_calc},
-    {"tpus.decode",
-     "tpus",
-     "Decode-step floor",
-     "Every decode step reads all weights from HBM once: the fastest a step can be.",
-     {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
-      dtype_param("dtype", "bf16", "weight dtype"),
-      num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)},
-     decode_calc},
-};
+    Calculator{
+        .name = "tpus.inventory",
+        .title = "Slice inventory",
+        .doc = "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
+               "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
+        .params = kInventoryParams,
+        .run = inventory_calc},
+    Calculator{.name = "tpus.topology",
+               .title = "ICI torus: hops and path",
+               .doc =
+                   "Hops per axis and in total between two chips, the route, wraparound per axis, "
+                   "the largest distance, neighbours and the bisection bandwidth.",
+               .params = kTopologyParams,
+               .run = topology_calc},
+    Calculator{
+        .name = "tpus.transfer",
+        .title = "Transfer time and bottleneck",
+        .doc =
+            "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
+            "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
+            "upper = sum, bottleneck named.",
+        .params = kTransferParams,
+        .run = transfer_calc},
+    Calculator{.name = "tpus.mxu",
+               .title = "MXU padding and VPU rate",
+               .doc = "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU "
+                      "FLOPs/s per MXU "
+                      "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
+               .params = kMxuParams,
+               .run = mxu_calc},
+    Calculator{
+        .name = "tpus.decode",
+        .title = "Decode-step floor",
+        .doc = "Every decode step reads all weights from HBM once: the fastest a step can be.",
+        .params = kDecodeParams,
+        .run = decode_calc}};
 
 }  // namespace
 
