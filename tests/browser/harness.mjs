@@ -157,7 +157,7 @@ export async function problemIds(page, chapter) {
 export async function modelAnswers(page, id) {
   return page.evaluate(async (pid) => {
     const core = await import('./lib/core.js');
-    return (await core.scaling(core.chapterOf(pid))).problem(pid);
+    return (await core.scaling(await core.chapterOf(pid))).problem(pid);
   }, id);
 }
 

@@ -10,21 +10,28 @@ const modules = new Map();  // chapter -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
 
-// The chapter of a calculator name or problem id: "roofline.matmul" -> "roofline".
-export function chapterOf(nameOrId) {
+// The chapter records, in part order: [{id, prefix, part, title, slug, bases}] (data/catalog.json).
+export async function chapters() {
+  return (await catalog()).chapters || [];
+}
+
+// The chapter (folder id) whose module computes a calculator name or problem id:
+// "roofline.matmul" -> "roofline", "applied-training.Q1" -> "applied_training". The text before the
+// first '.' is a record's prefix; null if no record has it.
+export async function chapterOf(nameOrId) {
   const s = String(nameOrId || '');
-  const dot = s.indexOf('.');
-  return dot > 0 ? s.slice(0, dot) : s;
+  const prefix = s.includes('.') ? s.slice(0, s.indexOf('.')) : s;
+  return (await chapters()).find((c) => c.prefix === prefix)?.id ?? null;
 }
 
 // Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.problem, ...) over the module of
-// `chapter`; loads each chapter's module once. A chapter the catalogue does not know rejects
-// without a request.
+// chapter `id` (a record's id, the folder name); loads each chapter's module once. A chapter with
+// no record rejects without a request.
 export function scaling(chapter) {
   const ch = String(chapter || '');
   if (!modules.has(ch)) {
-    const p = catalog().then(({ calculators, problems }) => {
-      if (!calculators.some((c) => c.chapter === ch) && !problems.some((q) => q.chapter === ch)) {
+    const p = chapters().then((records) => {
+      if (!records.some((c) => c.id === ch)) {
         throw new Error(ch ? `no module for chapter "${ch}"` : 'scaling(chapter): no chapter given');
       }
       return load(new URL(`../wasm/scaling-${ch}.mjs`, import.meta.url));
@@ -45,8 +52,8 @@ async function siteData(file) {
   return r;
 }
 
-// The catalogue: every chapter's `list` response merged (calculators with schemas, problems),
-// from data/catalog.json; fetched once.
+// The catalogue: the chapter records and every chapter's `list` response merged (calculators with
+// schemas, problems), from data/catalog.json; fetched once.
 export function catalog() {
   if (!cachedList) {
     cachedList = siteData('catalog.json');

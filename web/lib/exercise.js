@@ -24,7 +24,9 @@ export class SbExercise extends HTMLElement {
     this.classList.add('sb-widget', 'sb-exercise');
     this.replaceChildren(h('p', { class: 'sb-muted' }, `Loading ${this.problemId}…`));
     try {
-      this.sb = await scaling(chapterOf(this.problemId));
+      const chapter = await chapterOf(this.problemId);
+      if (!chapter) throw new Error(`no chapter has the prefix of "${this.problemId}"`);
+      this.sb = await scaling(chapter);
       const saved = urlGroup(this.key);
       const seed = saved.seed && /^\d+$/.test(saved.seed) ? Number(saved.seed) : null;
       this.load(seed, saved);

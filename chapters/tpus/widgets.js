@@ -1,5 +1,6 @@
-// Chapter widgets for tpus.html. The page shell (nav, chip choice, calculators and one exercise
-// per problem) comes from lib/page.js; chapter widgets are defined below it and fill the page's
+// Chapter widgets of the tpus page (its content: chapters/tpus/page.html); the site serves
+// this file as widgets/tpus.js. The page shell (calculators and one exercise per problem) comes
+// from lib/page.js; chapter widgets are defined below it and fill the page's
 // <section data-widget=...> slots. See web/README.md.
 //
 // <sb-slice-explorer>: pick a TPU and a slice shape; the ICI torus is drawn as SVG (a 3D slice as
