@@ -37,7 +37,7 @@ const std::vector<Chip>& chips();
 // By id or alias, case-insensitive ("v5e", "TPU v5e", "tpu-v5e"); InputError(field) if unknown.
 const Chip& chip(std::string_view id, std::string_view field = "chip");
 std::vector<std::string> chip_ids();
-json chips_json();  // {"chips": [...], "dtypes": {...}, "sources": {...}}
+json chips_json();  // {"chips": [...], "dtypes": {...}, "sources": {...}, "labels": {...}}
 
 // Bytes per element: fp32 4, bf16 2, fp8 1, int8 1, int4 0.5. InputError(field) if unknown.
 double dtype_bytes(std::string_view dtype, std::string_view field);

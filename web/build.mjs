@@ -102,13 +102,14 @@ function checkCatalog(catalog) {
 }
 
 // data/catalog.json: the chapter records and every module's `list` merged, where every page looks
-// up names (and the module that computes them) without loading a module; data/chips.json: the
-// `chips` response, the same in every module since the chip tables belong to the core.
+// up names (and the module that computes them) without loading a module; data/chips.json and
+// data/units.json: the `chips` and `units` responses, the same in every module since the chip and
+// unit tables belong to the core.
 async function writeData(out, chs) {
   const catalog = { ok: true, chapters: [], calculators: [], problems: [] };
-  let chips = null;
+  const shared = { chips: null, units: null };
   for (const ch of chs) {
-    const r = await ask(ch, ['list', 'chips']);
+    const r = await ask(ch, ['list', 'chips', 'units']);
     // A module holds its own chapter only (the link leaves the others out).
     const stray = [...r.list.calculators.map((c) => c.chapter), ...r.list.problems.map((p) => p.chapter)].find((c) => c !== ch);
     if (stray) throw new Error(`scaling-${ch} lists entries of chapter ${stray}: rebuild the wasm modules`);
@@ -122,15 +123,17 @@ async function writeData(out, chs) {
     }
     catalog.calculators.push(...r.list.calculators);
     catalog.problems.push(...r.list.problems);
-    const text = JSON.stringify(r.chips);
-    if (chips !== null && text !== chips) throw new Error(`scaling-${ch} has other chip tables than scaling-${chs[0]}: rebuild the wasm modules`);
-    chips = text;
+    for (const op of Object.keys(shared)) {
+      const text = JSON.stringify(r[op]);
+      if (shared[op] !== null && text !== shared[op]) throw new Error(`scaling-${ch} answers ${op} otherwise than scaling-${chs[0]}: rebuild the wasm modules`);
+      shared[op] = text;
+    }
   }
   catalog.chapters.sort((a, b) => a.part - b.part);
   checkCatalog(catalog);
   fs.mkdirSync(path.join(out, 'data'), { recursive: true });
   fs.writeFileSync(path.join(out, 'data', 'catalog.json'), JSON.stringify(catalog));
-  fs.writeFileSync(path.join(out, 'data', 'chips.json'), chips);
+  for (const op of Object.keys(shared)) fs.writeFileSync(path.join(out, 'data', `${op}.json`), shared[op]);
   return catalog;
 }
 

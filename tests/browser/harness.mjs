@@ -99,6 +99,7 @@ export async function startSite() {
 
   return {
     url,
+    dir,
     context,
     problems,
     // Opens `rel` (relative to the site root) in a new tab and waits for the widgets to settle.

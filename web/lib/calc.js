@@ -7,7 +7,7 @@ import {
   scaling, calculatorInfo, chipTable, getChip, onChip, urlGroup, urlSet, widgetKey, h, debounce,
   fieldName, ensureWidgetStyles,
 } from './core.js';
-import { fmtQuantity, fmtValue, unitExample, unitSymbol, derivationToggle } from './format.js';
+import { fmtValue, loadUnits, unitExample, unitSymbol, derivationToggle } from './format.js';
 
 const renderers = new Map();  // calculator name -> [fn]
 
@@ -49,14 +49,14 @@ export class SbCalc extends HTMLElement {
 
   async setup() {
     // The catalogue first: an unknown name needs no module. Then the module of the calculator's
-    // chapter (the one that lists it) and the chip tables, side by side.
+    // chapter (the one that lists it), the chip tables and the unit table, side by side.
     const info = await calculatorInfo(this.name);
     if (!info) {
       this.replaceChildren(h('p', { class: 'sb-error' }, `No calculator named "${this.name}".`));
       return;
     }
     this.info = info;
-    const [sb, table] = await Promise.all([scaling(info.chapter), chipTable()]);
+    const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
     this.sb = sb;
     const chips = table.chips;
     const saved = urlGroup(this.key);
@@ -103,7 +103,8 @@ export class SbCalc extends HTMLElement {
         autocomplete: 'off', spellcheck: 'false',
         placeholder: p.kind === 'number' ? unitExample(p.unit) : '',
       });
-      input.value = saved ?? (p.kind === 'number' && typeof p.default === 'number' ? this.defaultText(p) : (p.default ?? ''));
+      // A number's default as the core writes it ("820 GB/s", "8192").
+      input.value = saved ?? (p.kind === 'number' ? (p.default_text ?? String(p.default)) : (p.default ?? ''));
     }
     const error = h('span', { class: 'sb-field-error', role: 'alert', id: `${id}--err` });
     input.setAttribute('aria-describedby', error.id);
@@ -116,12 +117,6 @@ export class SbCalc extends HTMLElement {
     return h('div', { class: 'sb-field', 'data-field': p.name },
       h('label', { for: id, title: p.doc || '' }, h('span', { class: 'sb-param' }, p.name), p.doc ? h('span', { class: 'sb-param-doc' }, p.doc) : null),
       h('div', { class: 'sb-input' }, input, unit), error);
-  }
-
-  defaultText(p) {
-    // Base-unit defaults read better with a prefix ("820 GB/s"); counts stay plain.
-    if (['count', 'tokens', 'chips', 'ratio', 'flop_per_B', ''].includes(p.unit || '')) return String(p.default);
-    return fmtQuantity(p.default, p.unit, 6);
   }
 
   // Current inputs as sent to the module: text as typed (the core parses units); empty = default.

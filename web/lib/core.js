@@ -71,6 +71,16 @@ export function chipTable() {
   return cachedChips;
 }
 
+// The `units` response (the core's unit table), from data/units.json; fetched once.
+let cachedUnits = null;
+export function unitTable() {
+  if (!cachedUnits) {
+    cachedUnits = siteData('units.json');
+    cachedUnits.catch(() => { cachedUnits = null; });
+  }
+  return cachedUnits;
+}
+
 export async function calculatorInfo(name) {
   const { calculators } = await catalog();
   return calculators.find((c) => c.name === name) || null;

@@ -6,7 +6,7 @@ import {
   scaling, chapterOf, urlGroup, urlSet, urlClearGroup, widgetKey, h, fieldName, markSolved, isSolved,
   ensureWidgetStyles,
 } from './core.js';
-import { unitExample, unitSymbol, derivationToggle, fmtValue } from './format.js';
+import { derivationToggle, fmtValue, loadUnits } from './format.js';
 
 const VERDICT_TEXT = {
   correct: 'Correct', close: 'Close, but outside the tolerance', wrong: 'Not right',
@@ -26,7 +26,7 @@ export class SbExercise extends HTMLElement {
     try {
       const chapter = await chapterOf(this.problemId);
       if (!chapter) throw new Error(`no chapter has the prefix of "${this.problemId}"`);
-      this.sb = await scaling(chapter);
+      [this.sb] = await Promise.all([scaling(chapter), loadUnits()]);
       const saved = urlGroup(this.key);
       const seed = saved.seed && /^\d+$/.test(saved.seed) ? Number(saved.seed) : null;
       this.load(seed, saved);
@@ -132,7 +132,7 @@ export class SbExercise extends HTMLElement {
       input = h('input', {
         id, name: s.name, type: 'text', autocomplete: 'off', spellcheck: 'false',
         inputmode: s.kind === 'number' ? 'decimal' : 'text',
-        placeholder: s.kind === 'formula' ? `an expression in ${(s.vars || []).map((v) => v.name).join(', ')}` : unitExample(s.unit),
+        placeholder: s.kind === 'formula' ? `an expression in ${(s.vars || []).map((v) => v.name).join(', ')}` : (s.example || ''),
       });
       if (saved) input.value = saved;
     }
@@ -146,7 +146,7 @@ export class SbExercise extends HTMLElement {
       input.removeAttribute('aria-invalid');
     });
     this.slots.set(s.name, { slot: s, input, verdict, error, hint });
-    const unit = s.kind === 'number' && unitSymbol(s.unit) ? h('span', { class: 'sb-unit' }, unitSymbol(s.unit)) : null;
+    const unit = s.kind === 'number' && s.symbol ? h('span', { class: 'sb-unit' }, s.symbol) : null;
     const vars = s.kind === 'formula' && s.vars?.length
       ? h('ul', { class: 'sb-vars' }, s.vars.map((v) => h('li', {}, h('code', {}, v.name), ' ', v.doc || '')))
       : null;
