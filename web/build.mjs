@@ -208,8 +208,8 @@ function standardSections(rec, content) {
   return out.join('\n');
 }
 
-// Writes every page: the frame around each page's content.
-function writePages(out, catalog) {
+// Writes every page: the frame around each page's content. `catalog` needs only `chapters`.
+export function writePages(out, catalog) {
   const frame = fs.readFileSync(path.join(web, 'frame.html'), 'utf8');
   const parts = readParts();
   const byPart = new Map(catalog.chapters.map((r) => [r.part, r]));

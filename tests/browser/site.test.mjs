@@ -3,7 +3,9 @@
 // (the wasm build) and /usr/bin/chromium.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, moduleFiles } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, startSite, moduleFiles } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -14,18 +16,46 @@ afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0
 // The number at the start of a cell's text: "474.9 FLOPs/B" -> 474.9, "1,024 tokens" -> 1024.
 const leadingNumber = (t) => Number(String(t).trim().replace(/,/g, '').match(/^[-+]?[0-9.]+(e[-+]?\d+)?/i)[0]);
 
-test('home page lists the twelve chapters, three of them live, with progress', async () => {
+// The chapter records and the catalogue, as the site serves them (data/catalog.json).
+async function siteCatalog(page) {
+  return page.evaluate(async () => (await import('./lib/core.js')).catalog());
+}
+
+// The twelve Parts of the book, as the home page lists them (web/parts.json).
+const parts = JSON.parse(fs.readFileSync(path.join(root, 'web', 'parts.json'), 'utf8')).parts;
+
+test('home page lists every Part of the book, live where a chapter record exists, with progress', async () => {
   const requests = [];
   const page = await site.page('index.html', { requests });
-  const chapters = page.locator('.sb-chapter');
-  assert.equal(await chapters.count(), 12);  // Parts 1-12 of the book
-  const live = await page.locator('.sb-chapter.sb-live a.sb-chapter-title').allTextContents();
-  assert.deepEqual(live, ['All About Rooflines', 'How to Think About TPUs', 'Sharded Matrices and How to Multiply Them']);
-  assert.equal(await page.locator('.sb-chapter.sb-coming').count(), 9);  // 12 - 3 live
-  // Progress comes from the catalogue: a fresh reader has solved none of the roofline problems.
-  const progress = page.locator('[data-progress="roofline"]');
-  await page.waitForFunction(() => document.querySelector('[data-progress="roofline"]').textContent !== '');
-  assert.match(await progress.textContent(), /^0 of \d+ solved$/);
+  const { chapters, problems } = await siteCatalog(page);
+  assert.ok(chapters.length > 0, 'the catalogue has chapter records');
+  assert.equal(await page.locator('.sb-chapter').count(), parts.length);
+  for (const p of parts) {
+    const li = page.locator(`.sb-chapter[data-part="${p.part}"]`);
+    const rec = chapters.find((c) => c.part === p.part);
+    assert.equal(await li.locator('.sb-chapter-num').textContent(), String(p.part));
+    if (rec) {
+      // Live: the record's title links to its page; the reader's progress over its problems.
+      assert.equal(await li.getAttribute('class'), 'sb-chapter sb-live', `Part ${p.part}`);
+      const link = li.locator('a.sb-chapter-title');
+      assert.equal(await link.textContent(), rec.title);
+      assert.equal(await link.getAttribute('href'), `${rec.slug}.html`);
+      assert.equal(await li.locator('.sb-badge').count(), 0);
+      const total = problems.filter((q) => q.chapter === rec.id).length;
+      if (total > 0) {
+        await page.waitForFunction((id) => document.querySelector(`[data-progress="${id}"]`).textContent !== '', rec.id);
+        // A fresh reader has done none of them.
+        assert.equal(await li.locator('.sb-progress').textContent(), `0 of ${total} solved`);
+      }
+    } else {
+      assert.equal(await li.getAttribute('class'), 'sb-chapter sb-coming', `Part ${p.part}`);
+      assert.equal(await li.locator('.sb-chapter-title').textContent(), p.title);
+      assert.equal(await li.locator('a.sb-chapter-title').count(), 0);
+      assert.equal(await li.locator('.sb-badge').textContent(), 'coming');
+    }
+    // Every Part links to the book's chapter.
+    assert.match(await li.locator('a.sb-book-link').getAttribute('href'), new RegExp(`/${p.slug}/$`));
+  }
   // The catalogue and the chip picker come from the site's JSON files: no wasm module at all.
   await page.waitForFunction(() => document.querySelector('#sb-page-chip')?.options.length > 0);
   assert.ok(requests.some((u) => u.endsWith('/data/catalog.json')));
@@ -33,6 +63,49 @@ test('home page lists the twelve chapters, three of them live, with progress', a
   assert.deepEqual(moduleFiles(requests), []);
   await site.shot(page, 'home');
   await page.close();
+});
+
+// The frame every page gets from web/build.mjs: one module script, the CSP as a meta copy, the
+// nav with Home, every chapter in Part order and Hardware, the current page marked.
+async function assertFrame(page, chapters, here) {
+  assert.equal(await page.locator('script').count(), 1);
+  assert.equal(await page.locator('script[type="module"]').count(), 1);
+  const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  assert.doesNotMatch(csp, /frame-ancestors/);  // a meta policy cannot carry it
+  const nav = await page.locator('.sb-nav a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.deepEqual(nav, ['index.html', ...chapters.map((c) => `${c.slug}.html`), 'hardware.html']);
+  assert.deepEqual(await page.locator('.sb-nav a[aria-current="page"]').evaluateAll((as) => as.map((a) => a.getAttribute('href'))), [here]);
+  assert.equal(await page.locator('header.sb-header sb-chip-picker').count(), 1);
+  assert.equal(await page.locator('footer.sb-footer').count(), 1);
+}
+
+test('every chapter page loads in its frame with its calculators and exercises, from its own module', async () => {
+  const home = await site.page('index.html');
+  const { chapters, calculators, problems } = await siteCatalog(home);
+  await assertFrame(home, chapters, 'index.html');
+  await home.close();
+  const hw = await site.page('hardware.html');
+  await assertFrame(hw, chapters, 'hardware.html');
+  await hw.close();
+  for (const rec of chapters) {
+    const requests = [];
+    const page = await site.page(`${rec.slug}.html`, { requests });
+    await assertFrame(page, chapters, `${rec.slug}.html`);
+    assert.equal(await page.title(), `${rec.title} · Scaling companion`);
+    assert.equal(await page.locator('main h1').textContent(), rec.title);
+    assert.equal(await page.locator('main .sb-kicker').textContent(), `Part ${rec.part} · read it in the book`);
+    // Every calculator and problem of the chapter is on its page, each up and computed.
+    const calcs = calculators.filter((c) => c.chapter === rec.id).map((c) => c.name);
+    const probs = problems.filter((q) => q.chapter === rec.id).map((q) => q.id);
+    await page.waitForFunction(([c, q]) =>
+      c.every((n) => document.querySelector(`sb-calc[name="${n}"] .sb-results, sb-calc[name="${n}"] > .sb-error`)) &&
+      q.every((id) => document.querySelector(`sb-exercise[problem="${id}"] .sb-actions`)), [calcs, probs]);
+    // None failed to load (a widget that cannot load shows only an error).
+    assert.equal(await page.locator('sb-calc > .sb-error, sb-exercise > .sb-error').count(), 0, rec.id);
+    if (calcs.length + probs.length) assert.deepEqual(moduleFiles(requests), [`scaling-${rec.id}.mjs`, `scaling-${rec.id}.wasm`]);
+    await page.close();
+  }
 });
 
 test('solving an exercise shows up in the home page progress', async () => {
