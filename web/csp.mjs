@@ -7,6 +7,8 @@ const DIRECTIVES = [
   ['style-src', "'self' 'unsafe-inline'"],  // uPlot and KaTeX set style attributes
   ['img-src', "'self' data:"],
   ['font-src', "'self'"],
+  ['base-uri', "'none'"],  // no <base> may redirect the pages' relative URLs
+  ['frame-ancestors', "'self'"],  // no other site frames our pages (embedding goes through lib/embed.js)
 ];
 const HEADER_ONLY = new Set(['frame-ancestors', 'report-uri', 'sandbox']);
 
