@@ -104,6 +104,7 @@ Tables load() {
         spec.value = s["value"].get<double>();
         spec.unit = s.value("unit", "");
         if (spec.unit.empty()) bad_data(chip.id + "." + it.key() + " has no unit");
+        spec.text = s.value("text", "");  // optional: the number as the book writes it
       } else if (s.contains("text") && s["text"].is_string()) {
         spec.text = s["text"].get<std::string>();
       } else {
@@ -199,10 +200,8 @@ json chips_json() {
     json specs = json::object();
     for (const auto& [key, s] : c.specs) {
       json j = json::object();
-      if (s.unit.empty())
-        j["text"] = s.text;
-      else
-        j["value"] = s.value;
+      if (!s.unit.empty()) j["value"] = s.value;
+      if (s.unit.empty() || !s.text.empty()) j["text"] = s.text;
       j["unit"] = s.unit;
       j["source"] = s.source;
       j["note"] = s.note;

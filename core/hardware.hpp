@@ -11,8 +11,9 @@
 namespace sb::hw {
 
 struct Spec {
-  double value = 0;    // numeric specs
-  std::string text;    // text specs ("16x16", "2x2x1")
+  double value = 0;  // numeric specs
+  std::string
+      text;  // text specs ("16x16", "2x2x1"); for a number, as the book writes it ("128 MiB")
   std::string unit;    // units id, or "" for text
   std::string source;  // a key of chips.json "sources": "tpus.md spec table", "derived", ...
   std::string note;

@@ -229,7 +229,8 @@ export function writePages(out, catalog) {
 
   const page = (file, { title, script, main }) => {
     const html = fill(frame, {
-      csp: esc(CSP_META), title: esc(title), script: esc(script), nav: indent(nav(file), 6), main: indent(main, 4),
+      page: esc(file.replace(/\.html$/, '')), csp: esc(CSP_META), title: esc(title), script: esc(script),
+      nav: indent(nav(file), 6), main: indent(main, 4),
     }, `web/frame.html for ${file}`);
     fs.writeFileSync(path.join(out, file), html);
   };

@@ -4,10 +4,12 @@
 //   SbCalc.addRenderer('roofline.matmul', (response, extraEl, calcEl) => { ...plot... })
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
-  scaling, calculatorInfo, chipTable, getChip, onChip, urlGroup, urlSet, widgetKey, h, debounce,
+  scaling, calculatorInfo, chipTable, getChip, onChip, widgetState, widgetKey, h, debounce,
   fieldName, ensureWidgetStyles,
 } from './core.js';
-import { fmtValue, loadUnits, unitExample, unitSymbol, derivationToggle } from './format.js';
+import {
+  fmtNumber, fmtValue, loadUnits, unitExample, unitHasPrefixes, unitSymbol, derivationToggle,
+} from './format.js';
 
 const renderers = new Map();  // calculator name -> [fn]
 
@@ -59,7 +61,8 @@ export class SbCalc extends HTMLElement {
     const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
     this.sb = sb;
     const chips = table.chips;
-    const saved = urlGroup(this.key);
+    this.state = widgetState(this, this.key);
+    const saved = this.state.all();
     const form = h('form', { class: 'sb-form', onsubmit: (e) => e.preventDefault() });
     for (const p of info.params) form.append(this.field(p, saved[p.name], chips));
     this.formError = h('p', { class: 'sb-error sb-form-error', role: 'alert', hidden: true });
@@ -77,7 +80,7 @@ export class SbCalc extends HTMLElement {
       const f = this.fields.get('chip');
       if (f && f.input.value !== chip && [...f.input.options].some((o) => o.value === chip)) {
         f.input.value = chip;
-        urlSet(`${this.key}.chip`, null);  // following the page chip again
+        this.state.set('chip', null);  // following the page chip again
         this.run();
       }
     });
@@ -103,13 +106,12 @@ export class SbCalc extends HTMLElement {
         autocomplete: 'off', spellcheck: 'false',
         placeholder: p.kind === 'number' ? unitExample(p.unit) : '',
       });
-      // A number's default as the core writes it ("820 GB/s", "8192").
-      input.value = saved ?? (p.kind === 'number' ? (p.default_text ?? String(p.default)) : (p.default ?? ''));
+      input.value = saved ?? (p.kind === 'number' ? this.defaultText(p) : (p.default ?? ''));
     }
     const error = h('span', { class: 'sb-field-error', role: 'alert', id: `${id}--err` });
     input.setAttribute('aria-describedby', error.id);
     input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
-      urlSet(`${this.key}.${p.name}`, input.value);
+      this.state.set(p.name, input.value);
       this.recompute();
     });
     this.fields.set(p.name, { param: p, input, error });
@@ -117,6 +119,13 @@ export class SbCalc extends HTMLElement {
     return h('div', { class: 'sb-field', 'data-field': p.name },
       h('label', { for: id, title: p.doc || '' }, h('span', { class: 'sb-param' }, p.name), p.doc ? h('span', { class: 'sb-param-doc' }, p.doc) : null),
       h('div', { class: 'sb-input' }, input, unit), error);
+  }
+
+  // A number's default in the box: as the core writes it where its unit takes a prefix ("820 GB/s");
+  // else the plain number ("8192", "1.97e14"), its unit being beside the box.
+  defaultText(p) {
+    if (unitHasPrefixes(p.unit) && p.default_text) return p.default_text;
+    return typeof p.default === 'number' ? fmtNumber(p.default, 15) : String(p.default ?? '');
   }
 
   // Current inputs as sent to the module: text as typed (the core parses units); empty = default.
@@ -133,7 +142,7 @@ export class SbCalc extends HTMLElement {
   setInputs(values) {
     for (const [k, v] of Object.entries(values)) {
       const f = this.fields.get(k);
-      if (f) { f.input.value = String(v); urlSet(`${this.key}.${k}`, String(v)); }
+      if (f) { f.input.value = String(v); this.state?.set(k, String(v)); }
     }
     this.run();
   }

@@ -72,7 +72,7 @@ export class SbChipTable extends HTMLElement {
       if (!src) return null;
       let i = sources.indexOf(src);
       if (i < 0) { sources.push(src); i = sources.length - 1; }
-      return h('sup', { class: 'sb-src', title: `source: ${src}` }, h('a', { href: `#src-${kind}-${i + 1}` }, `[${i + 1}]`));
+      return h('sup', { class: 'sb-src', title: `source: ${about[src] || src}` }, h('a', { href: `#src-${kind}-${i + 1}` }, `[${i + 1}]`));
     };
     const head = h('tr', {}, h('th', { scope: 'col' }, 'figure'),
       chips.map((c) => h('th', { scope: 'col', 'data-chip': c.id },
@@ -95,8 +95,8 @@ export class SbChipTable extends HTMLElement {
       h('h2', {}, title),
       h('div', { class: 'sb-table-scroll' }, h('table', { class: 'sb-specs' }, h('thead', {}, head), h('tbody', {}, rows))),
       h('h3', { class: 'sb-small-head' }, 'Sources'),
-      h('ol', { class: 'sb-sources' }, sources.map((s, i) => h('li', { id: `src-${kind}-${i + 1}` },
-        h('strong', {}, s), about[s] ? ` — ${about[s]}` : ''))),
+      // Where in the book (chips.json "sources": the Part, its title and which table or text).
+      h('ol', { class: 'sb-sources' }, sources.map((s, i) => h('li', { id: `src-${kind}-${i + 1}` }, about[s] || s))),
       notes.length ? h('details', { class: 'sb-spec-notes' }, h('summary', {}, `Notes on the figures (${notes.length}, marked *)`), h('ul', {}, notes)) : null);
   }
 

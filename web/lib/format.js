@@ -28,6 +28,12 @@ export function unitSymbol(unit) {
   return units?.get(unit)?.symbol ?? '';
 }
 
+// Whether the core writes this unit with decimal prefixes ("820 GB/s") rather than plain ("1.97e14
+// FLOPs/s"): the unit table's `prefixes`.
+export function unitHasPrefixes(unit) {
+  return units?.get(unit)?.prefixes === 'si';
+}
+
 // An example of what the reader may type ("820 GB/s"), for placeholders.
 export function unitExample(unit) {
   return units?.get(unit)?.example ?? '';

@@ -3,10 +3,14 @@
 // one <sb-calc> per calculator / <sb-exercise> per problem of the chapter (from the catalogue,
 // data/catalog.json), and on the home page shows the reader's progress per chapter. Chapter widgets
 // (chapters/<id>/widgets.js, served as widgets/<id>.js) import this module first.
-import { catalog, progressByChapter, problemsOf, h } from './core.js';
+import { catalog, chipTable, progressByChapter, problemsOf, h, syncChip, useUrlState } from './core.js';
 import './calc.js';
 import './exercise.js';
 import './chips.js';
+
+// Widgets on the companion's own pages keep their state in the URL (a shareable link). Set before
+// any widget reads its state: they all wait for the catalogue first.
+useUrlState();
 
 async function fillExercises(section) {
   const chapter = section.dataset.exercises;
@@ -17,10 +21,9 @@ async function fillExercises(section) {
     list.append(h('p', { class: 'sb-muted' }, 'No exercises for this chapter yet.'));
     return;
   }
-  for (const p of problems) {
-    if (present.has(p.id)) continue;  // a chapter widget already shows this one
-    list.append(h('sb-exercise', { problem: p.id, id: p.id }));
-  }
+  const mine = problems.filter((p) => !present.has(p.id));  // a chapter widget may show some
+  if (!mine.length) section.hidden = true;  // no heading over nothing
+  for (const p of mine) list.append(h('sb-exercise', { problem: p.id, id: p.id }));
   const count = section.querySelector('[data-exercise-count]');
   if (count) count.textContent = `${problems.length} problems`;
 }
@@ -33,6 +36,7 @@ async function fillCalculators(section) {
   const { calculators } = await catalog();
   const mine = calculators.filter((c) => c.chapter === chapter && !present.has(c.name));
   if (!mine.length && !present.size) list.append(h('p', { class: 'sb-muted' }, 'No calculators for this chapter yet.'));
+  else if (!mine.length) section.hidden = true;  // the chapter's widgets show them all: no empty heading
   for (const c of mine) list.append(h('sb-calc', { name: c.name }));
 }
 
@@ -42,12 +46,13 @@ async function showProgress() {
   const by = await progressByChapter();
   for (const el of els) {
     const p = by[el.dataset.progress];
-    el.textContent = p ? `${p.solved} of ${p.total} solved` : '';
+    el.textContent = p ? `${p.solved} of ${p.total} done` : '';
     el.classList.toggle('sb-all-solved', !!p && p.solved === p.total);
   }
 }
 
 async function main() {
+  chipTable().then((t) => syncChip(t.chips.map((c) => c.id)), () => {});  // the picker reports a failure
   try {
     await catalog();
   } catch (e) {
