@@ -230,10 +230,12 @@ std::string respond(const json& req) {
       out = hw::chips_json();
     else if (op == "parse")
       out = op_parse(req);
+    else if (op == "units")
+      out = {{"units", units::table_json()}};
     else
       fail("op",
            "unknown op '" + op.substr(0, 40) +
-               "'; ops: list, calc, problem, check, variant, chips, parse",
+               "'; ops: list, calc, problem, check, variant, chips, parse, units",
            "unknown_op");
     out["ok"] = true;
     return dump(out);
