@@ -33,12 +33,13 @@ function copy(from, to) {
 
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
-// The chapters that have a module: the folders chapters/<id>/ with a register.cpp, as CMake
+// The chapters that have a module: the folders chapters/<id>/ with a register.cpp and a
+// chapter.json, as CMake
 // finds them (CMakeLists.txt makes scaling-<id>.{mjs,wasm} of each).
 export function chapters() {
   const dir = path.join(root, 'chapters');
   return fs.readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && /^[a-z_][a-z0-9_]*$/.test(d.name) && fs.existsSync(path.join(dir, d.name, 'register.cpp')))
+    .filter((d) => d.isDirectory() && /^[a-z_][a-z0-9_]*$/.test(d.name) && fs.existsSync(path.join(dir, d.name, 'register.cpp')) && fs.existsSync(path.join(dir, d.name, 'chapter.json')))
     .map((d) => d.name)
     .sort();
 }
@@ -54,13 +55,6 @@ function checkRecord(r, where) {
   if (typeof r.slug !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(r.slug)) bad(`bad slug ${JSON.stringify(r.slug)}`);
   if (!Array.isArray(r.bases) || r.bases.some((b) => typeof b !== 'string')) bad('bases must be a list of chapter ids');
   return { id: r.id, prefix: r.prefix, part: r.part, title: r.title, slug: r.slug, bases: r.bases };
-}
-
-// The record of chapter `id` from its folder's chapter.json (the file CMake reads too).
-function folderRecord(id) {
-  const file = path.join(root, 'chapters', id, 'chapter.json');
-  if (!fs.existsSync(file)) throw new Error(`chapters/${id}/ has no chapter.json: every chapter declares its record there`);
-  return checkRecord({ id, ...readJson(file) }, `chapters/${id}/chapter.json`);
 }
 
 // Asks a built module (under node) for one response per op; the module must answer ok.
@@ -113,14 +107,10 @@ async function writeData(out, chs) {
     // A module holds its own chapter only (the link leaves the others out).
     const stray = [...r.list.calculators.map((c) => c.chapter), ...r.list.problems.map((p) => p.chapter)].find((c) => c !== ch);
     if (stray) throw new Error(`scaling-${ch} lists entries of chapter ${stray}: rebuild the wasm modules`);
-    // The record: the module's own (`list` answers `chapters`), else the folder's chapter.json.
-    if (Array.isArray(r.list.chapters)) {
-      const mine = r.list.chapters.filter((c) => c.id === ch);
-      if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${r.list.chapters.map((c) => c.id)}, not its own once`);
-      catalog.chapters.push(checkRecord(mine[0], `scaling-${ch} list`));
-    } else {
-      catalog.chapters.push(folderRecord(ch));
-    }
+    // The record: the module's own (`list` answers `chapters`: its chapter only).
+    const mine = (r.list.chapters || []).filter((c) => c.id === ch);
+    if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
+    catalog.chapters.push(checkRecord(mine[0], `scaling-${ch} list`));
     catalog.calculators.push(...r.list.calculators);
     catalog.problems.push(...r.list.problems);
     for (const op of Object.keys(shared)) {
