@@ -3,11 +3,13 @@
 // arithmetic is in the comments), and the bad configurations that must be errors naming a field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
 
 namespace tf = sb::transformers;
@@ -428,4 +430,161 @@ TEST(TransformersBadInput, ErrorsNameTheField) {
   EXPECT_NO_THROW(tf::validated(with([](tf::Config& c) { c.N = 3, c.K = 1, c.H = 64; })));
   // H derived: 4096 / 32 = 128.
   EXPECT_EQ(tf::validated(with([](tf::Config& c) { c.H = 0; })).H, 128);
+}
+
+// ---- the model table (data/models.json)
+// -------------------------------------------------------------
+
+namespace {
+
+// One unit in the last digit a published figure prints: "46.7B" -> 1e8, "671B" -> 1e9,
+// "8,324,201,984" -> 1. A computed count agrees when it is within that unit.
+double printed_unit(const std::string& text) {
+  const double scale = text.back() == 'B' ? 1e9 : 1;
+  const auto dot = text.find('.');
+  const size_t decimals =
+      dot == std::string::npos ? 0 : text.size() - dot - 1 - (scale > 1 ? 1 : 0);
+  return scale * std::pow(10.0, -static_cast<double>(decimals));
+}
+
+}  // namespace
+
+TEST(TransformersModels, TableLoadsWithSources) {
+  const auto& all = tf::models();
+  ASSERT_GE(all.size(), 18u);
+  std::vector<std::string> ids;
+  for (const auto& m : all) {
+    EXPECT_FALSE(m.config_source.empty()) << m.id;
+    EXPECT_FALSE(m.field_keys.empty()) << m.id;
+    for (const auto& [field, key] : m.field_keys) EXPECT_FALSE(key.empty()) << m.id << "." << field;
+    for (const auto& p : m.published) EXPECT_FALSE(p.source.empty()) << m.id << " " << p.what;
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), m.id), 0) << "duplicate id " << m.id;
+    ids.push_back(m.id);
+  }
+  // Every row of shared/book/models.md and the models the three chapters' problems use.
+  for (const char* id :
+       {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-405b",
+        "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "gemma-7b", "gemma-2-9b", "gemma-2-27b",
+        "qwen2.5-7b", "qwen2.5-72b", "qwen3-32b", "qwen3-235b-a22b", "deepseek-v3", "gpt-oss-20b",
+        "gpt-oss-120b"})
+    EXPECT_EQ(tf::model(id).id, id);
+}
+
+TEST(TransformersModels, LookupByAliasAndConfigId) {
+  EXPECT_EQ(tf::model("meta-llama/Meta-Llama-3-70B").id, "llama-3-70b");
+  EXPECT_EQ(tf::model("LLaMA 3 70B").id, "llama-3-70b");  // spaces and case ignored: the name
+  EXPECT_EQ(tf::model("DeepSeek-R1").id, "deepseek-v3");
+  EXPECT_EQ(tf::model("gemma_27b").id, "gemma-2-27b");
+  try {
+    tf::model("llama-4-7b", "preset");
+    ADD_FAILURE() << "no error for an unknown model";
+  } catch (const sb::InputError& e) {
+    EXPECT_EQ(e.field, "preset");
+    EXPECT_EQ(e.code, "unknown_model");
+    EXPECT_NE(std::string(e.what()).find("llama-3-70b"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tf::model(""), sb::InputError);
+  EXPECT_THROW(tf::model(std::string(5000, 'x')), sb::InputError);
+}
+
+TEST(TransformersModels, Llama2_7bByHand) {
+  // meta-llama/Llama-2-7b-hf: L 32, D 4096, F 11008, N = K = 32, H 128, V 32000, untied,
+  // 2 RMSNorms per layer and a final one (the book's plain transformer plus the final norm).
+  //   attention 4 D^2          = 67,108,864
+  //   MLP 3 D F                = 135,266,304
+  //   norms 2 D                = 8,192
+  //   layer                      202,383,360   x 32 = 6,476,267,520
+  //   embeddings 2 D V         = 262,144,000
+  //   final norm D             = 4,096
+  //   total                      6,738,415,616  (the "7B")
+  const tf::ModelEntry& m = tf::model("llama-2-7b");
+  near_rel(tf::params(m.config).total, 6738415616.0);
+  EXPECT_EQ(m.nominal, 7e9);
+  // KV per token in bf16: 2 * 32 * 32 * 128 * 2 = 524,288 B.
+  near_rel(tf::kv_bytes_per_token(m.config, 2), 524288);
+}
+
+TEST(TransformersModels, Llama3_70bByHand) {
+  // meta-llama/Meta-Llama-3-70B: the book's table (70,552,387,584 without norms, see
+  // Llama3_70bByComponent) plus 2 D per layer and the final norm: 80 * 16,384 + 8,192 = 1,318,912:
+  // 70,553,706,496.
+  near_rel(tf::params(tf::model("llama-3-70b").config).total, 70553706496.0);
+}
+
+TEST(TransformersModels, Mixtral8x7bByHand) {
+  // mistralai/Mixtral-8x7B-v0.1: L 32, D 4096, N 32, K 8, H 128, V 32000; every layer MoE with
+  // E = 8 experts of width F = 14336, k = 2 per token; router D E per layer, no bias.
+  //   attention 2 D (N + K) H  = 2 * 4096 * 40 * 128   = 41,943,040
+  //   one expert 3 D F         = 3 * 4096 * 14336      = 176,160,768;  x 8 = 1,409,286,144
+  //   router D E               = 32,768
+  //   norms 2 D                = 8,192
+  //   layer total                                        1,451,270,144   x 32 = 46,440,644,608
+  //   embeddings 2 D V = 262,144,000, final norm 4,096:  46,702,792,704   (published 46.7B)
+  //   active layer: 41,943,040 + 2 * 176,160,768 + 32,768 + 8,192 = 394,305,536; x 32 =
+  //   12,617,777,152; + 262,148,096 = 12,879,925,248                        (published 12.9B)
+  const tf::Params p = tf::params(tf::model("mixtral-8x7b").config);
+  near_rel(p.total, 46702792704.0);
+  near_rel(p.active, 12879925248.0);
+}
+
+TEST(TransformersModels, DeepSeekV3ByHand) {
+  // deepseek-ai/DeepSeek-V3: L 61, D 7168, N 128, V 129280; MLA with q_lora 1536, kv_lora 512,
+  // nope 128, rope 64, v 128:
+  //   q_a 7168 * 1536                   = 11,010,048
+  //   q_b 1536 * 128 * 192              = 37,748,736
+  //   kv_a 7168 * (512 + 64)            =  4,128,768
+  //   kv_b 512 * 128 * (128 + 128)      = 16,777,216
+  //   o 128 * 128 * 7168                = 117,440,512
+  //   MLA weights                         187,105,280; its two norms 1536 + 512 = 2,048
+  //   layer norms 2 D                   = 14,336
+  // 3 dense layers (F 18432): 3 D F = 396,361,728; layer 583,483,392; x 3 = 1,750,450,176.
+  // 58 MoE layers: one expert 3 * 7168 * 2048 = 44,040,192; 256 routed + 1 shared =
+  //   11,318,329,344; router 7168 * 256 = 1,835,008 + 256 biases; layer 11,507,286,272;
+  //   x 58 = 667,422,603,776.
+  // Embeddings 2 * 7168 * 129280 = 1,853,358,080; final norm 7,168.
+  // Total 671,026,419,200 (published 671B).
+  // Active: MoE layer with 8 + 1 experts: 187,107,328 + 9 * 44,040,192 + 1,835,264 + 14,336 =
+  //   585,318,656; x 58 = 33,948,482,048; + 1,750,450,176 + 1,853,358,080 + 7,168 =
+  //   37,552,297,472 (published 37B).
+  // MTP module: one MoE layer 11,507,286,272 + [2D, D] 102,760,448 + 3 norms 21,504 =
+  //   11,610,068,224, reported apart; with the checkpoint's own copies of the embedding and head
+  //   (1,853,358,080) the stored total is 684,489,845,504 (published 685B).
+  const tf::ModelEntry& m = tf::model("deepseek-v3");
+  const tf::Params p = tf::params(m.config);
+  near_rel(tf::mla_params(7168, 128, m.config.m), 187105280.0);
+  near_rel(p.total, 671026419200.0);
+  near_rel(p.active, 37552297472.0);
+  near_rel(p.mtp, 11610068224.0);
+  near_rel(tf::computed_counterpart(m, "total_with_mtp"), 684489845504.0);
+  // Its cache: (512 + 64) * 61 layers * 2 B = 70,272 B per token in bf16.
+  near_rel(tf::kv_bytes_per_token(m.config, 2), 70272);
+}
+
+TEST(TransformersModels, SlidingWindowModels) {
+  // gemma-2-9b: 42 layers, 21 with a 4096 window, K H = 8 * 256, bf16: 2 * 8 * 256 * 2 = 8192 B
+  // per token per layer. Short context: 42 layers = 344,064 B; at S = 8192: (21 * 8192 + 21 *
+  // 4096) / 8192 = 31.5 layers = 258,048 B per token.
+  const tf::Config g = tf::model("gemma-2-9b").config;
+  near_rel(tf::kv_bytes_per_token(g, 2), 344064);
+  near_rel(tf::kv_bytes_per_token(g, 2, 8192), 258048);
+  // mistral-7b windows every layer: at 8192 tokens the cache is that of 4096.
+  const tf::Config mi = tf::model("mistral-7b").config;
+  near_rel(tf::kv_bytes_per_sequence(mi, 8192, 2), tf::kv_bytes_per_sequence(mi, 4096, 2));
+}
+
+TEST(TransformersModels, ComputedAgreesWithPublished) {
+  // Every stated figure within one unit of its last printed digit. Where a model's convention
+  // differs from ours, models.json says so (gpt-oss's active count leaves out the embedding).
+  int checked = 0;
+  for (const auto& m : tf::models())
+    for (const auto& p : m.published) {
+      const double got = tf::computed_counterpart(m, p.what);
+      EXPECT_LE(std::fabs(got - p.value), printed_unit(p.text))
+          << m.id << " " << p.what << ": computed " << got << ", published " << p.text;
+      ++checked;
+    }
+  EXPECT_GE(checked, 25);
+  EXPECT_EQ(printed_unit("46.7B"), 1e8);
+  EXPECT_EQ(printed_unit("671B"), 1e9);
+  EXPECT_EQ(printed_unit("8,324,201,984"), 1);
 }
