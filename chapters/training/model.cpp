@@ -148,6 +148,8 @@ double mixed_ratio(double B, double F, double N, double alpha, double M_X, doubl
 }
 bool dcn_compute_bound(double B, double pods, const Hardware& h) { return B / pods > alpha_dcn(h); }
 
+double round_pow2(double x) { return std::exp2(std::round(std::log2(x))); }
+
 double round_split(double x, double N) {
   double best = 1, best_dist = std::fabs(std::log(x));
   const long long n = static_cast<long long>(N);

@@ -157,6 +157,9 @@ XWindow x_window(double B, double F, double N, double alpha, double M_X, double 
 double mixed_ratio(double B, double F, double N, double alpha, double M_X, double M_Y);
 // A.4 (6): across pods, the batch per pod must exceed alpha_dcn = C / W_dcn.
 bool dcn_compute_bound(double B, double pods, const Hardware& h);
+// The book's rounding of X_opt on its power-of-two slices: the nearest power of two on a log scale
+// (Ex10: 13.7 -> 16; Q3: 1333 -> 1024). It need not divide N on other slices; see round_split.
+double round_pow2(double x);
 // The divisor of N nearest X_opt on a log scale, the book's rounding to a feasible degree (on a
 // power-of-two slice, the nearest power of two: Ex10 13.7 -> 16; Q3 1333 -> 1024).
 double round_split(double x_opt, double N);

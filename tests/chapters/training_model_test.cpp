@@ -127,6 +127,9 @@ TEST(TrainingLayer, MixedShardingOptimum) {
   // Q3: sqrt((3e6 / 13824) * 2 * 4096) = 1333.33 -> 1024.
   near_rel(tr::x_opt(3e6, 13824, 4096, 2, 1), std::sqrt(3e6 / 13824 * 2 * 4096));
   EXPECT_EQ(tr::round_split(1333.33, 4096), 1024);
+  EXPECT_EQ(tr::round_pow2(13.693), 16);
+  EXPECT_EQ(tr::round_pow2(1333.33), 1024);
+  EXPECT_EQ(tr::round_pow2(1619.0), 2048);  // log2 1619 = 10.66
   // On a 16x20x28 pod no power of two near 1619 divides 8960: the nearest divisor is 1792.
   EXPECT_EQ(tr::round_split(1619.0, 8960), 1792);
   // Ex11: 2550^2 / (2 * 32768) = 99.2203; Ex12: x 4096 = 406,406.25; Ex15.c: 2e6 / 108.375.
