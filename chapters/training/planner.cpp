@@ -63,6 +63,13 @@ Ctx make_ctx(const PlanInput& in) {
     if (!(v > 0) || !std::isfinite(v))
       fail(field, std::string(field) + " must be a positive number", "out_of_range");
   if (in.topo.slices.empty()) fail("shape", "no slice to plan on", "bad_shape");
+  for (const Slice& sl : in.topo.slices) {
+    bool ok = !sl.dims.empty() && sl.dims.size() <= 3 && sl.wrap.size() == sl.dims.size();
+    for (int d : sl.dims) ok = ok && d >= 1 && d <= 100000;
+    if (!ok) fail("shape", "a slice has 1 to 3 axes of at least 1 chip each", "bad_shape");
+  }
+  if (!(in.topo.pods >= 1) || in.topo.pods != std::floor(in.topo.pods) || in.topo.pods > 1e4)
+    fail("pods", "pods must be a whole number of at least 1", "out_of_range");
   const double chips = in.topo.slices.front().chips() * in.topo.pods;
   if (!std::isfinite(in.B) || in.B > 1e15)
     fail("B", "the batch must be a finite number of tokens", "out_of_range");

@@ -320,6 +320,9 @@ TEST(TrainingPlanner, BadInput) {
   expect_error([] { tr::topology_for_chips(v5p(), 0); }, "chips", "at least 1");
   expect_error([] { tr::plan(input(small_model(), "16x20x28", 8959)); }, "B",
                "smaller than the chip count");
+  tr::PlanInput empty = input(small_model(), "4x4x4", 1e6);
+  empty.topo.slices[0].dims = {4, 0, 4};
+  expect_error([&] { tr::plan(empty); }, "shape", "at least 1 chip");
   tf::Config zero = small_model();
   zero.L = 0;
   expect_error([&] { tr::plan(input(zero, "4x4x4", 1e6)); }, "L", "at least 1");
