@@ -167,7 +167,8 @@ LayerParams moe_layer_params(const Config& c) {
     p.mlp_bias = (c.E + c.n_shared) * b;
     p.mlp_bias_active = (c.k + c.n_shared) * b;
   }
-  p.router = router_params(c.D, c.E) + (c.router_bias ? c.E : 0);
+  p.router = router_params(c.D, c.E);
+  if (c.router_bias) p.router_bias = c.E;
   return p;
 }
 
@@ -186,10 +187,12 @@ Params params(const Config& c) {
   p.mlp_bias = nd * d.mlp_bias + nm * m.mlp_bias;
   p.mlp_bias_active = nd * d.mlp_bias_active + nm * m.mlp_bias_active;
   p.router = nd * d.router + nm * m.router;
+  p.router_bias = nd * d.router_bias + nm * m.router_bias;
   p.norms = nd * d.norms + nm * m.norms + (c.final_norm ? norm_params(c.D, 1) : 0);
   p.embed = c.tied ? 0 : c.V * c.D;
   p.unembed = c.D * c.V;
-  const double shared = p.attn + p.attn_extra + p.router + p.norms + p.embed + p.unembed;
+  const double shared =
+      p.attn + p.attn_extra + p.router + p.router_bias + p.norms + p.embed + p.unembed;
   p.total = shared + p.mlp + p.mlp_bias;
   p.active = shared + p.mlp_active + p.mlp_bias_active;
   p.matmul = p.attn + p.mlp + p.router + p.unembed;
@@ -288,10 +291,7 @@ LayerFlops dense_layer_flops(const Config& c, double B, double T, double S, Pass
 }
 
 LayerFlops moe_layer_flops(const Config& c, double B, double T, double S, Pass p, bool causal) {
-  LayerFlops f = layer_flops(c, moe_layer_params(c), B, T, S, p, causal);
-  // The router's bias is an addition, not a matmul.
-  f.router = flops_per_param_token(p) * B * T * router_params(c.D, c.E);
-  return f;
+  return layer_flops(c, moe_layer_params(c), B, T, S, p, causal);
 }
 
 ModelFlops model_flops(const Config& c, double B, double T, Pass p, bool causal,

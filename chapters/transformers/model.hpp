@@ -100,11 +100,12 @@ struct LayerParams {
   double mlp_active = 0;  // MLP weights one token uses: k routed + shared, or the dense MLP
   double mlp_bias = 0;    // biases of all experts (or of the dense MLP)
   double mlp_bias_active = 0;
-  double router = 0;  // D x E (+ E biases)
-  double norms = 0;   // norm vectors (MLA's two internal norms included)
-  double total() const { return attn + attn_extra + mlp + mlp_bias + router + norms; }
+  double router = 0;       // D x E
+  double router_bias = 0;  // E
+  double norms = 0;        // norm vectors (MLA's two internal norms included)
+  double total() const { return attn + attn_extra + mlp + mlp_bias + router + router_bias + norms; }
   double active() const {
-    return attn + attn_extra + mlp_active + mlp_bias_active + router + norms;
+    return attn + attn_extra + mlp_active + mlp_bias_active + router + router_bias + norms;
   }
   double matmul() const { return attn + mlp + router; }                // weights in matmuls
   double matmul_active() const { return attn + mlp_active + router; }  // ... one token uses
@@ -120,7 +121,8 @@ struct Params {
   double attn = 0, attn_extra = 0;  // summed over layers
   double mlp = 0, mlp_active = 0;   // weights (MoE: all experts / the k + shared used)
   double mlp_bias = 0, mlp_bias_active = 0;
-  double router = 0, norms = 0;          // norms: per layer, MLA-internal and the final norm
+  double router = 0, router_bias = 0;
+  double norms = 0;                      // per layer, MLA-internal and the final norm
   double embed = 0;                      // input embedding VD (0 when tied)
   double unembed = 0;                    // output matrix DV
   double total = 0;                      // everything the model stores

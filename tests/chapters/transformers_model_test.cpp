@@ -132,7 +132,8 @@ TEST(TransformersParams, MixtureOfExperts) {
   const tf::LayerParams m = tf::moe_layer_params(c);
   near_rel(m.mlp, 216);
   near_rel(m.mlp_active, 72);
-  near_rel(m.router, 40);
+  near_rel(m.router, 32);
+  near_rel(m.router_bias, 8);
   // One dense layer of width 6 (3 * 4 * 6 = 72) and two MoE layers.
   EXPECT_EQ(tf::dense_layers(c), 1);
   EXPECT_EQ(tf::moe_layers(c), 2);
