@@ -223,6 +223,25 @@ TEST(TrainingPlanner, WholeAxesMatchThePerLayerModel) {
   EXPECT_EQ(tr::strategy_name(ft.strategy), "FSDP+TP");
 }
 
+TEST(TrainingPlanner, FullLayerModel) {
+  // LLaMA 3-70B (HF norms) as whole layers: 855,638,016 matmul weights per layer (attention
+  // 150,994,944 + MLP 704,643,072), 855,654,400 stored with the two norms. FSDP over the pod's
+  // three axes gathers 2 x 855,654,400 B per layer: 1,711,308,800 / (1.8e11 * 3) = 3.1691e-3 s,
+  // against a forward T_math of (2 * 855,638,016 + 2 * 4096 * 64 * 256 (the core at 4096)) * 468.1
+  // / 4.59e14 = 1.882e-3 s: comms-bound; a step is 80 (1 + 2) gathers = 0.76058 s.
+  tr::PlanInput in = input(tf::model("llama-3-70b").config, "16x20x28", 4194304);
+  in.layer = tr::LayerModel::Full;
+  in.seq_len = 4096;
+  const tr::Plan p =
+      tr::evaluate(in, 0, {16, 20, 28}, {1, 1, 1}, {1, 1, 1}, tr::kFSDP, tf::Remat::BigMatmuls);
+  EXPECT_FALSE(p.compute_bound);
+  EXPECT_EQ(p.bottleneck, tr::Term::Fsdp);
+  near_rel(p.t_step, 80 * 3 * 1711308800.0 / 5.4e11, 1e-12);
+  // MFU bound: useful 3 x forward FLOPs over the step: 3 * 80 * 1,845,493,760 * 4194304 /
+  // (0.76058 * 8960 * 4.59e14).
+  near_rel(p.mfu, 3 * 80 * 1845493760.0 * 4194304 / (p.t_step * 8960 * 4.59e14), 1e-12);
+}
+
 TEST(TrainingPlanner, SplitAxisBandwidth) {
   // 16x16x16, X = 16 * 16 * 4 (the last axis strided by the 4 TP chips), Y = 4 contiguous:
   // M_X = 1 + 1 + 1/4 (a 4-ring sharing its links with 4 groups) = 2.25;
