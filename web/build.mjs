@@ -34,8 +34,7 @@ function copy(from, to) {
 const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 // The chapters that have a module: the folders chapters/<id>/ with a register.cpp and a
-// chapter.json, as CMake
-// finds them (CMakeLists.txt makes scaling-<id>.{mjs,wasm} of each).
+// chapter.json, as CMake finds them (CMakeLists.txt makes scaling-<id>.{mjs,wasm} of each).
 export function chapters() {
   const dir = path.join(root, 'chapters');
   return fs.readdirSync(dir, { withFileTypes: true })
