@@ -4,10 +4,22 @@
 // never throws: the core returns its errors as values, and a failure of the call itself (a broken
 // module) comes back as an `internal` error value too.
 var sbDecoder = new TextDecoder();
+
+// The core refuses a request over 1 MiB of UTF-8 (core/api.cpp). The same refusal here, before
+// the text is copied into the heap, keeps a huge request from growing the heap for good (wasm
+// memory never shrinks). A UTF-16 unit takes 1 to 3 bytes of UTF-8, so only a text between a third
+// of the cap and the cap needs its bytes counted.
+var sbMaxRequest = 1 << 20;
+var sbTooLarge =
+  '{"ok":false,"error":{"code":"too_large","field":"request","message":"the request is over 1 MiB"}}';
+
 Module['api'] = function (text) {
   try {
+    text = String(text);
+    if (text.length > sbMaxRequest) return sbTooLarge;
+    if (text.length * 3 > sbMaxRequest && lengthBytesUTF8(text) > sbMaxRequest) return sbTooLarge;
     // Decoded at once: the view is valid until the next call.
-    return sbDecoder.decode(Module['sb_api'](String(text)));
+    return sbDecoder.decode(Module['sb_api'](text));
   } catch (e) {
     return JSON.stringify({
       ok: false,
