@@ -7,8 +7,10 @@ var sbDecoder = new TextDecoder();
 
 // The core refuses a request over 1 MiB of UTF-8 (core/api.cpp). The same refusal here, before
 // the text is copied into the heap, keeps a huge request from growing the heap for good (wasm
-// memory never shrinks). A UTF-16 unit takes 1 to 3 bytes of UTF-8, so only a text between a third
-// of the cap and the cap needs its bytes counted.
+// memory never shrinks). A UTF-16 unit takes 1 to 3 bytes of UTF-8: a text of up to a third of the
+// cap in units passes as it is, a longer one is encoded here to count its bytes, and its bytes are
+// what crosses (wasm/embind.lib.js takes a std::string as either).
+var sbEncoder = new TextEncoder();
 var sbMaxRequest = 1 << 20;
 var sbTooLarge =
   '{"ok":false,"error":{"code":"too_large","field":"request","message":"the request is over 1 MiB"}}';
@@ -17,9 +19,10 @@ Module['api'] = function (text) {
   try {
     text = String(text);
     if (text.length > sbMaxRequest) return sbTooLarge;
-    if (text.length * 3 > sbMaxRequest && lengthBytesUTF8(text) > sbMaxRequest) return sbTooLarge;
+    var request = text.length * 3 > sbMaxRequest ? sbEncoder.encode(text) : text;
+    if (request.length > sbMaxRequest) return sbTooLarge;
     // Decoded at once: the view is valid until the next call.
-    return sbDecoder.decode(Module['sb_api'](text));
+    return sbDecoder.decode(Module['sb_api'](request));
   } catch (e) {
     return JSON.stringify({
       ok: false,

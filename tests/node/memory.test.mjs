@@ -30,6 +30,13 @@ test('the cap counts bytes of UTF-8, the same in JS and in the core', async () =
   assert.equal(code(mod.api(euros)), 'too_large');
   // 2 MiB of a character of 2 bytes: 1 MiB units, 2 MiB bytes.
   assert.equal(code(mod.api('\u00b5'.repeat(CAP))), 'too_large');
+  // A lone low surrogate becomes U+FFFD, 3 bytes: CAP/4 pairs of it and a euro sign are 1.5 MiB,
+  // though a count that took each surrogate for the start of a 4-byte pair would read 1 MiB.
+  assert.equal(code(mod.api('\udc00\u20ac'.repeat(CAP / 4))), 'too_large');
+  // ...and crosses as that U+FFFD: the core reads the text and names what it cannot parse.
+  const lone = JSON.parse(mod.api('{"op":"parse","text":"1 \udc00s","unit":"s"}'));
+  assert.equal(lone.ok, false);
+  assert.match(lone.error.message, /\ufffds/);
   // 1 MiB of bytes in fewer units (U+00B5 MICRO SIGN is 2 bytes) is counted, and served: 1 us.
   const micro = requestOf(CAP, '1 \u00b5s');
   assert.ok(micro.length < CAP && micro.length * 3 > CAP && Buffer.byteLength(micro) === CAP);
