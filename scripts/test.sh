@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the wasm modules, browser tests in
-# headless Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under
-# ASan + UBSan. Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
+# Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the
+# wasm modules, the JS wrapper's types against real responses (tsc), browser tests in headless
+# Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under ASan + UBSan.
+# Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -15,6 +16,9 @@ ctest --test-dir build/native --output-on-failure -j 2
 
 echo "== node tests of the wasm modules"
 node --test tests/node/
+
+echo "== wasm/scaling.d.ts against every response of the built modules (tsc --noEmit)"
+node tests/types/check.mjs
 
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/browser/
