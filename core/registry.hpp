@@ -112,7 +112,7 @@ class Inputs {
 
  private:
   // A flat list in schema order, not a JSON object: a calculator call looks its inputs up a
-  // dozen times, and building a JSON tree of them was a tenth of a call in wasm.
+  // dozen times and builds nothing for it (bench/NOTES.md has the measurement).
   struct Value {
     Text name;
     bool is_text = false;
@@ -141,8 +141,7 @@ class Result {
 };
 
 struct Calculator {
-  Text name;     // "roofline.matmul"
-  Text chapter;  // "roofline", the chapter id; filled in at registration
+  Text name;  // "roofline.matmul"
   Text title;
   Text doc;
   std::span<const Param> params;  // a constexpr array of the chapter's
@@ -150,6 +149,7 @@ struct Calculator {
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
+  Text chapter = {};  // "roofline", the chapter id: filled in at registration
 };
 
 // One answer a reader gives.

@@ -45,107 +45,152 @@ json roofline_plot(double peak, double bw, double ridge, double intensity, doubl
   return plot;
 }
 
-void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const std::string dt_c = in.text("dtype_compute");
-  const double peak = c.peak(dt_c, "dtype_compute");
-  const std::string memory = in.text("memory");
-  const double bw = memory_bw(c, memory);
-  const std::string mem_name = memory == "vmem" ? "VMEM" : "HBM";
-  const OperandBytes b{hw::dtype_bytes(in.text("dtype_x"), "dtype_x"),
-                       hw::dtype_bytes(in.text("dtype_w"), "dtype_w"),
-                       hw::dtype_bytes(in.text("dtype_o"), "dtype_o")};
-  const MatmulShape s{in.num("B"), in.num("D"), in.num("F")};
-  const bool per_example = in.text("per_example_weights") == "yes";
+// roofline.matmul, step by step: the setting, the time model, the critical batch, the result.
+struct MatmulSetting {
+  const hw::Chip* chip = nullptr;
+  std::string dtype_compute, memory;  // memory: "HBM" or "VMEM"
+  double peak = 0, bw = 0;
+  OperandBytes bytes;
+  MatmulShape shape;
+  bool per_example = false;
+};
 
-  const MatmulCost cost = matmul_cost(s, b, per_example);
+MatmulSetting matmul_setting(const Inputs& in) {
+  MatmulSetting m;
+  m.chip = &hw::chip(in.text("chip"));
+  m.dtype_compute = in.text("dtype_compute");
+  m.peak = m.chip->peak(m.dtype_compute, "dtype_compute");
+  m.bw = memory_bw(*m.chip, in.text("memory"));
+  m.memory = in.text("memory") == "vmem" ? "VMEM" : "HBM";
+  m.bytes = {hw::dtype_bytes(in.text("dtype_x"), "dtype_x"),
+             hw::dtype_bytes(in.text("dtype_w"), "dtype_w"),
+             hw::dtype_bytes(in.text("dtype_o"), "dtype_o")};
+  m.shape = {in.num("B"), in.num("D"), in.num("F")};
+  m.per_example = in.text("per_example_weights") == "yes";
+  return m;
+}
+
+struct MatmulTimes {
+  MatmulCost cost;
+  double intensity = 0, i_hw = 0, t_math = 0, t_comms = 0, t_lower = 0, t_upper = 0;
+  double achieved = 0;
+  Bound bound = Bound::Comms;
+};
+
+// A.1-A.3: FLOPs, bytes, intensity against the ridge, and the time bounds, each a trace step.
+MatmulTimes matmul_times(const MatmulSetting& m, Trace& tr) {
+  const MatmulShape& s = m.shape;
+  const OperandBytes& b = m.bytes;
+  MatmulTimes t;
+  t.cost = matmul_cost(s, b, m.per_example);
+  const MatmulCost& c = t.cost;
   tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", "2BDF",
-          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, cost.flops, "flop");
-  if (per_example)
+          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, c.flops, "flop");
+  if (m.per_example)
     tr.step("Bytes moved: read X and one W[D,F] per batch row, write Z",
             "b_x BD + b_w BDF + b_o BF",
             "# \\cdot # \\cdot # + # \\cdot # \\cdot # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
+            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
   else
     tr.step("Bytes moved: read X and W, write Z", "b_x BD + b_w DF + b_o BF",
             "# \\cdot # \\cdot # + # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
-  const double I =
-      tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", "\\frac{#}{#}",
-              {cost.flops, cost.bytes()}, cost.intensity(), "flop_per_B");
-  const double i_hw =
-      tr.step("Critical intensity of the " + c.name + " (" + dt_c + " vs " + mem_name + ")",
-              "I_{hw} = \\mathrm{peak} / BW_{" + mem_name + "}", "\\frac{#}{#}", {peak, bw},
-              critical_intensity(peak, bw), "flop_per_B");
-  const double tm = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                            "\\frac{#}{#}", {cost.flops, peak}, t_math(cost.flops, peak), "s");
-  const double tc = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
-                            {cost.bytes(), bw}, t_comms(cost.bytes(), bw), "s");
-  const double lo = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
-                            "\\max(#, #)", {tm, tc}, t_lower(tm, tc), "s");
-  const double hi = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                            {tm, tc}, t_upper(tm, tc), "s");
-  const Bound bound = verdict(tm, tc);
+            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
+  t.intensity = tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}",
+                        "\\frac{#}{#}", {c.flops, c.bytes()}, c.intensity(), "flop_per_B");
+  t.i_hw = tr.step("Critical intensity of the " + m.chip->name + " (" + m.dtype_compute + " vs " +
+                       m.memory + ")",
+                   "I_{hw} = \\mathrm{peak} / BW_{" + m.memory + "}", "\\frac{#}{#}",
+                   {m.peak, m.bw}, critical_intensity(m.peak, m.bw), "flop_per_B");
+  t.t_math = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}", "\\frac{#}{#}",
+                     {c.flops, m.peak}, t_math(c.flops, m.peak), "s");
+  t.t_comms = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
+                      {c.bytes(), m.bw}, t_comms(c.bytes(), m.bw), "s");
+  t.t_lower = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
+                      "\\max(#, #)", {t.t_math, t.t_comms}, t_lower(t.t_math, t.t_comms), "s");
+  t.t_upper = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}", "# + #",
+                      {t.t_math, t.t_comms}, t_upper(t.t_math, t.t_comms), "s");
+  t.bound = verdict(t.t_math, t.t_comms);
+  return t;
+}
+
+struct CriticalBatch {
+  double approx = NAN, exact = NAN;  // NAN: no such batch (the value is written as null)
+  Text note;                         // why there is none
+};
+
+// A.4: the batch above which the matmul is compute-bound, approximate and exact.
+CriticalBatch matmul_critical_batch(const MatmulSetting& m, const MatmulTimes& t, Trace& tr) {
+  const MatmulShape& s = m.shape;
+  const OperandBytes& b = m.bytes;
+  CriticalBatch cb;
+  if (m.per_example) {
+    // B cancels: I = 2DF / (b_x D + b_w DF + b_o F) whatever the batch.
+    cb.note = t.intensity > t.i_hw
+                  ? "With a weight matrix per batch row the intensity does not depend on B; "
+                    "this shape is compute-bound at every batch size."
+                  : "With a weight matrix per batch row the intensity does not depend on B; "
+                    "no batch size reaches the roof.";
+    tr.note(cb.note);
+    return cb;
+  }
+  cb.approx =
+      tr.step("Critical batch, weight-dominated approximation", "B_{crit} \\approx b_w I_{hw} / 2",
+              "\\frac{# \\cdot #}{2}", {b.w, t.i_hw}, critical_batch_approx(b.w, t.i_hw), "tokens");
+  const auto ex = critical_batch_exact(s.D, s.F, b, t.i_hw);
+  const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
+  const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
+  const auto xs = {b.w, s.D, s.F, s.D, s.F, t.i_hw, b.x, s.D, b.o, s.F};
+  if (ex) {
+    cb.exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
+  } else {
+    cb.note =
+        "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
+        "F, so no batch size makes the matmul compute-bound.";
+    tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
+            "tokens");
+  }
+  return cb;
+}
+
+void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
+  const MatmulSetting m = matmul_setting(in);
+  const MatmulTimes t = matmul_times(m, tr);
   const std::string verdict_text =
-      bound == Bound::Compute ? "compute-bound" : "memory-bound (" + mem_name + ")";
-  tr.note(std::string("I = ") + units::number(I) + (bound == Bound::Compute ? " > " : " <= ") +
-          "I_hw = " + units::number(i_hw) + ": " + verdict_text + ".");
+      t.bound == Bound::Compute ? "compute-bound" : "memory-bound (" + m.memory + ")";
+  tr.note(std::string("I = ") + units::number(t.intensity) +
+          (t.bound == Bound::Compute ? " > " : " <= ") + "I_hw = " + units::number(t.i_hw) + ": " +
+          verdict_text + ".");
   const double achieved =
       tr.step("Achieved FLOPs/s", "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})", "\\frac{#}{#}",
-              {cost.flops, lo}, achieved_flops_per_s(cost.flops, tm, tc), "flop_per_s");
+              {t.cost.flops, t.t_lower}, achieved_flops_per_s(t.cost.flops, t.t_math, t.t_comms),
+              "flop_per_s");
+  const CriticalBatch cb = matmul_critical_batch(m, t, tr);
 
-  Text note;
-  double b_approx = NAN, b_exact = NAN;
-  if (per_example) {
-    // B cancels: I = 2DF / (b_x D + b_w DF + b_o F) whatever the batch.
-    note = I > i_hw ? "With a weight matrix per batch row the intensity does not depend on B; "
-                      "this shape is compute-bound at every batch size."
-                    : "With a weight matrix per batch row the intensity does not depend on B; "
-                      "no batch size reaches the roof.";
-    tr.note(note);
-  } else {
-    b_approx = tr.step("Critical batch, weight-dominated approximation",
-                       "B_{crit} \\approx b_w I_{hw} / 2", "\\frac{# \\cdot #}{2}", {b.w, i_hw},
-                       critical_batch_approx(b.w, i_hw), "tokens");
-    const auto ex = critical_batch_exact(s.D, s.F, b, i_hw);
-    const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
-    const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
-    const auto xs = {b.w, s.D, s.F, s.D, s.F, i_hw, b.x, s.D, b.o, s.F};
-    if (ex) {
-      b_exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
-    } else {
-      note =
-          "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
-          "F, so no batch size makes the matmul compute-bound.";
-      tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
-              "tokens");
-    }
-  }
-
-  r.value("flops", cost.flops, "flop", "FLOPs");
-  r.value("bytes", cost.bytes(), "B", "bytes moved");
-  r.value("bytes_x", cost.bytes_x, "B", "bytes of X");
-  r.value("bytes_w", cost.bytes_w, "B", "bytes of W");
-  r.value("bytes_o", cost.bytes_o, "B", "bytes of Z");
-  r.value("intensity", I, "flop_per_B", "arithmetic intensity");
-  r.value("i_crit", i_hw, "flop_per_B", "critical intensity");
-  r.value("peak", peak, "flop_per_s", "peak (" + dt_c + ")");
-  r.value("bw", bw, "B_per_s", mem_name + " bandwidth");
-  r.value("t_math", tm, "s", "T_math");
-  r.value("t_comms", tc, "s", "T_comms");
-  r.value("t_lower", lo, "s", "T_lower (full overlap)");
-  r.value("t_upper", hi, "s", "T_upper (no overlap)");
-  r.value("b_crit_approx", b_approx, "tokens", "critical batch (approx.)");
-  r.value("b_crit_exact", b_exact, "tokens", "critical batch (exact)");
+  r.value("flops", t.cost.flops, "flop", "FLOPs");
+  r.value("bytes", t.cost.bytes(), "B", "bytes moved");
+  r.value("bytes_x", t.cost.bytes_x, "B", "bytes of X");
+  r.value("bytes_w", t.cost.bytes_w, "B", "bytes of W");
+  r.value("bytes_o", t.cost.bytes_o, "B", "bytes of Z");
+  r.value("intensity", t.intensity, "flop_per_B", "arithmetic intensity");
+  r.value("i_crit", t.i_hw, "flop_per_B", "critical intensity");
+  r.value("peak", m.peak, "flop_per_s", "peak (" + m.dtype_compute + ")");
+  r.value("bw", m.bw, "B_per_s", m.memory + " bandwidth");
+  r.value("t_math", t.t_math, "s", "T_math");
+  r.value("t_comms", t.t_comms, "s", "T_comms");
+  r.value("t_lower", t.t_lower, "s", "T_lower (full overlap)");
+  r.value("t_upper", t.t_upper, "s", "T_upper (no overlap)");
+  r.value("b_crit_approx", cb.approx, "tokens", "critical batch (approx.)");
+  r.value("b_crit_exact", cb.exact, "tokens", "critical batch (exact)");
   r.value("achieved_flops_per_s", achieved, "flop_per_s", "achieved FLOPs/s");
-  r.value("fraction_of_peak", achieved / peak, "ratio", "fraction of peak");
-  if (!note.empty()) r.note(note);
+  r.value("fraction_of_peak", achieved / m.peak, "ratio", "fraction of peak");
+  if (!cb.note.empty()) r.note(cb.note);
   // The roofs the page draws: the chosen memory level plus the other one when the chip has it.
+  const hw::Chip& c = *m.chip;
   json roofs = json::array();
   roofs.push_back({{"name", "HBM"}, {"bw", c.get("hbm_bw", "chip")}});
   if (c.has("vmem_bw")) roofs.push_back({{"name", "VMEM"}, {"bw", c.get("vmem_bw", "memory")}});
-  json plot = roofline_plot(peak, bw, i_hw, I, achieved);
-  plot["memory"] = mem_name;
+  json plot = roofline_plot(m.peak, m.bw, t.i_hw, t.intensity, achieved);
+  plot["memory"] = m.memory;
   plot["roofs"] = std::move(roofs);
   r.extra["verdict"] = verdict_text;
   r.extra["plot"] = std::move(plot);
