@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the wasm modules, browser tests in
 # headless Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under
-# ASan + UBSan. Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
+# ASan + UBSan (npm run test:asan runs that pass alone). Set SB_SKIP_ASAN=1 to leave it out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
