@@ -1,9 +1,11 @@
 // The roofline chapter's calculators: matmul roofline against HBM or VMEM, the two-chip network
 // roofline, the tiled matmul and the dot product. Chip figures come from sb::hw; the arithmetic
 // is all in model.hpp. Each step of the derivation goes to the Trace.
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "chapters/roofline/model.hpp"
 #include "core/error.hpp"
@@ -32,16 +34,60 @@ double memory_bw(const hw::Chip& c, const std::string& memory) {
   return c.get("hbm_bw", "chip");
 }
 
-// What the page's roofline plot draws: the roof, its ridge and the operation as a point.
-json roofline_plot(double peak, double bw, double ridge, double intensity, double flops_per_s) {
-  json point = json::object();
-  point["intensity"] = intensity;
-  point["flops_per_s"] = flops_per_s;
+// A roof of the plot: a memory level or link, by name, with its bandwidth.
+struct Roof {
+  std::string name;
+  double bw = 0;
+};
+
+// Intensities to draw the roofs over: log-spaced across 30x either side of the ridges and the
+// operation, with those points themselves, sorted. Each roof is straight in log-log space but at
+// its ridge, which is on the grid, so its curve is exact between the points.
+std::vector<double> plot_intensities(std::vector<double> xs_extra) {
+  double lo = xs_extra[0], hi = xs_extra[0];
+  for (double x : xs_extra) lo = std::min(lo, x), hi = std::max(hi, x);
+  lo = std::max(lo / 30, 1e-3);
+  hi *= 30;
+  constexpr int kPoints = 49;
+  std::vector<double> xs;
+  for (int i = 0; i < kPoints; ++i)
+    xs.push_back(
+        std::pow(10, std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (kPoints - 1)));
+  for (double x : xs_extra)
+    if (x > 0 && std::isfinite(x)) xs.push_back(x);
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  return xs;
+}
+
+// What the page's roofline plot draws, all computed here: each roof's attainable FLOPs/s over a
+// grid of intensities (roofs[0] is the one the operation runs against), its ridge, and the
+// operation as a point with its fraction of the peak.
+json roofline_plot(double peak, const std::vector<Roof>& roofs, double intensity,
+                   double flops_per_s) {
+  std::vector<double> marks = {intensity};
+  for (const Roof& r : roofs) marks.push_back(critical_intensity(peak, r.bw));
+  const std::vector<double> xs = plot_intensities(marks);
+  json list = json::array();
+  for (const Roof& r : roofs) {
+    json ys = json::array();
+    for (double x : xs) ys.push_back(attainable_flops_per_s(x, peak, r.bw));
+    list.push_back({{"name", r.name},
+                    {"bw", r.bw},
+                    {"ridge", critical_intensity(peak, r.bw)},
+                    {"flops_per_s", std::move(ys)}});
+  }
+  const double ridge = critical_intensity(peak, roofs[0].bw);
   json plot = json::object();
   plot["peak"] = peak;
-  plot["bw"] = bw;
+  plot["bw"] = roofs[0].bw;
   plot["ridge"] = ridge;
-  plot["point"] = std::move(point);
+  plot["point"] = {{"intensity", intensity}, {"flops_per_s", flops_per_s}};
+  plot["fraction_of_peak"] = fraction_of_peak(flops_per_s, peak);
+  plot["ridge_point"] = {{"intensity", ridge},
+                         {"flops_per_s", attainable_flops_per_s(ridge, peak, roofs[0].bw)}};
+  plot["intensity"] = xs;
+  plot["roofs"] = std::move(list);
   return plot;
 }
 
@@ -182,16 +228,15 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("b_crit_approx", cb.approx, "tokens", "critical batch (approx.)");
   r.value("b_crit_exact", cb.exact, "tokens", "critical batch (exact)");
   r.value("achieved_flops_per_s", achieved, "flop_per_s", "achieved FLOPs/s");
-  r.value("fraction_of_peak", achieved / m.peak, "ratio", "fraction of peak");
+  r.value("fraction_of_peak", fraction_of_peak(achieved, m.peak), "ratio", "fraction of peak");
   if (!cb.note.empty()) r.note(cb.note);
-  // The roofs the page draws: the chosen memory level plus the other one when the chip has it.
+  // The roofs the page draws: the chosen memory level, then the other one when the chip has it.
   const hw::Chip& c = *m.chip;
-  json roofs = json::array();
-  roofs.push_back({{"name", "HBM"}, {"bw", c.get("hbm_bw", "chip")}});
-  if (c.has("vmem_bw")) roofs.push_back({{"name", "VMEM"}, {"bw", c.get("vmem_bw", "memory")}});
-  json plot = roofline_plot(m.peak, m.bw, t.i_hw, t.intensity, achieved);
+  std::vector<Roof> roofs = {{m.memory, m.bw}};
+  if (m.memory == "VMEM") roofs.push_back({"HBM", c.get("hbm_bw", "chip")});
+  if (m.memory == "HBM" && c.has("vmem_bw")) roofs.push_back({"VMEM", c.get("vmem_bw", "memory")});
+  json plot = roofline_plot(m.peak, roofs, t.intensity, achieved);
   plot["memory"] = m.memory;
-  plot["roofs"] = std::move(roofs);
   r.extra["verdict"] = verdict_text;
   r.extra["plot"] = std::move(plot);
 }
@@ -250,8 +295,8 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("d_crit", d_crit, "count", "D above which it is compute-bound");
   r.value("peak", peak, "flop_per_s", "peak (bf16)");
   r.value("bw", bw, "B_per_s", link_name + " bandwidth");
-  json plot =
-      roofline_plot(peak, bw, i_link, I, achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
+  json plot = roofline_plot(peak, {{link_name, bw}}, I,
+                            achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
   r.extra["verdict"] = verdict_text;
   r.extra["plot"] = std::move(plot);
 }

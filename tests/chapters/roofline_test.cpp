@@ -2,8 +2,10 @@
 // solve(). Expected values are derived by hand in the comments, never copied from the catalogue.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "chapters/roofline/model.hpp"
 #include "core/api.hpp"
@@ -168,6 +170,7 @@ TEST(RooflineCalc, MatmulDefaultsV5e) {
   near_rel(plot["ridge"].get<double>(), 1.97e14 / 8.2e11);
   near_rel(plot["point"]["intensity"].get<double>(), 32768.0 / 69.0);
   near_rel(plot["point"]["flops_per_s"].get<double>(), 1.97e14);
+  EXPECT_EQ(plot["fraction_of_peak"].get<double>(), 1.0);  // on the flat roof
   EXPECT_FALSE(r["trace"].empty());
   EXPECT_TRUE(r["trace"][0].contains("formula"));
 }
@@ -197,7 +200,45 @@ TEST(RooflineCalc, MatmulMixedDtypesAndVmem) {
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   near_rel(value_of(r, "i_crit"), 3.94e14 / (22 * 8.2e11));
   EXPECT_EQ(r["verdict"], "compute-bound");
-  EXPECT_EQ(r["plot"]["roofs"].size(), 2u);  // HBM and VMEM
+  EXPECT_EQ(r["plot"]["roofs"].size(), 2u);  // VMEM, the one it runs against, then HBM
+  EXPECT_EQ(r["plot"]["roofs"][0]["name"], "VMEM");
+}
+
+// The plot's curves are the module's: each roof's attainable FLOPs/s over the plot's intensities.
+TEST(RooflineCalc, PlotCurvesComeFromTheModel) {
+  // v5e, int8 weights and arithmetic, B=64, D=F=4096 (as above): I = 120.47 < 480.49 = the ridge.
+  json r =
+      calc("roofline.matmul",
+           {{"dtype_w", "int8"}, {"dtype_compute", "int8"}, {"B", 64}, {"D", 4096}, {"F", 4096}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const json& plot = r["plot"];
+  const std::vector<double> xs = plot["intensity"].get<std::vector<double>>();
+  ASSERT_GE(xs.size(), 40u);
+  EXPECT_TRUE(std::is_sorted(xs.begin(), xs.end()));
+  // The grid spans 30x beyond the extreme marks: VMEM's ridge 3.94e14 / 1.804e13 = 21.84 below,
+  // HBM's ridge 480.49 above: from 21.84 / 30 = 0.728 to 480.49 * 30 = 14415.
+  near_rel(xs.front(), 3.94e14 / 1.804e13 / 30, 1e-9);
+  near_rel(xs.back(), 3.94e14 / 8.2e11 * 30, 1e-9);
+  // The ridge and the operation are points of the grid, so the page can mark them.
+  const double ridge = plot["ridge"].get<double>(), I = plot["point"]["intensity"].get<double>();
+  EXPECT_NE(std::find(xs.begin(), xs.end(), ridge), xs.end());
+  EXPECT_NE(std::find(xs.begin(), xs.end(), I), xs.end());
+  EXPECT_EQ(plot["ridge_point"]["intensity"].get<double>(), ridge);
+  EXPECT_EQ(plot["ridge_point"]["flops_per_s"].get<double>(), 3.94e14);
+  // HBM first (the chosen memory): below the ridge x * 8.2e11, above it the peak 3.94e14.
+  const json& hbm = plot["roofs"][0];
+  EXPECT_EQ(hbm["name"], "HBM");
+  const std::vector<double> ys = hbm["flops_per_s"].get<std::vector<double>>();
+  ASSERT_EQ(ys.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    near_rel(ys[i], xs[i] < ridge ? xs[i] * 8.2e11 : 3.94e14, 1e-12);
+  // The operation runs at I * BW = 9.879e13, a fraction 9.879e13 / 3.94e14 = 0.2507 of the peak.
+  near_rel(plot["fraction_of_peak"].get<double>(), 2147483648.0 / 17825792.0 * 8.2e11 / 3.94e14);
+  // The network calculator draws its link's roof the same way.
+  json n = calc("roofline.network", {{"link", "pcie"}});
+  ASSERT_TRUE(n["ok"].get<bool>()) << n.dump();
+  ASSERT_EQ(n["plot"]["roofs"].size(), 1u);
+  EXPECT_EQ(n["plot"]["roofs"][0]["name"], "PCIe");
 }
 
 TEST(RooflineCalc, MatmulNeverAndPerExample) {
