@@ -133,11 +133,15 @@ class Result {
   double value(Text key, double v, Text unit, Text label);
   void note(Text text);
   json extra = json::object();  // further members of the response: {"roofs": [...], ...}
-  // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra`.
+  // A further member the caller writes as JSON text (one value) into the returned buffer, for
+  // large arrays such as a plot's curves; it follows the members of `extra`.
+  Out& member(Text key);
+  // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra` and the
+  // members written as text.
   void write_members(Out& out) const;
 
  private:
-  Out values_, notes_;
+  Out values_, notes_, members_;
 };
 
 struct Calculator {

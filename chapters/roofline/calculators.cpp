@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,59 +37,90 @@ double memory_bw(const hw::Chip& c, const std::string& memory) {
 
 // A roof of the plot: a memory level or link, by name, with its bandwidth.
 struct Roof {
-  std::string name;
+  Text name;
   double bw = 0;
 };
 
-// Intensities to draw the roofs over: log-spaced across 30x either side of the ridges and the
-// operation, with those points themselves, sorted. Each roof is straight in log-log space but at
-// its ridge, which is on the grid, so its curve is exact between the points.
-std::vector<double> plot_intensities(std::vector<double> xs_extra) {
-  double lo = xs_extra[0], hi = xs_extra[0];
-  for (double x : xs_extra) lo = std::min(lo, x), hi = std::max(hi, x);
-  lo = std::max(lo / 30, 1e-3);
-  hi *= 30;
+// Intensities to draw the roofs over: log-spaced across 30x either side of the marks (the ridges
+// and the operation), with the marks themselves, in increasing order. Each roof is straight in
+// log-log space but at its ridge, which is on the grid, so its curve is exact between the points.
+std::vector<double> plot_intensities(double* marks, size_t n_marks) {
+  for (size_t i = 1; i < n_marks; ++i)  // a handful of marks: insertion sort
+    for (size_t j = i; j > 0 && marks[j] < marks[j - 1]; --j) std::swap(marks[j], marks[j - 1]);
+  const double lo = std::max(marks[0] / 30, 1e-3), hi = marks[n_marks - 1] * 30;
   constexpr int kPoints = 49;
+  const double step = std::pow(hi / lo, 1.0 / (kPoints - 1));
   std::vector<double> xs;
-  for (int i = 0; i < kPoints; ++i)
-    xs.push_back(
-        std::pow(10, std::log10(lo) + (std::log10(hi) - std::log10(lo)) * i / (kPoints - 1)));
-  for (double x : xs_extra)
-    if (x > 0 && std::isfinite(x)) xs.push_back(x);
-  std::sort(xs.begin(), xs.end());
-  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  xs.reserve(kPoints + n_marks);
+  size_t m = 0;
+  double x = lo;
+  for (int i = 0; i < kPoints; ++i, x *= step) {
+    for (; m < n_marks && marks[m] <= x; ++m)
+      if (xs.empty() || marks[m] > xs.back()) xs.push_back(marks[m]);
+    if (xs.empty() || x > xs.back()) xs.push_back(x);
+  }
+  for (; m < n_marks; ++m)
+    if (marks[m] > xs.back()) xs.push_back(marks[m]);
   return xs;
 }
 
-// What the page's roofline plot draws, all computed here: each roof's attainable FLOPs/s over a
-// grid of intensities (roofs[0] is the one the operation runs against), its ridge, and the
-// operation as a point with its fraction of the peak.
-json roofline_plot(double peak, const std::vector<Roof>& roofs, double intensity,
-                   double flops_per_s) {
-  std::vector<double> marks = {intensity};
-  for (const Roof& r : roofs) marks.push_back(critical_intensity(peak, r.bw));
-  const std::vector<double> xs = plot_intensities(marks);
-  json list = json::array();
-  for (const Roof& r : roofs) {
-    json ys = json::array();
-    for (double x : xs) ys.push_back(attainable_flops_per_s(x, peak, r.bw));
-    list.push_back({{"name", r.name},
-                    {"bw", r.bw},
-                    {"ridge", critical_intensity(peak, r.bw)},
-                    {"flops_per_s", std::move(ys)}});
-  }
+// The plot's JSON is written as text by these few functions, kept out of line: inlined at every
+// use, the buffer's appends cost more module size than the plot's code itself.
+[[gnu::noinline]] void put(Out& out, Text before, double v) {
+  out << before;
+  append_json(out, v);
+}
+[[gnu::noinline]] void put(Out& out, Text before, Text v) {
+  out << before;
+  append_json(out, v);
+}
+[[gnu::noinline]] void put(Out& out, Text before, const std::vector<double>& xs) {
+  out << before << '[';
+  for (size_t i = 0; i < xs.size(); ++i) put(out, i ? "," : "", xs[i]);
+  out << ']';
+}
+// {"intensity": x, "flops_per_s": y}
+void put_point(Out& out, Text before, double x, double y) {
+  out << before;
+  put(out, "{\"intensity\":", x);
+  put(out, ",\"flops_per_s\":", y);
+  out << '}';
+}
+
+// What the page's roofline plot draws, all computed here and written as the response's "plot":
+// each roof's attainable FLOPs/s over a grid of intensities (roofs[0] is the one the operation
+// runs against), its ridge, and the operation as a point with its fraction of the peak.
+// {"peak", "bw", "ridge", "point", "fraction_of_peak", "ridge_point", "intensity": [x...],
+//  "roofs": [{"name", "bw", "ridge", "flops_per_s": [y...]}], "memory"?}
+void roofline_plot(Result& r, double peak, std::span<const Roof> roofs, double intensity,
+                   double flops_per_s, Text memory = {}) {
+  double marks[3] = {intensity};
+  size_t n_marks = 1;
+  for (const Roof& roof : roofs.first(std::min<size_t>(roofs.size(), 2)))
+    marks[n_marks++] = critical_intensity(peak, roof.bw);
+  const std::vector<double> xs = plot_intensities(marks, n_marks);
   const double ridge = critical_intensity(peak, roofs[0].bw);
-  json plot = json::object();
-  plot["peak"] = peak;
-  plot["bw"] = roofs[0].bw;
-  plot["ridge"] = ridge;
-  plot["point"] = {{"intensity", intensity}, {"flops_per_s", flops_per_s}};
-  plot["fraction_of_peak"] = fraction_of_peak(flops_per_s, peak);
-  plot["ridge_point"] = {{"intensity", ridge},
-                         {"flops_per_s", attainable_flops_per_s(ridge, peak, roofs[0].bw)}};
-  plot["intensity"] = xs;
-  plot["roofs"] = std::move(list);
-  return plot;
+  Out& out = r.member("plot");
+  put(out, "{\"peak\":", peak);
+  put(out, ",\"bw\":", roofs[0].bw);
+  put(out, ",\"ridge\":", ridge);
+  put_point(out, ",\"point\":", intensity, flops_per_s);
+  put(out, ",\"fraction_of_peak\":", fraction_of_peak(flops_per_s, peak));
+  put_point(out, ",\"ridge_point\":", ridge, attainable_flops_per_s(ridge, peak, roofs[0].bw));
+  put(out, ",\"intensity\":", xs);
+  out << ",\"roofs\":[";
+  std::vector<double> ys(xs.size());
+  for (size_t k = 0; k < roofs.size(); ++k) {
+    for (size_t i = 0; i < xs.size(); ++i) ys[i] = attainable_flops_per_s(xs[i], peak, roofs[k].bw);
+    put(out, k ? ",{\"name\":" : "{\"name\":", roofs[k].name);
+    put(out, ",\"bw\":", roofs[k].bw);
+    put(out, ",\"ridge\":", critical_intensity(peak, roofs[k].bw));
+    put(out, ",\"flops_per_s\":", ys);
+    out << '}';
+  }
+  out << ']';
+  if (!memory.empty()) put(out, ",\"memory\":", memory);
+  out << '}';
 }
 
 // roofline.matmul, step by step: the setting, the time model, the critical batch, the result.
@@ -232,13 +264,13 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   if (!cb.note.empty()) r.note(cb.note);
   // The roofs the page draws: the chosen memory level, then the other one when the chip has it.
   const hw::Chip& c = *m.chip;
-  std::vector<Roof> roofs = {{m.memory, m.bw}};
-  if (m.memory == "VMEM") roofs.push_back({"HBM", c.get("hbm_bw", "chip")});
-  if (m.memory == "HBM" && c.has("vmem_bw")) roofs.push_back({"VMEM", c.get("vmem_bw", "memory")});
-  json plot = roofline_plot(m.peak, roofs, t.intensity, achieved);
-  plot["memory"] = m.memory;
+  Roof roofs[2] = {{m.memory, m.bw}};
+  size_t n_roofs = 1;
+  if (m.memory == "VMEM") roofs[n_roofs++] = {"HBM", c.get("hbm_bw", "chip")};
+  if (m.memory == "HBM" && c.has("vmem_bw"))
+    roofs[n_roofs++] = {"VMEM", c.get("vmem_bw", "memory")};
   r.extra["verdict"] = verdict_text;
-  r.extra["plot"] = std::move(plot);
+  roofline_plot(r, m.peak, std::span<const Roof>(roofs, n_roofs), t.intensity, achieved, m.memory);
 }
 
 // The link a two-chip exchange crosses, and its key in the chip table.
@@ -295,10 +327,9 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("d_crit", d_crit, "count", "D above which it is compute-bound");
   r.value("peak", peak, "flop_per_s", "peak (bf16)");
   r.value("bw", bw, "B_per_s", link_name + " bandwidth");
-  json plot = roofline_plot(peak, {{link_name, bw}}, I,
-                            achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
+  const Roof link[] = {{link_name, bw}};
   r.extra["verdict"] = verdict_text;
-  r.extra["plot"] = std::move(plot);
+  roofline_plot(r, peak, link, I, achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
 }
 
 void tiled_calc(const Inputs& in, Trace& tr, Result& r) {
