@@ -117,9 +117,12 @@ constexpr Param kQ2aGiven[] = {
     big_count("cores_per_chip", 1, "TensorCores per chip", kQ2CoresPerChip),
     given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip", kQ2aPeaks),
     given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ2aHbm)};
-constexpr Slot kQ2aSlots[] = {number("chips", "chips", "chips"), number("hosts", "count", "hosts"),
-                              number("tensorcores", "count", "TensorCores"),
-                              number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s"),
+// The slots of both parts, which differ only in the tolerance of the HBM total.
+constexpr Slot kQ2Chips = number("chips", "chips", "chips");
+constexpr Slot kQ2Hosts = number("hosts", "count", "hosts");
+constexpr Slot kQ2Cores = number("tensorcores", "count", "TensorCores");
+constexpr Slot kQ2Flops = number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s");
+constexpr Slot kQ2aSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
                               number("pod_hbm", "B", "total HBM", 0.025)};
 constexpr double kQ2bPeaks[] = {4.59e14, 2e14, 5e14};
 constexpr double kQ2bHbm[] = {9.6e10, 1.6e10, 3.2e10, 9.6e10};
@@ -130,9 +133,7 @@ constexpr Param kQ2bGiven[] = {
     big_count("cores_per_chip", 2, "TensorCores per chip", kQ2CoresPerChip),
     given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip", kQ2bPeaks),
     given("hbm_capacity_per_chip_B", "B", 9.6e10, "HBM per chip", kQ2bHbm)};
-constexpr Slot kQ2bSlots[] = {number("chips", "chips", "chips"), number("hosts", "count", "hosts"),
-                              number("tensorcores", "count", "TensorCores"),
-                              number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s"),
+constexpr Slot kQ2bSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
                               number("pod_hbm", "B", "total HBM", 0.02)};
 
 // Question 3: a matmul fed over PCIe.
