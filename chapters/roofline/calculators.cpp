@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/roofline/levels.hpp"
 #include "chapters/roofline/model.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -25,14 +26,12 @@ constexpr double kMaxDim = 1e7;
 
 constexpr Text kComputeDtypes = "fp32|bf16|fp8|int8|int4";
 
-// Bandwidth of the memory level a matmul streams from: HBM, or VMEM (about 22x HBM on TPUs).
-double memory_bw(const hw::Chip& c, const std::string& memory) {
-  if (memory == "vmem") {
-    if (!c.has("vmem_bw"))
-      fail("memory", c.name + " has no VMEM bandwidth in the tables; choose hbm", "no_spec");
-    return c.get("vmem_bw", "memory");
-  }
-  return c.get("hbm_bw", "chip");
+// A level of the chip (levels.hpp) the calculation needs: its bandwidth, or an error naming
+// `field` that says in words why the chip has none.
+LevelBw need_level(const hw::Chip& c, Level l, Text field) {
+  LevelBw lv = level_bw(c, l);
+  if (!(lv.bw > 0)) fail(field, lv.note, "no_figure");
+  return lv;
 }
 
 // A roof of the plot: a memory level or link, by name, with its bandwidth.
@@ -138,7 +137,7 @@ MatmulSetting matmul_setting(const Inputs& in) {
   m.chip = &hw::chip(in.text("chip"));
   m.dtype_compute = in.text("dtype_compute");
   m.peak = m.chip->peak(m.dtype_compute, "dtype_compute");
-  m.bw = memory_bw(*m.chip, in.text("memory"));
+  m.bw = need_level(*m.chip, in.text("memory") == "vmem" ? Level::Vmem : Level::Hbm, "memory").bw;
   m.memory = in.text("memory") == "vmem" ? "VMEM" : "HBM";
   m.bytes = {hw::dtype_bytes(in.text("dtype_x"), "dtype_x"),
              hw::dtype_bytes(in.text("dtype_w"), "dtype_w"),
@@ -273,25 +272,13 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   roofline_plot(r, m.peak, std::span<const Roof>(roofs, n_roofs), t.intensity, achieved, m.memory);
 }
 
-// The link a two-chip exchange crosses, and its key in the chip table.
-double link_bw(const hw::Chip& c, const std::string& link, std::string& label) {
-  if (link == "pcie") {
-    label = "PCIe";
-    return c.get("pcie_bw", "link");
-  }
-  if (link == "dcn") {
-    label = "DCN";
-    return c.get("dcn_bw", "link");
-  }
-  label = "ICI (one way)";
-  return c.get("ici_bw_oneway", "link");
-}
-
 void network_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const double peak = c.peak("bf16", "chip");
-  std::string link_name;
-  const double bw = link_bw(c, in.text("link"), link_name);
+  const LevelBw lv = need_level(c, parse_level(in.text("link"), "link"), "link");
+  const std::string link_name = lv.name == "ICI" ? "ICI (one way)" : lv.name;
+  const double bw = lv.bw;
+  if (!lv.note.empty()) r.note(lv.note);
   const MatmulShape s{in.num("B"), in.num("D"), in.num("F")};
   tr.note(
       "X: bf16[B, D] and Y: bf16[D, F] are split along D over 2 chips; each chip multiplies "
@@ -452,7 +439,8 @@ constexpr Param kMatmulParams[] = {
 constexpr Param kNetworkParams[] = {
     chip_param("v5e"),
     choice("link", "ici", "ici|pcie|dcn",
-           "link between the chips: ICI (one way), PCIe or DCN per chip"),
+           "link between the chips, one way: ICI (NVLink on a GPU), PCIe, or DCN per chip (a "
+           "GPU's scale-out network)"),
     size("B", "tokens", 512, "batch tokens", kMaxTokens),
     size("D", "count", 8192, "contracted dimension, split over the two chips", kMaxDim),
     size("F", "count", 32768, "output dimension", kMaxDim)};

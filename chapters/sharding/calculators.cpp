@@ -23,6 +23,13 @@ Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, doub
   l.dcn = link == "dcn";
   if (w_given > 0)
     l.w_uni = w_given;
+  else if (c.kind != "tpu")
+    fail("chip",
+         "The " + c.name +
+             " is a GPU: it has no ICI torus or DCN (its GPUs talk over NVLink through "
+             "switches), and this chapter's collective costs are those of TPU tori. Pick a TPU, "
+             "or give w_uni to cost a ring of that bandwidth.",
+         "no_figure");
   else
     l.w_uni = c.get(l.dcn ? "dcn_bw" : "ici_bw_oneway", "chip");
   l.t_hop = t_given;

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "chapters/roofline/levels.hpp"
 #include "chapters/tpus/model.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -173,8 +174,12 @@ void inventory_chip_insides(const hw::Chip& c, const Inventory& inv, Trace& tr, 
 
 void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
-  Dims d = parse_shape(in.text("shape"), "shape");
+  const bool given = !in.text("shape").empty();
+  Dims d = given ? parse_shape(in.text("shape"), "shape") : default_slice(c);
   Inventory inv = inventory(c, d, "shape");
+  if (!given)
+    r.note("No shape given: " + shape_text(d) + ", a slice every " + c.name +
+           " comes in. Type another shape to change it.");
   Topology topo = topology_of(c);
   InventoryRows rows(r);
   inventory_counts(c, d, inv, tr, rows, r);
@@ -263,12 +268,26 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
 
 // ------------------------------------------------------------------------------------- transfer --
 
+// VMEM's bandwidth: the tables', or 22 x HBM as the chapter takes it for v5e. A GPU has none.
 double vmem_bw_of(const hw::Chip& c, Trace& tr) {
-  if (c.has("vmem_bw")) return c.get("vmem_bw");
+  const roofline::LevelBw v = roofline::level_bw(c, roofline::Level::Vmem);
+  if (v.bw > 0) return v.bw;
+  if (c.kind != "tpu") fail("route", v.note, "no_figure");
   double bw = vmem_bw(c.get("hbm_bw"));
   tr.note("No VMEM bandwidth in the tables for " + c.name +
           ": taking 22 x HBM, as the chapter does for v5e.");
   return bw;
+}
+
+// The bandwidth of a host link (PCIe, DCN), or an error in words where the chip has none.
+double host_link_bw(const hw::Chip& c, roofline::Level l) {
+  if (c.kind != "tpu")
+    fail("route",
+         "The " + c.name + " is a GPU: these routes are a TPU host's (PCIe, DCN); hbm applies.",
+         "no_figure");
+  const roofline::LevelBw v = roofline::level_bw(c, l);
+  if (!(v.bw > 0)) fail("route", v.note, "no_figure");
+  return v.bw;
 }
 
 json stage_json(const Stage& s) {
@@ -296,9 +315,9 @@ std::vector<Stage> local_stages(const Transfer& x, const std::string& route, Tra
   const hw::Chip& c = x.chip;
   if (route == "hbm") return {make_stage("HBM to the cores", "hbm", x.bytes, c.get("hbm_bw"))};
   if (route == "vmem") return {make_stage("VMEM to the cores", "vmem", x.bytes, vmem_bw_of(c, tr))};
-  if (route == "pcie")
-    return {make_stage("PCIe, host to one chip", "pcie", x.bytes, c.get("pcie_bw"))};
-  const double pcie = c.get("pcie_bw"), dcn = c.get("dcn_bw");
+  const double pcie = host_link_bw(c, roofline::Level::Pcie);
+  if (route == "pcie") return {make_stage("PCIe, host to one chip", "pcie", x.bytes, pcie)};
+  const double dcn = host_link_bw(c, roofline::Level::Dcn);
   return {make_stage("PCIe up to the source host", "pcie", x.bytes, pcie),
           make_stage("DCN between hosts (one chip's share of egress)", "dcn", x.bytes, dcn),
           make_stage("PCIe down to the destination chip", "pcie", x.bytes, pcie)};
@@ -432,23 +451,22 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
 
 // ------------------------------------------------------------------------------------------ mxu --
 
-// A figure of tpus.mxu: the reader's when given (> 0), else the chip's from the tables.
-double mxu_figure(const Inputs& in, const hw::Chip& c, const char* name, const char* what) {
+// A figure of tpus.mxu: the reader's when given (> 0), else the chip's from the tables, else 0
+// with a note naming the input to fill in.
+double mxu_figure(const Inputs& in, const hw::Chip& c, const char* name, const char* what,
+                  Result& r) {
   double v = in.num(name);
   if (v > 0) return v;
-  if (!c.has(name))
-    fail(name, std::string(name) + ": the book gives no " + what + " for " + c.name + "; enter one",
-         "no_spec");
-  return c.get(name);
+  if (c.has(name)) return c.get(name);
+  r.note("The book gives no " + std::string(what) + " for the " + c.name + ": enter " + name +
+         " to see what depends on it.");
+  return 0;
 }
 
-struct MxuRates {
-  double utilisation = 0, chip = 0;  // share of useful work; the chip's MXU FLOPs/s
-};
-
-// The MXU part of tpus.mxu: padding to the MXU side, utilisation, the rates and the time.
-MxuRates mxu_part(const Inputs& in, double S, double clk, double mxus, double cores, Trace& tr,
-                  Result& r) {
+// The MXU part of tpus.mxu: padding to the MXU side and the utilisation; with a clock and an MXU
+// count also the rates and the time. Returns the chip's MXU FLOPs/s, or 0 without them.
+double mxu_part(const Inputs& in, double S, double clk, double mxus, double cores, Trace& tr,
+                Result& r) {
   std::vector<double> dims = {in.num("M"), in.num("K"), in.num("N")};
   const char* names[] = {"M", "K", "N"};
   json padded = json::object();
@@ -460,13 +478,20 @@ MxuRates mxu_part(const Inputs& in, double S, double clk, double mxus, double co
                 padded_dim(dims[i], S), "count");
     padded[names[i]] = p;
   }
-  MxuRates m;
-  const double u = m.utilisation = tr.step(
+  const double u = tr.step(
       "MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
       {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
+  r.value("utilisation", u, "ratio", "MXU utilisation after padding");
+  r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
+  r.extra["padded"] = std::move(padded);
+  if (u < 0.5)
+    r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
+           units::number(S) + ".");
+  r.extra["verdict"] = "MXU utilisation " + units::number(100 * u, 3) + "%";
+  if (!(clk > 0 && mxus > 0)) return 0;
   double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk},
                            mxu_flops_per_s(S, clk), "flop_per_s");
-  const double chip = m.chip =
+  const double chip =
       tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
               {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
   double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
@@ -474,31 +499,29 @@ MxuRates mxu_part(const Inputs& in, double S, double clk, double mxus, double co
   double flops = roofline::matmul_flops({dims[0], dims[1], dims[2]});
   double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}",
                      {flops, useful}, roofline::t_math(flops, useful), "s");
-  r.value("utilisation", u, "ratio", "MXU utilisation after padding");
   r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
   r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
   r.value("useful_flops_per_s", useful, "flop_per_s", "useful FLOPs/s on this matmul");
   r.value("t_matmul", t, "s", "matmul time at MXU peak");
-  r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
-  r.extra["padded"] = std::move(padded);
-  return m;
+  return chip;
 }
 
-// The VPU part of tpus.mxu: one core's and the chip's rate against the MXUs, registers, and the
-// cross-sublane reduction.
+// The VPU part of tpus.mxu: one core's and the chip's rate against the MXUs (given a clock),
+// registers, and the cross-sublane reduction.
 void vpu_part(const Inputs& in, const hw::Chip& c, double clk, double cores, double mxu_chip,
               Trace& tr, Result& r) {
   double alus_cell = in.num("vpu_alus_per_cell") > 0
                          ? in.num("vpu_alus_per_cell")
                          : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
-  if (alus_cell > 0) {
+  if (alus_cell > 0 && clk > 0) {
     double vpu = vpu_core_rate(c, alus_cell, clk, tr);
     r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
     r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
-    r.value("mxu_to_vpu_ratio", mxu_chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
-  } else {
-    r.note("The book gives no VPU ALU count for " + c.name +
-           " (4 per cell on v5); enter one to see the VPU rate.");
+    if (mxu_chip > 0)
+      r.value("mxu_to_vpu_ratio", mxu_chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
+  } else if (!(alus_cell > 0)) {
+    r.note("The book gives no VPU ALU count for the " + c.name +
+           " (4 per cell on v5): enter vpu_alus_per_cell to see the VPU rate.");
   }
   if (c.has("vregs_per_core"))
     r.value("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
@@ -509,16 +532,24 @@ void vpu_part(const Inputs& in, const hw::Chip& c, double clk, double cores, dou
 
 void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
-  const double S = mxu_figure(in, c, "mxu_size", "MXU size");
-  const double clk = mxu_figure(in, c, "clock_hz", "clock");
-  const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count");
+  if (c.kind != "tpu")
+    fail("chip",
+         "The " + c.name +
+             " is a GPU: its matmuls run on Tensor Cores, not on the MXUs and VPU this "
+             "calculator models. Pick a TPU.",
+         "bad_chip");
+  const double S = mxu_figure(in, c, "mxu_size", "MXU size", r);
+  const double clk = mxu_figure(in, c, "clock_hz", "clock", r);
+  const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count per core", r);
   const double cores = c.get("cores_per_chip");
-  const MxuRates m = mxu_part(in, S, clk, mxus, cores, tr, r);
-  vpu_part(in, c, clk, cores, m.chip, tr, r);
-  if (m.utilisation < 0.5)
-    r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
-           units::number(S) + ".");
-  r.extra["verdict"] = "MXU utilisation " + units::number(100 * m.utilisation, 3) + "%";
+  r.value("flops", roofline::matmul_flops({in.num("M"), in.num("K"), in.num("N")}), "flop",
+          "FLOPs of the matmul, 2MKN");
+  double mxu_chip = 0;
+  if (S > 0)
+    mxu_chip = mxu_part(in, S, clk, mxus, cores, tr, r);
+  else
+    r.extra["verdict"] = "No MXU size for the " + c.name + ": enter mxu_size to pad the matmul";
+  vpu_part(in, c, clk, cores, mxu_chip, tr, r);
 }
 
 // ------------------------------------------------------------------------------------- decode --
@@ -541,7 +572,11 @@ void decode_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("fits", per <= cap ? 1 : 0, "bool", "fits in HBM");
 }
 
-constexpr Param kInventoryParams[] = {chip_param("v5p"), shape_param("4x4x4")};
+constexpr Param kInventoryParams[] = {
+    chip_param("v5p"),
+    text("shape", "",
+         "slice shape, like 4x4x4 or 16x16 (at most 3 axes); empty: a 4x4x4 cube on a 3D torus, "
+         "4x4 on a 2D one")};
 constexpr Param kTopologyParams[] = {
     chip_param("v5e"), shape_param("16x16"),
     text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),

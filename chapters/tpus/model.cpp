@@ -242,7 +242,10 @@ double hop_latency(const hw::Chip& chip) {
 
 Topology topology_of(const hw::Chip& chip, const std::string& field) {
   if (chip.kind != "tpu")
-    fail(field, field + ": " + chip.name + " is not a TPU; slices and ICI tori are a TPU notion",
+    fail(field,
+         "The " + chip.name +
+             " is a GPU: it has no ICI torus (its GPUs talk over NVLink through switches). "
+             "Slices and tori are a TPU notion: pick a TPU.",
          "bad_chip");
   Topology t;
   t.chip = chip.id;
@@ -252,6 +255,10 @@ Topology topology_of(const hw::Chip& chip, const std::string& field) {
   t.inferred = lower(spec.source + " " + spec.note).find("infer") != std::string::npos;
   t.rule = wrap_rule(chip);
   return t;
+}
+
+Dims default_slice(const hw::Chip& chip) {
+  return topology_of(chip).torus_dims >= 3 ? Dims{4, 4, 4} : Dims{4, 4};
 }
 
 Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wrap_override,

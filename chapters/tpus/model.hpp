@@ -112,6 +112,10 @@ struct Topology {
 };
 Topology topology_of(const hw::Chip& chip, const std::string& field = "chip");
 
+// A slice every TPU of its rank comes in, for a calculator's default: the 4x4x4 cube of a 3D torus
+// (whole cubes: it wraps), a 4x4 of a 2D one. InputError("chip") for a GPU.
+Dims default_slice(const hw::Chip& chip);
+
 // The slice on a chip: validates the shape against the chip (rank, max pod) and applies the rule.
 // `wrap_override`: "auto" (the rule), "none", "all". Errors name `shape_field` or `wrap_field`.
 Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wrap_override = "auto",

@@ -195,18 +195,21 @@ class SbSliceExplorer extends HTMLElement {
     this.state = widgetState(this, this.key);
     const saved = this.state.all();
     this.classList.add('sb-widget');
+    this.dataset.sbWidget = 'slice';  // its state for the tests: data-sb-state (see tests/browser)
     this.chipSel = h('select', { 'aria-label': 'chip', name: 'chip' });
     this.shapeIn = h('input', { type: 'text', name: 'shape', value: saved.shape || '4x4x4', 'aria-label': 'slice shape', size: 10, spellcheck: 'false' });
     this.wrapSel = h('select', { name: 'wrap', 'aria-label': 'wraparound' },
       h('option', { value: 'auto' }, "the chip's rule"), h('option', { value: 'none' }, 'none (forced)'),
       h('option', { value: 'all' }, 'all axes (forced)'));
     this.wrapSel.value = saved.wrap || 'auto';
-    this.error = h('span', { class: 'sb-field-error', role: 'alert', id: `${this.key}--shape-err` });
+    this.error = h('span', { class: 'sb-field-error sb-widget-error', role: 'alert', id: `${this.key}--shape-err` });
     this.shapeIn.setAttribute('aria-describedby', this.error.id);
-    this.summary = h('p', { class: 'sb-slice-summary' });
-    this.picture = h('div', { class: 'sb-torus' });
-    this.distance = h('div', { class: 'sb-slice-distance', 'aria-live': 'polite' });
-    this.inventory = h('table', { class: 'sb-results sb-inventory' });
+    this.summary = h('p', { class: 'sb-slice-summary sb-widget-out' });
+    // Why the explorer shows another chip than the page's: a GPU has no ICI torus.
+    this.chipNote = h('p', { class: 'sb-notes sb-slice-chip-note', hidden: true });
+    this.picture = h('div', { class: 'sb-torus sb-widget-out' });
+    this.distance = h('div', { class: 'sb-slice-distance sb-widget-out', 'aria-live': 'polite' });
+    this.inventory = h('table', { class: 'sb-results sb-inventory sb-widget-out' });
     this.notes = h('ul', { class: 'sb-notes sb-small sb-muted' });
     this.transfer = h('sb-calc', { name: 'tpus.transfer', id: 'tpus-transfer' });
     const field = (name, label, input, ...after) => h('div', { class: 'sb-field', 'data-field': name },
@@ -217,7 +220,7 @@ class SbSliceExplorer extends HTMLElement {
     this.replaceChildren(
       h('p', {}, 'Pick a TPU generation and a slice shape such as 4x4x4 or 16x16. Click one chip, then ' +
         'another, to see how many ICI hops apart they are and the route a message takes.'),
-      form, this.summary, legend(), this.picture, this.distance,
+      form, this.chipNote, this.summary, legend(), this.picture, this.distance,
       h('h3', {}, 'Inventory of the slice'), this.inventory, this.notes,
       h('h3', {}, 'Transfer time'),
       h('p', { class: 'sb-muted' }, 'Move bytes over one link or a chain of them; with several stages the ' +
@@ -240,8 +243,21 @@ class SbSliceExplorer extends HTMLElement {
     const pick = (id) => (chips.some((c) => c.id === id) ? id : 'v5p');
     this.rank = Object.fromEntries(chips.map((c) => [c.id, c.specs?.torus_dims?.value ?? 2]));
     this.chipSel.value = pick(savedChip || getChip());
+    // The page chip may be a GPU, which has no ICI torus: say so, and show a TPU instead.
+    const explain = (id) => {
+      const other = table.chips.find((c) => c.id === id && c.kind !== 'tpu');
+      this.chipNote.hidden = !other;
+      if (other) {
+        const shown = chips.find((c) => c.id === this.chipSel.value)?.name || this.chipSel.value;
+        this.chipNote.textContent = `The page's chip, the ${other.name}, is a GPU: it has no ICI torus ` +
+          `(its GPUs talk over NVLink through switches). The explorer shows the ${shown}.`;
+      }
+    };
+    explain(getChip());
+    this.chipSel.addEventListener('change', () => explain(getChip()));
     this.fitShape();
     onChip((id) => {
+      explain(id);
       if (chips.some((c) => c.id === id) && id !== this.chipSel.value) {
         this.chipSel.value = id;
         this.from = this.to = null;
@@ -316,11 +332,13 @@ class SbSliceExplorer extends HTMLElement {
       this.error.textContent = inv.error.message;
       this.shapeIn.setAttribute('aria-invalid', 'true');
       this.classList.add('sb-stale');
+      this.dataset.sbState = 'error';
       return;
     }
     this.error.textContent = '';
     this.shapeIn.removeAttribute('aria-invalid');
     this.classList.remove('sb-stale');
+    this.dataset.sbState = 'ok';
     const dims = inv.torus.dims;
     const zero = dims.map(() => 0);
     let topo = null;

@@ -302,10 +302,34 @@ TEST(RooflineCalc, Network) {
   // DCN on v5e: 3.125e9, so I_link = 1.97e14 / 3.125e9 = 63,040.
   r = calc("roofline.network", {{"link", "dcn"}});
   near_rel(value_of(r, "i_crit_link"), 63040);
-  // Bad input: an H100 has no ICI figure; unknown link; D = 0.
-  expect_error_value(calc("roofline.network", {{"chip", "h100"}}), "link");
+  // Bad input: unknown link; D = 0.
   expect_error_value(calc("roofline.network", {{"link", "nvlink"}}), "link");
   expect_error_value(calc("roofline.network", {{"D", 0}}), "D");
+}
+
+TEST(RooflineCalc, NetworkOnAGpuCrossesNvlink) {
+  // An H100 has no ICI: the link is NVLink, 4.5e11 B/s per GPU one way. B=512, D=8192, F=32768:
+  // T_comms = 2*512*32768 / 4.5e11 = 33,554,432 / 4.5e11 = 74.57 us; I_link = 9.9e14 / 4.5e11
+  // = 2200, D_crit = 4400; D/2 = 4096 > 2200: compute-bound.
+  json r = calc("roofline.network", {{"chip", "h100"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "t_comms"), 33554432.0 / 4.5e11);
+  near_rel(value_of(r, "i_crit_link"), 2200);
+  near_rel(value_of(r, "d_crit"), 4400);
+  EXPECT_EQ(r["verdict"], "compute-bound");
+  EXPECT_EQ(r["plot"]["roofs"][0]["name"], "NVLink");
+  ASSERT_EQ(r["notes"].size(), 1u);
+  EXPECT_EQ(r["notes"][0], "The NVIDIA H100 SXM has no ICI: NVLink instead (per GPU, one way).");
+  // Its DCN is the scale-out network, 5e10 per GPU: I_link = 9.9e14 / 5e10 = 19,800.
+  r = calc("roofline.network", {{"chip", "h100"}, {"link", "dcn"}});
+  near_rel(value_of(r, "i_crit_link"), 19800);
+  // The tables give an H100 no PCIe figure, and a V100 no NVLink one: said in words.
+  json e = calc("roofline.network", {{"chip", "h100"}, {"link", "pcie"}});
+  expect_error_value(e, "link");
+  EXPECT_EQ(e["error"]["message"], "The book gives no PCIe bandwidth for the NVIDIA H100 SXM.");
+  e = calc("roofline.network", {{"chip", "v100"}});
+  expect_error_value(e, "link");
+  EXPECT_EQ(e["error"]["message"], "The book gives no NVLink figure for the NVIDIA V100.");
 }
 
 TEST(RooflineCalc, Tiled) {

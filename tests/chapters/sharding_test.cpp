@@ -15,8 +15,10 @@
 
 namespace sh = sb::sharding;
 using sb::json;
+using sb::test::calc;
 using sb::test::expect_error;
 using sb::test::near_rel;
+using sb::test::value_of;
 using sb::test::verdict_of;
 
 namespace {
@@ -559,6 +561,23 @@ TEST(ShardingApi, CollectiveAndLocalCalculators) {
   json ls = sb::api::handle(
       json{{"op", "calc"}, {"name", "sharding.local"}, {"inputs", {{"sizes", "1024"}}}});
   EXPECT_EQ(ls["error"]["field"], "sizes");
+}
+
+// A GPU has no ICI torus: the collective costs say so on the chip, unless the reader gives the
+// bandwidth of the ring to cost.
+TEST(ShardingApi, GpuHasNoTorus) {
+  for (const char* name : {"sharding.matmul", "sharding.collective"}) {
+    json r = calc(name, {{"chip", "h100"}});
+    ASSERT_FALSE(r["ok"].get<bool>()) << r.dump();
+    EXPECT_EQ(r["error"]["field"], "chip");
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("The NVIDIA H100 SXM is a GPU"),
+              std::string::npos);
+  }
+  // With w_uni = 4.5e11 on an axis of 4 (a GPU has no wraparound rule: an open line):
+  // 3 * 33,554,432 / (4 * 4.5e11) = 5.5924e-5 s.
+  json r = calc("sharding.collective", {{"chip", "h100"}, {"w_uni", 4.5e11}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "t"), 3 * 33554432.0 / 1.8e12);
 }
 
 TEST(ShardingApi, ProblemsSolveAndGrade) {

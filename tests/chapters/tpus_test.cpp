@@ -14,7 +14,10 @@
 using namespace sb;
 using namespace sb::tpus;
 using sb::test::calc;
+using sb::test::expect_error_value;
 using sb::test::field_of;
+using sb::test::near_rel;
+using sb::test::value_of;
 
 namespace {
 
@@ -379,9 +382,74 @@ TEST(TpusApi, BadInputsNameTheField) {
             "to");
   EXPECT_EQ(field(calc("tpus.transfer", {{"route", "carrier pigeon"}})), "route");
   EXPECT_EQ(field(calc("tpus.transfer", {{"bytes", -5}})), "bytes");
-  // v6e's MXU count is not in the book: the calculator asks for it.
-  EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v6e"}})), "mxus_per_core");
   EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v5e"}, {"M", 0}})), "M");
+}
+
+// Every TPU opens each calculator at its defaults with a result; a GPU, which has no ICI torus
+// and no MXU, gets an error on the chip that says so in words.
+TEST(TpusApi, EveryChipOpensAtTheDefaults) {
+  for (const auto& c : hw::chips()) {
+    for (const char* name :
+         {"tpus.inventory", "tpus.topology", "tpus.transfer", "tpus.mxu", "tpus.decode"}) {
+      json r = calc(name, {{"chip", c.id}});
+      if (c.kind == "tpu" || std::string(name) == "tpus.decode") {
+        EXPECT_TRUE(r["ok"].get<bool>()) << name << " " << c.id << ": " << r.dump();
+        continue;
+      }
+      expect_error_value(r, "chip");
+      EXPECT_NE(r["error"]["message"].get<std::string>().find("The " + c.name + " is a GPU"),
+                std::string::npos)
+          << r.dump();
+    }
+  }
+}
+
+TEST(TpusApi, InventoryShapeFollowsTheChip) {
+  // No shape: a 4x4 on the 2D v5e (16 chips on 16 / 8 = 2 hosts), a 4x4x4 cube on the 3D v5p
+  // (64 chips on 64 / 4 = 16 hosts, every axis a ring).
+  json r = calc("tpus.inventory", {{"chip", "v5e"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(value_of(r, "chips"), 16);
+  EXPECT_EQ(value_of(r, "hosts"), 2);
+  EXPECT_EQ(r["torus"]["dims"], json({4, 4}));
+  EXPECT_EQ(r["notes"][0],
+            "No shape given: 4x4, a slice every TPU v5e comes in. Type another "
+            "shape to change it.");
+  r = calc("tpus.inventory", {{"chip", "v5p"}});
+  EXPECT_EQ(value_of(r, "chips"), 64);
+  EXPECT_EQ(value_of(r, "hosts"), 16);
+  EXPECT_EQ(r["torus"]["wrap"], json({true, true, true}));
+  // A shape given is kept, and a wrong one for the chip is still an error on the shape.
+  EXPECT_EQ(value_of(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "16x16"}}), "chips"), 256);
+  expect_error_value(calc("tpus.inventory", {{"chip", "v5e"}, {"shape", "4x4x4"}}), "shape");
+}
+
+TEST(TpusApi, MxuWithoutTheTablesFigures) {
+  // v6e: S = 256 but no MXU count. M=200, K=4096, N=1000 pad to 256, 4096, 1024:
+  // utilisation 200*4096*1000 / (256*4096*1024) = 819,200,000 / 1,073,741,824 = 0.76294.
+  json r = calc("tpus.mxu", {{"chip", "v6e"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "utilisation"), 819200000.0 / 1073741824.0);
+  EXPECT_FALSE(r["values"].contains("chip_mxu_flops_per_s"));
+  EXPECT_EQ(r["notes"][0],
+            "The book gives no MXU count per core for the TPU v6e (Trillium): enter "
+            "mxus_per_core to see what depends on it.");
+  // Given the count (4): 1 core x 4 x 2*256^2 x 1.75476e9 = 9.2e14, the table's peak.
+  r = calc("tpus.mxu", {{"chip", "v6e"}, {"mxus_per_core", 4}});
+  near_rel(value_of(r, "chip_mxu_flops_per_s"), 4 * 2 * 65536 * 1754760742.1875);
+  // TPU7x: no MXU size at all; the FLOPs 2*200*4096*1000 = 1.6384e9 and the 8 sublanes' 3
+  // reduction steps are still there.
+  r = calc("tpus.mxu", {{"chip", "tpu7x"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(value_of(r, "flops"), 1.6384e9);
+  EXPECT_EQ(value_of(r, "sublane_reduction_steps"), 3);
+  EXPECT_FALSE(r["values"].contains("utilisation"));
+  EXPECT_EQ(r["verdict"], "No MXU size for the TPU7x: enter mxu_size to pad the matmul");
+  // v3: S = 128 and 2 MXUs but no clock: utilisation (padding to 256, 4096, 1024:
+  // 819,200,000 / 1,073,741,824), no rates.
+  r = calc("tpus.mxu", {{"chip", "v3"}});
+  near_rel(value_of(r, "utilisation"), 819200000.0 / 1073741824.0);
+  EXPECT_FALSE(r["values"].contains("mxu_flops_per_s"));
 }
 
 TEST(TpusApi, ProblemsSolveAndGrade) {
