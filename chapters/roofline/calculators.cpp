@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -191,8 +192,8 @@ MatmulTimes matmul_times(const MatmulSetting& m, Trace& tr) {
 }
 
 struct CriticalBatch {
-  double approx = NAN, exact = NAN;  // NAN: no such batch (the value is written as null)
-  Text note;                         // why there is none
+  std::optional<double> approx, exact;  // none: no such batch (the result leaves it out)
+  Text note;                            // why there is none, in words
 };
 
 // A.4: the batch above which the matmul is compute-bound, approximate and exact.
@@ -223,8 +224,9 @@ CriticalBatch matmul_critical_batch(const MatmulSetting& m, const MatmulTimes& t
     cb.note =
         "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
         "F, so no batch size makes the matmul compute-bound.";
-    tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
-            "tokens");
+    tr.note(
+        "Critical batch, exact crossover: the denominator 2DF / I_hw - b_x D - b_o F is not "
+        "positive, so there is none.");
   }
   return cb;
 }
@@ -256,8 +258,8 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("t_comms", t.t_comms, "s", "T_comms");
   r.value("t_lower", t.t_lower, "s", "T_lower (full overlap)");
   r.value("t_upper", t.t_upper, "s", "T_upper (no overlap)");
-  r.value("b_crit_approx", cb.approx, "tokens", "critical batch (approx.)");
-  r.value("b_crit_exact", cb.exact, "tokens", "critical batch (exact)");
+  if (cb.approx) r.value("b_crit_approx", *cb.approx, "tokens", "critical batch (approx.)");
+  if (cb.exact) r.value("b_crit_exact", *cb.exact, "tokens", "critical batch (exact)");
   r.value("achieved_flops_per_s", achieved, "flop_per_s", "achieved FLOPs/s");
   r.value("fraction_of_peak", fraction_of_peak(achieved, m.peak), "ratio", "fraction of peak");
   if (!cb.note.empty()) r.note(cb.note);

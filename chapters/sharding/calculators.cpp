@@ -17,10 +17,17 @@
 namespace sb::sharding {
 namespace {
 
+// The smallest bandwidth a reader may give (B/s): with the largest messages (1e15 B) every time
+// stays a finite number of seconds.
+constexpr double kMinBandwidth = 1;
+
 // Link figures: the chip's tables unless the reader gives a bandwidth or latency (0 = chip).
 Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, double t_given) {
   Link l;
   l.dcn = link == "dcn";
+  if (w_given > 0 && w_given < kMinBandwidth)
+    fail("w_uni", "w_uni: 0 takes the chip's figure; a bandwidth given must be at least 1 B/s",
+         "out_of_range");
   if (w_given > 0)
     l.w_uni = w_given;
   else if (c.kind != "tpu")
@@ -60,7 +67,9 @@ constexpr Param direction_param() {
 constexpr Param bw_param() {
   Param p =
       num("w_uni", "B_per_s", 0,
-          "one-way bandwidth per link (ICI) or per chip (DCN); 0 = the chip's figure", 0, 1e15);
+          "one-way bandwidth per link (ICI) or per chip (DCN): 0 = the chip's figure, else 1 B/s "
+          "to 1e15 B/s",
+          0, 1e15);
   p.positive = false;
   return p;
 }
@@ -256,6 +265,8 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   x["plot"] = collective_plot(op, axes, l, knee, V, cc.t);
 }
 
+constexpr double kMaxElements = 1e24;
+
 // The global sizes of sharding.local, "1024, 4096" in dim order: one whole number per dim.
 std::vector<double> local_sizes(const Inputs& in, const Sharding& s) {
   std::vector<double> sizes;
@@ -274,9 +285,16 @@ std::vector<double> local_sizes(const Inputs& in, const Sharding& s) {
     fail("sizes", "give one size per dimension of " + s.text() + " (" +
                       std::to_string(s.dims.size()) + "), comma-separated; got " +
                       std::to_string(sizes.size()));
-  for (double v : sizes)
+  double elements = 1;
+  for (double v : sizes) {
     if (!(v >= 1) || v > 1e12 || std::floor(v) != v)
-      fail("sizes", "each size must be a whole number from 1 to 1e12");
+      fail("sizes", "each size must be a whole number from 1 to 1e12", "out_of_range");
+    elements *= v;
+  }
+  // Far beyond any real array, and small enough that every byte count stays a finite double.
+  if (elements > kMaxElements)
+    fail("sizes", "the array has more than " + units::number(kMaxElements) + " elements",
+         "out_of_range");
   return sizes;
 }
 
@@ -302,18 +320,8 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("total_bytes", L.total_bytes, "B", "bytes over all devices");
   r.value("fraction", L.fraction, "ratio", "share of the array per device");
   r.value("devices", L.devices, "count", "devices");
-  // One value per dim name: a name given twice (A[I, I]) keeps its first place and its last size.
-  for (std::size_t k = 0; k < s.dims.size(); ++k) {
-    const std::string& d = s.dims[k].name;
-    bool seen = false;
-    std::size_t last = k;
-    for (std::size_t e = 0; e < s.dims.size(); ++e)
-      if (s.dims[e].name == d) {
-        seen = seen || e < k;
-        last = e;
-      }
-    if (!seen) r.value("local_" + d, L.local[last], "count", "local size of " + d);
-  }
+  for (std::size_t k = 0; k < s.dims.size(); ++k)
+    r.value("local_" + s.dims[k].name, L.local[k], "count", "local size of " + s.dims[k].name);
   Sharding named = s;
   if (named.name.empty()) named.name = "A";
   json& x = r.extra;

@@ -105,8 +105,18 @@ class ShardingParser {
     }
   }
 
-  // An axis shards at most one dimension, once; the unreduced marker lists each axis once.
+  // Each dimension has its own name; an axis shards at most one dimension, once; the unreduced
+  // marker lists each axis once.
   void check_reuse(const Sharding& out) const {
+    for (std::size_t k = 0; k < out.dims.size(); ++k)
+      for (std::size_t l = 0; l < k; ++l)
+        if (out.dims[k].name == out.dims[l].name)
+          fail(f_,
+               "at character " + std::to_string(out.dims[k].pos) + ": dimension " +
+                   out.dims[k].name + " is already named at character " +
+                   std::to_string(out.dims[l].pos) +
+                   "; each dimension of an array has its own name",
+               "dim_reused");
     std::vector<std::pair<std::string, std::size_t>> seen;
     for (const auto& d : out.dims)
       for (const auto& a : d.axes) {

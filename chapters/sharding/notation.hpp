@@ -49,8 +49,9 @@ inline constexpr int kMaxMeshAxes = 8;
 inline constexpr long long kMaxAxisSize = 1LL << 20;
 inline constexpr long long kMaxDevices = 1LL << 24;
 
-// Parses the notation; checks syntax and that no axis is used twice (within the dims, and
-// within the unreduced marker). Throws InputError(field) pointing at the offending character.
+// Parses the notation; checks syntax, that no dimension name is given twice, and that no axis is
+// used twice (within the dims, and within the unreduced marker). Throws InputError(field) pointing
+// at the offending character.
 Sharding parse_sharding(std::string_view text, std::string_view field);
 
 // Parses any of the mesh spellings above; sizes must be positive integers, names unique.

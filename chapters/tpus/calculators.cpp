@@ -539,6 +539,10 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
              "calculator models. Pick a TPU.",
          "bad_chip");
   const double S = mxu_figure(in, c, "mxu_size", "MXU size", r);
+  // A clock given is at least 1 MHz, so that every rate and time stays a finite number.
+  if (in.num("clock_hz") > 0 && in.num("clock_hz") < 1e6)
+    fail("clock_hz", "clock_hz: 0 takes the chip's clock; a clock given must be at least 1 MHz",
+         "out_of_range");
   const double clk = mxu_figure(in, c, "clock_hz", "clock", r);
   const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count per core", r);
   const double cores = c.get("cores_per_chip");
@@ -601,7 +605,7 @@ constexpr Param kMxuParams[] = {
     num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
     zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
     zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
-    zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
+    zero_ok(num("clock_hz", "per_s", 0, "clock: 0 = the chip's, else 1 MHz to 100 GHz", 0, 1e11)),
     zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0,
                 64, true))};
 constexpr Param kDecodeParams[] = {

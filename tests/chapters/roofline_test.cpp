@@ -245,9 +245,15 @@ TEST(RooflineCalc, MatmulNeverAndPerExample) {
   // D = F = 128 all bf16 on v5e: 2*128*128/240.24 - 2*128 - 2*128 = 136.4 - 512 < 0: never.
   json r = calc("roofline.matmul", {{"D", 128}, {"F", 128}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
-  EXPECT_TRUE(r["values"]["b_crit_exact"]["value"].is_null());
+  EXPECT_FALSE(r["values"].contains("b_crit_exact"));  // none: left out, and said in words
   ASSERT_EQ(r["notes"].size(), 1u);
   EXPECT_NE(r["notes"][0].get<std::string>().find("Never"), std::string::npos);
+  // D = 1 at the default F = 32768: 2*32768/240.24 - 2 - 2*32768 < 0: never, and no number of
+  // the answer (values, plot, derivation) is null.
+  r = calc("roofline.matmul", {{"D", 1}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_FALSE(r["values"].contains("b_crit_exact"));
+  EXPECT_EQ(r.dump().find("null"), std::string::npos) << r.dump();
   // Per-example int8 weights, B=256, D=8192, F=32768: I = 2DF / (D + DF + F)
   //   = 536,870,912 / (8192 + 268,435,456 + 32768) = 1.99969, far below the ridge; no B_crit.
   r = calc("roofline.matmul", {{"dtype_x", "int8"},
@@ -257,8 +263,10 @@ TEST(RooflineCalc, MatmulNeverAndPerExample) {
                                {"per_example_weights", "yes"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   near_rel(value_of(r, "intensity"), 536870912.0 / (8192.0 + 268435456.0 + 32768.0));
-  EXPECT_TRUE(r["values"]["b_crit_approx"]["value"].is_null());
+  EXPECT_FALSE(r["values"].contains("b_crit_approx"));
+  EXPECT_FALSE(r["values"].contains("b_crit_exact"));
   EXPECT_NE(r["notes"][0].get<std::string>().find("no batch size"), std::string::npos);
+  EXPECT_EQ(r.dump().find("null"), std::string::npos) << r.dump();
 }
 
 TEST(RooflineCalc, MatmulBadInput) {

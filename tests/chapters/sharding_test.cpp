@@ -67,6 +67,14 @@ TEST(ShardingNotation, ParsesTheBooksForms) {
 
 // ---- notation: every error kind, with its position ---------------------------------------------
 
+TEST(ShardingNotation, EachDimensionHasItsOwnName) {
+  // "A[I_X, I]": the second I starts at character 8 and repeats the one at character 3.
+  expect_error([] { sb::sharding::parse_sharding("A[I_X, I]", "a"); }, "a", "dim_reused",
+               "at character 8: dimension I is already named at character 3");
+  expect_error([] { sb::sharding::parse_sharding("[J, K, J_Y]", "b"); }, "b", "dim_reused",
+               "dimension J is already named at character 2");
+}
+
 TEST(ShardingNotation, ErrorsPointAtTheCharacter) {
   expect_error([] { sharding(""); }, "a", "bad_sharding", "empty");
   // A=1 [=2 I=3 _=4 X=5 ,=6 ' '=7 J=8: the second use of X is on J at character 8.
@@ -578,6 +586,46 @@ TEST(ShardingApi, GpuHasNoTorus) {
   json r = calc("sharding.collective", {{"chip", "h100"}, {"w_uni", 4.5e11}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   near_rel(value_of(r, "t"), 3 * 33554432.0 / 1.8e12);
+}
+
+// Every result stays a finite number: a bandwidth given is at least 1 B/s, an array at most 1e24
+// elements, and each dimension has its own name.
+TEST(ShardingApi, RangesKeepResultsFinite) {
+  for (const char* name : {"sharding.collective", "sharding.matmul"}) {
+    json r = calc(name, {{"w_uni", 0.5}});
+    EXPECT_EQ(r["error"]["field"], "w_uni") << r.dump();
+    EXPECT_EQ(r["error"]["code"], "out_of_range");
+    EXPECT_EQ(calc(name, {{"w_uni", 5e-324}})["error"]["field"], "w_uni");
+  }
+  // The slowest case allowed: 1e15 B at 1 B/s over an open line of 4 (v5e):
+  // 3 * 1e15 / (4 * 1) = 7.5e14 s, a finite number of seconds.
+  json r = calc("sharding.collective", {{"w_uni", 1}, {"bytes", 1e15}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(value_of(r, "t"), 7.5e14);
+  EXPECT_EQ(r.dump().find("null"), std::string::npos);
+  // 60 dimensions of 1e6: 1e360 elements, far past 1e24. 24 dimensions of 10: exactly 1e24, fine:
+  // 4e24 bytes of fp32 on one device.
+  std::string dims, sizes;
+  for (int i = 0; i < 60; ++i) {
+    dims += (i ? ",D" : "A[D") + std::to_string(i);
+    sizes += i ? ",1e6" : "1e6";
+  }
+  r = calc("sharding.local", {{"sharding", dims + "]"}, {"sizes", sizes}, {"mesh", "X=2"}});
+  EXPECT_EQ(r["error"]["field"], "sizes") << r.dump();
+  EXPECT_EQ(r["error"]["message"], "the array has more than 1e24 elements");
+  dims.clear();
+  sizes.clear();
+  for (int i = 0; i < 24; ++i) {
+    dims += (i ? ",D" : "A[D") + std::to_string(i);
+    sizes += i ? ",10" : "10";
+  }
+  r = calc("sharding.local", {{"sharding", dims + "]"}, {"sizes", sizes}, {"mesh", "X=2"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "bytes_per_device"), 4e24);
+  // A[I_X, I]: the second I is another name for the first.
+  r = calc("sharding.local", {{"sharding", "A[I_X, I]"}, {"sizes", "8, 8"}, {"mesh", "X=2"}});
+  EXPECT_EQ(r["error"]["field"], "sharding");
+  EXPECT_EQ(r["error"]["code"], "dim_reused");
 }
 
 TEST(ShardingApi, ProblemsSolveAndGrade) {

@@ -383,6 +383,15 @@ TEST(TpusApi, BadInputsNameTheField) {
   EXPECT_EQ(field(calc("tpus.transfer", {{"route", "carrier pigeon"}})), "route");
   EXPECT_EQ(field(calc("tpus.transfer", {{"bytes", -5}})), "bytes");
   EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v5e"}, {"M", 0}})), "M");
+  // A clock is 0 (the chip's) or at least 1 MHz: below it the times run to infinity.
+  json r = calc("tpus.mxu", {{"chip", "v5e"}, {"clock_hz", 0.5}});
+  EXPECT_EQ(field(r), "clock_hz");
+  EXPECT_EQ(r["error"]["code"], "out_of_range");
+  EXPECT_EQ(field(calc("tpus.mxu", {{"chip", "v5e"}, {"clock_hz", 5e-324}})), "clock_hz");
+  // At 1 MHz, v5e (4 MXUs of 128): 4 * 2 * 128^2 * 1e6 = 1.31072e11 FLOPs/s.
+  r = calc("tpus.mxu", {{"chip", "v5e"}, {"clock_hz", 1e6}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["values"]["chip_mxu_flops_per_s"]["value"], 1.31072e11);
 }
 
 // Every TPU opens each calculator at its defaults with a result; a GPU, which has no ICI torus
