@@ -38,6 +38,9 @@ double attainable_flops_per_s(double intensity, double peak_flops_per_s, double 
 double achieved_flops_per_s(double flops, double t_math, double t_comms);
 // A.2: how much of the peak that is, achieved / peak (1 on the flat roof).
 double fraction_of_peak(double achieved_flops_per_s, double peak_flops_per_s);
+// A.1 (footnote): the realistic ceiling, a share of the advertised peak (about 0.95 on TPUs,
+// 0.8-0.85 on H100/B200): mfu x peak. The flat roof sits there instead of at the peak.
+double capped_peak(double peak_flops_per_s, double mfu);
 
 // ---- A.3 Dot product ------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@
 // inputs. Below it the tiled-matmul, dot-product and two-chip network calculators, the last with
 // its own roofline over the link. Everything drawn comes from the module's `plot` object.
 import '../lib/page.js';
-import { SbCalc, rooflinePlot, fmtQuantity, h } from '../lib/widgets.js';
+import { SbCalc, rooflinePlot, logLogPlot, fmtQuantity, h } from '../lib/widgets.js';
 
 // The roofline of roofline.matmul: the roofs, ridge and point are the module's (response.plot).
 function drawMatmul(r, extra, calc) {
@@ -46,8 +46,64 @@ function drawInto(calc, extra, opts, caption) {
   calc.rooflineView.text.textContent = caption;
 }
 
+// A log-log plot per calculator element (logLogPlot options), created on the first result and
+// updated after that, with a caption above it.
+function drawLogLog(calc, extra, opts, caption) {
+  if (!calc.logLogView) {
+    const text = h('p', { class: 'sb-muted sb-small sb-roofline-caption' });
+    const box = h('div', { class: 'sb-roofline-plot' });
+    extra.append(text, box);
+    calc.logLogView = { text, box, plot: logLogPlot(box, opts) };
+  } else {
+    calc.logLogView.plot.update(opts);
+  }
+  calc.logLogView.text.textContent = caption;
+}
+
+// The y of a series at the grid point whose x is `x` (the module puts every marked point on its
+// grid), as a points-only series: null elsewhere.
+const at = (xs, x, ys) => xs.map((v, i) => (v === x ? ys[i] : null));
+
+// The chapter's figure (roofline.roofs): each roof the chip has, the flat roof at the MFU cap (and
+// the full peak dashed above it), each ridge, and the operation on the first roof.
+function drawRoofs(r, extra, calc) {
+  const p = r.plot;
+  if (!p) return;
+  const xs = p.intensity;
+  const series = p.roofs.map((roof) => ({ label: `${roof.name} roof`, ys: roof.flops_per_s }));
+  if (p.full_peak) series.push({ label: 'peak at 100%', ys: xs.map(() => p.full_peak), dash: [6, 4], width: 1.5, stroke: '#6b7280' });
+  const ridges = xs.map(() => null);
+  for (const roof of p.roofs) xs.forEach((x, i) => { if (x === roof.ridge) ridges[i] = roof.flops_per_s[i]; });
+  series.push({ label: 'ridges', ys: ridges, points: true, stroke: '#6b7280', size: 8 });
+  series.push({ label: 'this operation', ys: at(xs, p.point.intensity, p.roofs[0].flops_per_s), points: true, stroke: '#c2410c', size: 12 });
+  const opts = { xs, series, xLabel: 'arithmetic intensity (FLOPs/B)', yLabel: 'attainable FLOPs/s', xUnit: 'flop_per_B', yUnit: 'flop_per_s', height: 360 };
+  const caption = `The operation's intensity is ${fmtQuantity(p.point.intensity, 'flop_per_B')}: ${r.verdict}. ` +
+    `On ${p.roofs[0].name} it reaches ${fmtQuantity(p.point.flops_per_s, 'flop_per_s')}. ` +
+    'Each roof bends at its ridge: left of it the bandwidth sets the pace, right of it the compute unit does.';
+  drawLogLog(calc, extra, opts, caption);
+}
+
+// Achieved FLOPs/s against batch (roofline.batch): one curve per (D, F), each crossover marked.
+function drawBatch(r, extra, calc) {
+  const p = r.plot;
+  if (!p) return;
+  const xs = p.batch;
+  const series = p.curves.map((c) => ({ label: `D = ${c.d}, F = ${c.f}`, ys: c.flops_per_s }));
+  const cross = xs.map(() => null);
+  for (const c of p.curves) if (c.b_crit !== undefined) xs.forEach((x, i) => { if (x === c.b_crit) cross[i] = c.flops_per_s[i]; });
+  series.push({ label: 'crossover', ys: cross, points: true, stroke: '#c2410c', size: 10 });
+  const opts = { xs, series, xLabel: 'batch B (tokens)', yLabel: 'achieved FLOPs/s', xUnit: 'tokens', yUnit: 'flop_per_s', height: 340 };
+  const marks = p.curves.map((c) => (c.b_crit !== undefined
+    ? `${c.d} x ${c.f} at B = ${fmtQuantity(c.b_crit, 'tokens')}` : `${c.d} x ${c.f} never`));
+  const caption = `Each curve climbs with the batch while memory sets the pace and flattens at the peak ` +
+    `(${fmtQuantity(p.peak, 'flop_per_s')}) once the MXU does. Crossovers: ${marks.join('; ')}.`;
+  drawLogLog(calc, extra, opts, caption);
+}
+
 SbCalc.addRenderer('roofline.matmul', drawMatmul);
 SbCalc.addRenderer('roofline.network', drawNetwork);
+SbCalc.addRenderer('roofline.roofs', drawRoofs);
+SbCalc.addRenderer('roofline.batch', drawBatch);
 
 class SbRoofline extends HTMLElement {
   connectedCallback() {

@@ -340,6 +340,116 @@ TEST(RooflineCalc, NetworkOnAGpuCrossesNvlink) {
   EXPECT_EQ(e["error"]["message"], "The book gives no NVLink figure for the NVIDIA V100.");
 }
 
+TEST(RooflineCalc, RoofsOfTheChapterFigure) {
+  // v5e, the default operation: 2.75e11 FLOPs over 5.79e8 B, I = 2.75e11 / 5.79e8 = 474.96 FLOPs/B,
+  // against HBM (8.2e11: ridge 1.97e14 / 8.2e11 = 240.2), VMEM (1.804e13: 10.92), ICI (4.5e10:
+  // 4378), PCIe (1.6e10: 12,312.5) and DCN (3.125e9: 63,040).
+  json r = calc("roofline.roofs");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "intensity"), 2.75e11 / 5.79e8);
+  near_rel(value_of(r, "hbm_ridge"), 1.97e14 / 8.2e11);
+  near_rel(value_of(r, "vmem_ridge"), 1.97e14 / 1.804e13);
+  near_rel(value_of(r, "ici_ridge"), 1.97e14 / 4.5e10);
+  near_rel(value_of(r, "pcie_ridge"), 12312.5);
+  near_rel(value_of(r, "dcn_ridge"), 63040);
+  // T_math = 2.75e11 / 1.97e14 = 1.396 ms; over HBM 5.79e8 / 8.2e11 = 0.7061 ms.
+  near_rel(value_of(r, "t_math"), 2.75e11 / 1.97e14);
+  near_rel(value_of(r, "hbm_time"), 5.79e8 / 8.2e11);
+  EXPECT_EQ(r["verdict"], "compute-bound against HBM, VMEM; bandwidth-bound on ICI, PCIe, DCN");
+  ASSERT_EQ(r["plot"]["roofs"].size(), 5u);
+  EXPECT_EQ(r["plot"]["roofs"][2]["name"], "ICI");
+  EXPECT_FALSE(r["plot"].contains("full_peak"));
+  // Every ridge is a point of the grid, where its roof bends.
+  const json& xs = r["plot"]["intensity"];
+  for (const auto& roof : r["plot"]["roofs"])
+    EXPECT_NE(std::find(xs.begin(), xs.end(), roof["ridge"]), xs.end()) << roof["name"];
+  // An MFU cap of 0.5 halves the flat roof: 9.85e13, HBM ridge 9.85e13 / 8.2e11 = 120.1; the
+  // plot also carries the full peak.
+  r = calc("roofline.roofs", {{"mfu", 0.5}, {"levels", "hbm"}});
+  near_rel(value_of(r, "peak"), 9.85e13);
+  near_rel(value_of(r, "hbm_ridge"), 9.85e13 / 8.2e11);
+  EXPECT_EQ(r["plot"]["full_peak"], 1.97e14);
+  EXPECT_EQ(r["plot"]["roofs"].size(), 1u);
+  // A typed intensity of 10: bytes = 2.75e11 / 10, over HBM 2.75e10 / 8.2e11 = 33.54 ms.
+  r = calc("roofline.roofs", {{"intensity", 10}, {"levels", "hbm"}});
+  near_rel(value_of(r, "hbm_time"), 2.75e11 / 10 / 8.2e11);
+  EXPECT_EQ(r["verdict"], "bandwidth-bound on HBM");
+  // The VPU of a v5e: 6.144e12 FLOPs/s (one core), ridge 6.144e12 / 8.2e11 = 7.493 FLOPs/B.
+  r = calc("roofline.roofs", {{"unit", "vpu"}, {"levels", "hbm"}});
+  near_rel(value_of(r, "hbm_ridge"), 6.144e12 / 8.2e11);
+  // An H100: no VMEM or PCIe in the tables, NVLink for ICI and the scale-out network for DCN,
+  // each said in words.
+  r = calc("roofline.roofs", {{"chip", "h100"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["notes"].size(), 4u);
+  EXPECT_EQ(r["plot"]["roofs"][1]["name"], "NVLink");
+  near_rel(value_of(r, "ici_ridge"), 9.9e14 / 4.5e11);
+  // Bad input names its field.
+  expect_error_value(calc("roofline.roofs", {{"levels", "hbm, l2"}}), "levels");
+  expect_error_value(calc("roofline.roofs", {{"levels", " , "}}), "levels");
+  expect_error_value(calc("roofline.roofs", {{"levels", "hbm hbm hbm hbm hbm hbm"}}), "levels");
+  expect_error_value(calc("roofline.roofs", {{"chip", "h100"}, {"levels", "pcie vmem"}}), "levels");
+  expect_error_value(calc("roofline.roofs", {{"chip", "v6e"}, {"unit", "vpu"}}), "unit");
+  expect_error_value(calc("roofline.roofs", {{"intensity", 1e-4}}), "intensity");
+  expect_error_value(calc("roofline.roofs", {{"intensity", -1}}), "intensity");
+  expect_error_value(calc("roofline.roofs", {{"mfu", 0}}), "mfu");
+  expect_error_value(calc("roofline.roofs", {{"mfu", 1.5}}), "mfu");
+  expect_error_value(calc("roofline.roofs", {{"flops", 0}}), "flops");
+  expect_error_value(calc("roofline.roofs", {{"bytes", 1e26}}), "bytes");
+  expect_error_value(calc("roofline.roofs", {{"dtype", "fp8"}}), "dtype");  // no v5e fp8 peak
+}
+
+TEST(RooflineCalc, AchievedAgainstBatch) {
+  // All bf16 on v5e, I_hw = 1.97e14 / 8.2e11 = 240.24. Exact crossovers
+  // B = 2DF / (2DF / I_hw - 2D - 2F): 8192x32768 -> 249.4, 1024x1024 -> 2,097,152 / (8729.6 -
+  // 4096) = 452.6, 512x512 -> 524,288 / (2182.34 - 2048) = 3903.4.
+  json r = calc("roofline.batch");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const double ihw = 1.97e14 / 8.2e11;
+  const auto crit = [&](double D, double F) {
+    return 2 * D * F / (2 * D * F / ihw - 2 * D - 2 * F);
+  };
+  near_rel(value_of(r, "b_crit_1"), crit(8192, 32768));
+  near_rel(value_of(r, "b_crit_2"), crit(1024, 1024));
+  near_rel(value_of(r, "b_crit_3"), crit(512, 512));
+  EXPECT_NEAR(value_of(r, "b_crit_1"), 249.4, 0.05);
+  EXPECT_NEAR(value_of(r, "b_crit_2"), 452.6, 0.05);
+  EXPECT_NEAR(value_of(r, "b_crit_3"), 3903.4, 0.05);
+  const json& p = r["plot"];
+  ASSERT_EQ(p["curves"].size(), 3u);
+  const json& bs = p["batch"];
+  EXPECT_EQ(bs.front(), 1);
+  EXPECT_EQ(bs.back(), 16384);
+  // Each crossover is on the grid, where its curve reaches the peak.
+  for (const auto& c : p["curves"]) {
+    const auto at = std::find(bs.begin(), bs.end(), c["b_crit"]);
+    ASSERT_NE(at, bs.end());
+    near_rel(c["flops_per_s"][at - bs.begin()].get<double>(), 1.97e14, 1e-9);
+  }
+  // At B = 1, 8192x32768 is memory-bound: 2DF / ((2D + 2DF + 2F) / 8.2e11) FLOPs/s.
+  near_rel(p["curves"][0]["flops_per_s"][0].get<double>(),
+           2.0 * 8192 * 32768 / ((2.0 * 8192 + 2.0 * 8192 * 32768 + 2.0 * 32768) / 8.2e11));
+  // 128x128 never turns compute-bound (2*128*128/240.24 - 512 < 0): no crossover, said in words.
+  r = calc("roofline.batch", {{"shapes", "128x128"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_FALSE(r["values"].contains("b_crit_1"));
+  EXPECT_FALSE(r["plot"]["curves"][0].contains("b_crit"));
+  EXPECT_EQ(r["notes"][0],
+            "128 x 128: never compute-bound. Reading X and writing Z alone take "
+            "longer than the arithmetic, whatever the batch.");
+  EXPECT_EQ(r.dump().find("null"), std::string::npos);
+  // Bad input names its field.
+  expect_error_value(calc("roofline.batch", {{"shapes", "8192"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", "0x4096"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", "8192x1e8"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", "1.5x8"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", "abcxdef"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", ""}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"shapes", "1x1 2x2 3x3 4x4 5x5 6x6 7x7"}}), "shapes");
+  expect_error_value(calc("roofline.batch", {{"b_max", 1}}), "b_max");
+  expect_error_value(calc("roofline.batch", {{"chip", "v6e"}, {"memory", "vmem"}}), "memory");
+}
+
 TEST(RooflineCalc, Tiled) {
   // 8192^3 in 512^3 tiles (see RooflineModel.Tiled): 4096 tiles, 2^40 FLOPs, 4,429,185,024 B.
   json r = calc("roofline.tiled", json::object());
