@@ -2,6 +2,7 @@
 // transfer times over each link and as multi-stage pipelines, and the MXU/VPU micro-model. Chip
 // figures come from sb::hw; the arithmetic is in model.hpp; each step goes to the Trace, each
 // result to the Result.
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <map>
@@ -297,6 +298,7 @@ json stage_json(const Stage& s) {
           {"rate", s.rate},
           {"latency", s.latency},
           {"seconds", s.seconds},
+          {"start_serial", s.start_serial},
           {"text", units::format(s.seconds, "s")}};
 }
 
@@ -422,6 +424,8 @@ void report_pipeline(const Pipeline& p, Trace& tr, Result& r) {
   r.extra["stages"] = std::move(stages);
   r.extra["bottleneck"] = {{"index", p.bottleneck}, {"name", bn.name}, {"kind", bn.kind}};
   r.extra["verdict"] = "Bottleneck: " + bn.name + " (" + units::format(bn.seconds, "s") + ")";
+  r.extra["t_serial"] = p.t_upper;
+  r.extra["t_overlapped"] = p.t_lower;
 }
 
 void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
@@ -556,6 +560,51 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   vpu_part(in, c, clk, cores, mxu_chip, tr, r);
 }
 
+// ------------------------------------------------------------------------------------- ladder --
+
+// The bandwidth ladder (HBM > ICI > PCIe > DCN, VMEM above them where the tables have it): each
+// level of the chip, fastest first, the time to move `bytes` over it and how much faster it is
+// than the next. A GPU's levels are HBM, NVLink and its scale-out network.
+void ladder_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const double bytes = in.num("bytes");
+  struct Rung {
+    const char* key;
+    roofline::LevelBw level;
+  };
+  std::vector<Rung> rungs;
+  constexpr const char* kKeys[] = {"vmem", "hbm", "ici", "pcie", "dcn"};
+  for (int k = 0; k < 5; ++k) {
+    roofline::LevelBw v = roofline::level_bw(c, static_cast<roofline::Level>(k));
+    if (!v.note.empty()) r.note(v.note);
+    if (v.bw > 0) rungs.push_back({kKeys[k], std::move(v)});
+  }
+  std::stable_sort(rungs.begin(), rungs.end(),
+                   [](const Rung& a, const Rung& b) { return a.level.bw > b.level.bw; });
+  json ladder = json::array();
+  std::string order;
+  for (size_t i = 0; i < rungs.size(); ++i) {
+    const roofline::LevelBw& v = rungs[i].level;
+    const double t = tr.step(v.name + ": time to move the bytes", "T = \\mathrm{bytes} / BW",
+                             "\\frac{#}{#}", {bytes, v.bw}, roofline::t_comms(bytes, v.bw), "s");
+    r.value(std::string(rungs[i].key) + "_bw", v.bw, "B_per_s", v.name + " bandwidth");
+    r.value(std::string(rungs[i].key) + "_time", t, "s", v.name + " time");
+    json rung = {{"key", rungs[i].key}, {"name", v.name}, {"bw", v.bw}, {"seconds", t}};
+    if (i + 1 < rungs.size()) {
+      const double x = v.bw / rungs[i + 1].level.bw;
+      rung["faster_than_next"] = x;
+      order += v.name + " (" + units::number(x, 2) + "x) > ";
+    } else {
+      order += v.name;
+    }
+    ladder.push_back(std::move(rung));
+  }
+  if (rungs.empty()) fail("chip", "The book gives no bandwidth figures for the " + c.name + ".");
+  r.extra["ladder"] = std::move(ladder);
+  r.extra["bytes"] = bytes;
+  r.extra["verdict"] = order;
+}
+
 // ------------------------------------------------------------------------------------- decode --
 
 void decode_calc(const Inputs& in, Trace& tr, Result& r) {
@@ -613,6 +662,9 @@ constexpr Param kDecodeParams[] = {
     dtype_param("dtype", "bf16", "weight dtype"),
     num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)};
 
+constexpr Param kLadderParams[] = {
+    chip_param("v5e"), num("bytes", "B", 1e9, "bytes to move over each level", 1, 1e18)};
+
 constexpr Calculator kCalculators[] = {
     Calculator{
         .name = "tpus.inventory",
@@ -644,6 +696,13 @@ constexpr Calculator kCalculators[] = {
                       "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
                .params = kMxuParams,
                .run = mxu_calc},
+    Calculator{.name = "tpus.ladder",
+               .title = "Bandwidth ladder",
+               .doc = "The chip's levels from fastest to slowest (HBM > ICI > PCIe > DCN, VMEM "
+                      "above them): each one's bandwidth, the time to move the bytes over it, and "
+                      "how much faster it is than the next.",
+               .params = kLadderParams,
+               .run = ladder_calc},
     Calculator{
         .name = "tpus.decode",
         .title = "Decode-step floor",

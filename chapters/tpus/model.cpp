@@ -475,6 +475,7 @@ Pipeline pipeline(std::vector<Stage> stages) {
   Pipeline p;
   p.stages = std::move(stages);
   for (size_t i = 0; i < p.stages.size(); ++i) {
+    p.stages[i].start_serial = p.t_upper;
     p.t_upper += p.stages[i].seconds;
     if (p.bottleneck < 0 || p.stages[i].seconds > p.t_lower) {
       p.t_lower = p.stages[i].seconds;

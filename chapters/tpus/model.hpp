@@ -166,12 +166,14 @@ double host_dcn_bw(double chips_per_host, double dcn_bw_per_chip);
 
 // One stage of a pipelined job: a transfer (bytes over bw) or compute (flops at peak).
 struct Stage {
-  std::string name;    // "PCIe load", "ICI gather onto TPU{0,0}"
-  std::string kind;    // hbm, vmem, ici, pcie, dcn, compute
-  double amount = 0;   // bytes, or FLOPs for compute
-  double rate = 0;     // B/s, or FLOPs/s
-  double latency = 0;  // added fixed time (hops x t_hop)
-  double seconds = 0;  // amount / rate + latency
+  std::string name;         // "PCIe load", "ICI gather onto TPU{0,0}"
+  std::string kind;         // hbm, vmem, ici, pcie, dcn, compute
+  double amount = 0;        // bytes, or FLOPs for compute
+  double rate = 0;          // B/s, or FLOPs/s
+  double latency = 0;       // added fixed time (hops x t_hop)
+  double seconds = 0;       // amount / rate + latency
+  double start_serial = 0;  // when it starts if the stages run one after another (A.12); fully
+                            // overlapped, every stage starts at 0
 };
 Stage make_stage(std::string name, std::string kind, double amount, double rate,
                  double latency = 0);
@@ -181,6 +183,7 @@ struct Pipeline {
   double t_upper = 0;   // sum: no overlap                          (A.12)
   int bottleneck = -1;  // index of the slowest stage
 };
+// Sets each stage's serial start, the two bounds and the bottleneck.
 Pipeline pipeline(std::vector<Stage> stages);
 
 // ---------------------------------------------------------------- slice inventory ----------

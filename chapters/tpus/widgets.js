@@ -10,7 +10,7 @@
 // transfer-time calculator (tpus.transfer) with its stages drawn as bars, the bottleneck marked.
 // Everything shown is computed by the core (tpus.topology, tpus.inventory, tpus.transfer).
 import '../lib/page.js';
-import { SbCalc, scaling, chipTable, getChip, onChip, widgetState, widgetKey, h } from '../lib/widgets.js';
+import { SbCalc, scaling, chipTable, getChip, onChip, widgetState, widgetKey, h, fmtQuantity, fmtNumber } from '../lib/widgets.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const MAX_DRAWN = 4096;  // chips; larger slices are summarised instead of drawn
@@ -170,22 +170,79 @@ function legend() {
     item(COLORS.path, null, 'route'));
 }
 
-// Stage bars for tpus.transfer: one bar per stage, the bottleneck in a strong colour.
+// Routes of the transfer calculator worth a button: one link, and the chains of stages of the
+// chapter's host-offload questions.
+const ROUTES = [
+  { label: 'one ICI route', route: 'ici' },
+  { label: 'host offload: PCIe, then an ICI gather', route: 'host_gather_ici' },
+  { label: 'host offload over DCN', route: 'host_gather_dcn' },
+  { label: 'between hosts: PCIe, DCN, PCIe', route: 'dcn' },
+  { label: 'HBM, then a matmul of 1e12 FLOPs', route: 'hbm', flops: 1e12 },
+];
+
+const KIND_COLORS = { hbm: '#15803d', vmem: '#be185d', ici: '#1f5fbf', pcie: '#0e7490', dcn: '#7e22ce', compute: '#b45309' };
+
+// The stages of tpus.transfer as two Gantt charts on one time axis: one after another (the upper
+// bound, T_upper = the sum) and overlapped (the lower bound: all stream at once, the slowest sets
+// the pace). Start times and lengths are the module's (start_serial, seconds); the bottleneck is
+// outlined.
 function drawStages(r, extra) {
   const stages = r.stages || [];
-  const max = Math.max(...stages.map((x) => x.seconds), 1e-30);
-  const rows = stages.map((st, i) => {
-    const bar = h('div', { class: 'sb-stage-bar' });
-    bar.style.width = `${Math.max(0.5, (100 * st.seconds) / max)}%`;  // the data itself: stays inline
-    const row = h('div', { class: 'sb-stage', 'data-kind': st.kind, 'data-bottleneck': i === r.bottleneck.index ? 'yes' : null },
-      h('div', { class: 'sb-small' }, `${st.name}: `, h('strong', {}, st.text),
-        i === r.bottleneck.index ? ' (bottleneck)' : ''),
-      bar);
-    return row;
+  if (!stages.length) { extra.replaceChildren(); return; }
+  const W = 640, pad = 8, PW = W - 2 * pad, rowH = 34, headH = 22;
+  const total = r.t_serial > 0 ? r.t_serial : 1;
+  const x = (t) => pad + (PW * t) / total;
+  const groups = [
+    { title: `One after another: ${fmtQuantity(r.t_serial, 's')} (the sum)`, start: (st) => st.start_serial, end: r.t_serial, key: 'serial' },
+    { title: `Overlapped: ${fmtQuantity(r.t_overlapped, 's')} (the slowest stage)`, start: () => 0, end: r.t_overlapped, key: 'overlapped' },
+  ];
+  const groupH = headH + stages.length * rowH + 10;
+  const svg = s('svg', { viewBox: `0 0 ${W} ${groups.length * groupH}`, width: W, height: groups.length * groupH, role: 'img',
+    class: 'sb-gantt', 'aria-label': `stages in sequence take ${fmtQuantity(r.t_serial, 's')}; overlapped, ${fmtQuantity(r.t_overlapped, 's')}` });
+  groups.forEach((g, gi) => {
+    const top = gi * groupH;
+    svg.append(s('text', { x: pad, y: top + 15, 'font-size': 13, 'font-weight': 600, fill: COLORS.text }, g.title));
+    // The group's total: a dashed line across its rows.
+    svg.append(s('line', { x1: x(g.end), x2: x(g.end), y1: top + headH - 2, y2: top + groupH - 8, stroke: '#94a3b8', 'stroke-dasharray': '4 3' }));
+    stages.forEach((st, i) => {
+      const y = top + headH + i * rowH;
+      const x0 = x(g.start(st)), w = Math.max(1.5, x(g.start(st) + st.seconds) - x0);
+      const bottleneck = i === r.bottleneck.index;
+      svg.append(s('text', { x: pad, y: y + 11, 'font-size': 11, fill: COLORS.text },
+        `${st.name}: ${st.text}${bottleneck ? ' (bottleneck)' : ''}`));
+      svg.append(s('rect', { x: x0, y: y + 15, width: w, height: 12, rx: 2, fill: KIND_COLORS[st.kind] || '#94a3b8',
+        stroke: bottleneck ? '#c2410c' : 'none', 'stroke-width': bottleneck ? 2.5 : 0,
+        'data-stage': i, 'data-group': g.key, 'data-kind': st.kind }, s('title', {}, `${st.name}: ${st.text}`)));
+    });
   });
-  extra.replaceChildren(h('h4', {}, 'Stages'), ...rows);
+  extra.replaceChildren(h('h4', {}, 'Stages: in sequence and overlapped'), h('div', { class: 'sb-gantt-box' }, svg));
 }
+
+// The bandwidth ladder (tpus.ladder): one bar per level, fastest first, on a log scale (each
+// factor of 10 the same length), with how much faster each is than the next.
+function drawLadder(r, extra) {
+  const rungs = r.ladder || [];
+  if (!rungs.length) { extra.replaceChildren(); return; }
+  const W = 640, pad = 8, rowH = 40, labelW = 150, PW = W - 2 * pad - labelW - 80;
+  const logs = rungs.map((g) => Math.log10(g.bw));
+  const lo = Math.floor(Math.min(...logs)) - 1, hi = Math.max(...logs);  // display scale only
+  const len = (g) => (PW * (Math.log10(g.bw) - lo)) / (hi - lo);
+  const svg = s('svg', { viewBox: `0 0 ${W} ${rungs.length * rowH + 6}`, width: W, height: rungs.length * rowH + 6, role: 'img',
+    class: 'sb-ladder', 'aria-label': `bandwidth ladder: ${r.verdict}` });
+  rungs.forEach((g, i) => {
+    const y = i * rowH + 6;
+    svg.append(s('text', { x: pad, y: y + 14, 'font-size': 13, 'font-weight': 600, fill: COLORS.text }, g.name));
+    svg.append(s('rect', { x: pad + labelW, y: y + 2, width: Math.max(2, len(g)), height: 16, rx: 2, fill: KIND_COLORS[g.key] || '#94a3b8', 'data-level': g.key }));
+    svg.append(s('text', { x: pad + labelW + Math.max(2, len(g)) + 6, y: y + 15, 'font-size': 12, fill: COLORS.text }, fmtQuantity(g.bw, 'B_per_s')));
+    const next = rungs[i + 1];
+    svg.append(s('text', { x: pad + labelW, y: y + 32, 'font-size': 11, fill: '#5b6573' },
+      `${fmtQuantity(r.bytes, 'B')} in ${fmtQuantity(g.seconds, 's')}` + (next ? ` · ${fmtNumber(g.faster_than_next, 2)}x faster than ${next.name}` : '')));
+  });
+  extra.replaceChildren(h('div', { class: 'sb-ladder-box' }, svg));
+}
+
 SbCalc.addRenderer('tpus.transfer', drawStages);
+SbCalc.addRenderer('tpus.ladder', drawLadder);
 
 class SbSliceExplorer extends HTMLElement {
   connectedCallback() {
@@ -225,6 +282,9 @@ class SbSliceExplorer extends HTMLElement {
       h('h3', {}, 'Transfer time'),
       h('p', { class: 'sb-muted' }, 'Move bytes over one link or a chain of them; with several stages the ' +
         'lower bound assumes they overlap (the slowest sets the pace) and the upper bound runs them in turn.'),
+      h('div', { class: 'sb-shard-presets', role: 'group', 'aria-label': 'routes' }, ROUTES.map((p) =>
+        h('button', { type: 'button', class: 'sb-btn sb-route-preset', 'data-route': p.route,
+          onclick: () => this.transfer.setInputs({ route: p.route, flops: p.flops ?? 0 }) }, p.label))),
       this.transfer);
     this.from = saved.from ? saved.from.split(',').map(Number) : null;
     this.to = saved.to ? saved.to.split(',').map(Number) : null;

@@ -461,6 +461,56 @@ TEST(TpusApi, MxuWithoutTheTablesFigures) {
   EXPECT_FALSE(r["values"].contains("mxu_flops_per_s"));
 }
 
+TEST(TpusApi, BandwidthLadder) {
+  // v5e, 1e9 bytes: VMEM 1.804e13 > HBM 8.2e11 > ICI 4.5e10 > PCIe 1.6e10 > DCN 3.125e9; each
+  // time 1e9 / BW, each step down 1.804e13 / 8.2e11 = 22, 8.2e11 / 4.5e10 = 18.2,
+  // 4.5e10 / 1.6e10 = 2.81, 1.6e10 / 3.125e9 = 5.12 times slower.
+  json r = calc("tpus.ladder");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const json& l = r["ladder"];
+  ASSERT_EQ(l.size(), 5u);
+  const char* keys[] = {"vmem", "hbm", "ici", "pcie", "dcn"};
+  const double bws[] = {1.804e13, 8.2e11, 4.5e10, 1.6e10, 3.125e9};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(l[i]["key"], keys[i]);
+    near_rel(l[i]["bw"].get<double>(), bws[i]);
+    near_rel(l[i]["seconds"].get<double>(), 1e9 / bws[i]);
+    if (i < 4) near_rel(l[i]["faster_than_next"].get<double>(), bws[i] / bws[i + 1]);
+  }
+  EXPECT_FALSE(l[4].contains("faster_than_next"));
+  near_rel(value_of(r, "hbm_time"), 1e9 / 8.2e11);
+  EXPECT_EQ(r["verdict"], "VMEM (22x) > HBM (18x) > ICI (2.8x) > PCIe (5.1x) > DCN");
+  // An H100: HBM 3.35e12 > NVLink 4.5e11 (7.4x) > scale-out 5e10 (9x); its missing VMEM and PCIe,
+  // and its stand-ins for ICI and DCN, said in words.
+  r = calc("tpus.ladder", {{"chip", "h100"}, {"bytes", 2e9}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["verdict"], "HBM (7.4x) > NVLink (9x) > scale-out network");
+  EXPECT_EQ(r["notes"].size(), 4u);
+  near_rel(value_of(r, "ici_time"), 2e9 / 4.5e11);
+  // v6e has no VMEM figure: four rungs, the first HBM.
+  EXPECT_EQ(calc("tpus.ladder", {{"chip", "v6e"}})["ladder"][0]["key"], "hbm");
+  expect_error_value(calc("tpus.ladder", {{"bytes", 0}}), "bytes");
+  expect_error_value(calc("tpus.ladder", {{"bytes", 1e19}}), "bytes");
+  expect_error_value(calc("tpus.ladder", {{"chip", "v9"}}), "chip");
+}
+
+TEST(TpusApi, StagesInSequenceAndOverlapped) {
+  // v5e 4x4, 2^24 B offloaded to the hosts, gathered onto (3,3): PCIe 2^24/16 / 1.6e10 = 65.54 us,
+  // ICI 2^24 * 15/16 / (2 links x 4.5e10) + 6 hops x 1 us = 180.76 us, HBM 2^24 / 8.2e11 = 20.46
+  // us. In sequence they start at 0, 65.54 and 246.3 us and end at 266.8 us; overlapped, 180.76 us.
+  json r = calc("tpus.transfer", {{"route", "host_gather_ici"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const double pcie = 16777216.0 / 16 / 1.6e10, ici = 16777216.0 * 15 / 16 / 9e10 + 6e-6,
+               hbm = 16777216.0 / 8.2e11;
+  const json& st = r["stages"];
+  ASSERT_EQ(st.size(), 3u);
+  EXPECT_EQ(st[0]["start_serial"], 0);
+  near_rel(st[1]["start_serial"].get<double>(), pcie);
+  near_rel(st[2]["start_serial"].get<double>(), pcie + ici);
+  near_rel(r["t_serial"].get<double>(), pcie + ici + hbm);
+  near_rel(r["t_overlapped"].get<double>(), ici);
+}
+
 TEST(TpusApi, ProblemsSolveAndGrade) {
   json r = api::handle(json{{"op", "problem"}, {"id", "tpus.Q5.b"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
