@@ -333,6 +333,188 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
                                    : "no replication";
 }
 
+// ------------------------------------------------------------------------------------ ring --
+
+// Largest ring the step by step view lays out; the time against N goes further.
+constexpr int kMaxRingDrawn = 16;
+constexpr int kMaxRingCurve = 64;
+
+// Which chunks each device holds after each step (step 0: before any), from the moves.
+json ring_held(Op op, int n, const RingSchedule& s) {
+  std::vector<std::vector<int>> at(n);  // chunk -> ... per device, as sorted lists
+  for (int i = 0; i < n; ++i) {
+    if (op == Op::AllToAll)
+      for (int d = 0; d < n; ++d) at[i].push_back(i * n + d);
+    else
+      at[i].push_back(i);
+  }
+  json held = json::array();
+  held.push_back(at);
+  for (const auto& step : s.steps) {
+    for (const RingMove& m : step) {
+      if (op == Op::AllToAll) {  // the piece leaves its device
+        auto& from = at[m.from];
+        from.erase(std::find(from.begin(), from.end(), m.chunk));
+      }
+      at[m.to].insert(std::lower_bound(at[m.to].begin(), at[m.to].end(), m.chunk), m.chunk);
+    }
+    held.push_back(at);
+  }
+  return held;
+}
+
+// The book's closed form for the same collective on a ring with wraparound (A4.1, A4.4).
+double ring_book_time(Op op, double V, int n, const Link& l) {
+  Axis a;
+  a.name = "X";
+  a.size = n;
+  a.wrap = true;
+  return collective_cost(op, V, {a}, l).t;
+}
+
+void ring_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const Op op = parse_op(in.text("op"), "op");
+  const int n = static_cast<int>(in.num("n"));
+  const double V = in.num("bytes");
+  const Link l = link_for(c, "ici", in.text("direction"), in.num("w_uni"), in.num("t_hop"));
+  const RingSchedule s = ring_schedule(op, n, l.bidirectional, true);
+  const double chunk =
+      tr.step(op == Op::AllToAll ? "Piece each device sends each other one" : "Shard per device",
+              op == Op::AllToAll ? "V / N^2" : "V / N", op == Op::AllToAll ? "# / #^2" : "# / #",
+              {V, static_cast<double>(n)}, ring_chunk_bytes(op, V, n), "B");
+  const double t = ring_time(s, chunk, l.w_uni, l.t_hop);
+  const double busiest = std::max(s.link_cw, s.link_ccw);
+  tr.step("Chunks over the busiest link, all steps", "\\sum_s c_s",
+          std::to_string(s.load.size()) + "\\ \\mathrm{steps}", busiest, "count");
+  tr.step("Time, step by step", "\\sum_s \\max(T_{min}, c_s \\cdot \\mathrm{chunk} / W_{uni})",
+          "# \\ \\mathrm{steps}", {static_cast<double>(s.load.size())}, t, "s");
+  const double book = ring_book_time(op, V, n, l);
+  r.value("steps", static_cast<double>(s.load.size()), "count", "steps");
+  r.value("chunk_bytes", chunk, "B", op == Op::AllToAll ? "piece size V/N^2" : "shard size V/N");
+  r.value("link_chunks", busiest, "count", "chunks over the busiest link");
+  r.value("link_bytes", busiest * chunk, "B", "bytes over the busiest link");
+  r.value("t", t, "s", "time, step by step");
+  r.value("t_book", book, "s", "the book's formula (ring with wraparound)");
+  json steps = json::array(), load = json::array(), sent = json::array();
+  double cw = 0, ccw = 0;
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    json moves = json::array();
+    for (const RingMove& m : s.steps[k]) moves.push_back({m.chunk, m.from, m.to, m.cw ? 1 : 0});
+    steps.push_back(std::move(moves));
+    load.push_back({s.load[k].first, s.load[k].second});
+    sent.push_back({cw += s.load[k].first, ccw += s.load[k].second});
+  }
+  r.extra["ring"] = {
+      {"n", n},       {"op", op_name(op)}, {"bidirectional", l.bidirectional}, {"steps", steps},
+      {"load", load}, {"sent", sent},      {"held", ring_held(op, n, s)}};
+  // Time against N for both collectives, step by step and by the book's formula.
+  json ns = json::array(), ag = json::array(), a2a = json::array(), ag_book = json::array(),
+       a2a_book = json::array();
+  for (int k = 2; k <= kMaxRingCurve; ++k) {
+    ns.push_back(k);
+    for (Op o : {Op::AllGather, Op::AllToAll}) {
+      const RingSchedule rs = ring_schedule(o, k, l.bidirectional, false);
+      (o == Op::AllGather ? ag : a2a)
+          .push_back(ring_time(rs, ring_chunk_bytes(o, V, k), l.w_uni, l.t_hop));
+      (o == Op::AllGather ? ag_book : a2a_book).push_back(ring_book_time(o, V, k, l));
+    }
+  }
+  r.extra["curve"] = {{"n", ns},
+                      {"allgather", ag},
+                      {"alltoall", a2a},
+                      {"allgather_book", ag_book},
+                      {"alltoall_book", a2a_book}};
+  r.extra["verdict"] = std::string(op_name(op)) + " on " + std::to_string(n) +
+                       " devices: " + std::to_string(s.load.size()) + " steps, " +
+                       units::format(t, "s");
+}
+
+// ------------------------------------------------------------------------------ strategies --
+
+constexpr int kPhaseCells = 48;  // grid points along B and along D
+
+// Overlapped (a collective matmul) or not: the two ways the chapter adds T_math and T_comms.
+double step_time(const StrategyTimes& t, bool overlap) {
+  return overlap ? std::max(t.t_math, t.t_comms) : t.t_math + t.t_comms;
+}
+
+// n points from lo to hi, evenly spaced in log.
+std::vector<double> log_points(double lo, double hi, int n) {
+  std::vector<double> xs(n);
+  for (int i = 0; i < n; ++i) xs[i] = lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1));
+  xs[n - 1] = hi;
+  return xs;
+}
+
+// sharding.strategies: Question 4's two strategies over a grid of batch B and width D: which is
+// faster where, and whether the faster one is compute-bound there.
+void strategies_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const double peak = c.peak("bf16", "chip");
+  const double eb = hw::dtype_bytes("bf16", "dtype");
+  const Link l = link_for(c, "ici", "bidirectional", in.num("w_uni"), in.num("t_hop"));
+  Axis x;
+  x.name = "X";
+  x.size = in.num("X");
+  x.wrap = true;  // the book's full ring
+  const double F = in.num("F"), b_max = in.num("b_max"), d_max = in.num("d_max");
+  const bool overlap = in.text("overlap") == "max";
+  if (d_max < 2 * x.size)
+    fail("d_max", "d_max must be at least twice the axis X, so that D splits over it",
+         "out_of_range");
+  // The book's thresholds, from the bandwidth terms at B = D = 1 (each time is linear in them).
+  const Link no_latency = [&] {
+    Link n = l;
+    n.t_hop = 0;
+    return n;
+  }();
+  const StrategyTimes one1 = gather_then_multiply(1, 1, F, eb, peak, x, no_latency);
+  const StrategyTimes one2 = multiply_then_allreduce(1, 1, F, eb, peak, x, no_latency);
+  const double b_star =
+      tr.step("Strategy 1 is comms-bound below B* (2BDF/C = b DF/W_ici)", "B^* = C / W_{ici}",
+              "\\frac{#}{#}", {one1.t_comms, one1.t_math}, one1.t_comms / one1.t_math, "tokens");
+  const double d_star = tr.step("Strategy 2 beats 1 at large B above D* (2 b BF/W_ici = 2BDF/C)",
+                                "D^* = 2C / W_{ici}", "\\frac{#}{#}", {one2.t_comms, one1.t_math},
+                                one2.t_comms / one1.t_math, "count");
+  const double d_x = tr.step("Strategy 2 is compute-bound above D = |X| D*", "D = |X| \\cdot D^*",
+                             "# \\cdot #", {x.size, d_star}, x.size * d_star, "count");
+  // The grid.
+  const std::vector<double> bs = log_points(1, b_max, kPhaseCells),
+                            ds = log_points(2 * x.size, d_max, kPhaseCells);
+  json rows = json::array();
+  for (double D : ds) {
+    json row = json::array();
+    for (double B : bs) {
+      const StrategyTimes s1 = gather_then_multiply(B, D, F, eb, peak, x, l),
+                          s2 = multiply_then_allreduce(B, D, F, eb, peak, x, l);
+      const bool two = step_time(s2, overlap) < step_time(s1, overlap);
+      const StrategyTimes& w = two ? s2 : s1;
+      row.push_back((two ? 2 : 0) + (w.t_math > w.t_comms ? 0 : 1));
+    }
+    rows.push_back(std::move(row));
+  }
+  // The reader's point.
+  const double B = in.num("B"), D = in.num("D");
+  const StrategyTimes p1 = gather_then_multiply(B, D, F, eb, peak, x, l),
+                      p2 = multiply_then_allreduce(B, D, F, eb, peak, x, l);
+  const double t1 = step_time(p1, overlap), t2 = step_time(p2, overlap);
+  r.value("t_strategy1", t1, "s", "strategy 1: gather Y, multiply replicated");
+  r.value("t_strategy2", t2, "s", "strategy 2: multiply locally, AllReduce Z");
+  r.value("b_star", b_star, "tokens", "B below which strategy 1 is comms-bound");
+  r.value("d_star", d_star, "count", "D above which strategy 2 wins at large B");
+  r.value("d_compute_bound_2", d_x, "count", "D above which strategy 2 is compute-bound");
+  r.extra["phase"] = {{"b", bs},
+                      {"d", ds},
+                      {"cells", rows},
+                      {"b_star", b_star},
+                      {"d_star", d_star},
+                      {"d_x", d_x},
+                      {"point", {{"b", B}, {"d", D}, {"winner", t2 < t1 ? 2 : 1}}}};
+  r.extra["verdict"] = std::string(t2 < t1 ? "Strategy 2" : "Strategy 1") +
+                       " is faster at B = " + units::number(B) + ", D = " + units::number(D);
+}
+
 constexpr Param kMatmulParams[] = {
     text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
     text("b", "B[J, K_Y]", "sharding of the right operand; the dim it shares with A is contracted"),
@@ -364,6 +546,29 @@ constexpr Param kLocalParams[] = {
     text("sizes", "1024, 4096", "global size of each dimension, in order"),
     dtype_param("dtype", "fp32", "element type")};
 
+constexpr Param kRingParams[] = {
+    choice("op", "AllGather", "AllGather|AllToAll", "the collective"),
+    count("n", 8, "devices on the ring (the steps are drawn up to 16)", {}, 2, kMaxRingDrawn),
+    direction_param(),
+    num("bytes", "B", 33554432,
+        "V: the gathered result (AllGather) or the whole array on the ring (AllToAll)", 1, 1e15),
+    chip_param("v5e"),
+    bw_param(),
+    latency_param()};
+
+constexpr Param kStrategiesParams[] = {
+    chip_param("v5p", "chip: its bf16 peak C and ICI bandwidth W_ici"),
+    count("X", 4, "size of the mesh axis X that shards D", {}, 2, 1024),
+    count("B", 1024, "batch of the point to mark (tokens)", {}, 1, 1e7),
+    count("D", 8192, "model width of the point to mark", {}, 1, 1e7),
+    count("F", 32768, "output width (the boundaries do not depend on it)", {}, 1, 1e7),
+    count("b_max", 100000, "largest batch drawn", {}, 2, 1e7),
+    count("d_max", 65536, "largest D drawn", {}, 2, 1e7),
+    choice("overlap", "max", "max|sum",
+           "max: collectives overlap the matmul (T = max(T_math, T_comms)); sum: they do not"),
+    bw_param(),
+    latency_param()};
+
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "sharding.matmul",
                .title = "Sharded matmul",
@@ -381,6 +586,21 @@ constexpr Calculator kCalculators[] = {
                       "latency terms, the regime, and time against message size.",
                .params = kCollectiveParams,
                .run = collective_calc},
+    Calculator{.name = "sharding.ring",
+               .title = "A ring collective, step by step",
+               .doc =
+                   "AllGather or AllToAll on a ring of N devices: which chunk crosses which link "
+                   "in each step, what each device holds, the traffic on every link, and the "
+                   "time against N for both collectives.",
+               .params = kRingParams,
+               .run = ring_calc},
+    Calculator{.name = "sharding.strategies",
+               .title = "Gather first, or multiply and AllReduce? (Question 4)",
+               .doc = "X[B, D] . Y[D_X, F] on one axis X: over a grid of batch B and width D, "
+                      "which strategy is faster and whether it is compute-bound there, with the "
+                      "book's thresholds C/W_ici and 2C/W_ici.",
+               .params = kStrategiesParams,
+               .run = strategies_calc},
     Calculator{
         .name = "sharding.local",
         .title = "Local shape of a sharded array",

@@ -144,6 +144,62 @@ double a2a_link_scalars_oneway(double n, double d) {
 double ag_link_scalars_bidi(double n, double d) { return ag_link_scalars_oneway(n, d) / 2.0; }
 double a2a_link_blocks_bidi(double d) { return (d / 2.0) * (d / 2.0 + 1.0) / 2.0; }
 
+// ------------------------------------------------------------------ A4.1, A4.4: a ring, step by
+// step
+
+RingSchedule ring_schedule(Op op, int n, bool bidi, bool with_moves) {
+  RingSchedule s;
+  const auto next = [n](int i, int k) { return ((i + k) % n + n) % n; };
+  const auto add = [&](size_t step, int chunk, int from, bool cw) {
+    if (with_moves) s.steps[step].push_back({chunk, from, next(from, cw ? 1 : -1), cw});
+  };
+  if (op == Op::AllToAll) {
+    // A piece k hops clockwise of home (k = 1 .. N-1) goes clockwise if k <= N/2 on a two-way
+    // ring, else N - k hops the other way.
+    const int far_cw = bidi ? n / 2 : n - 1, far_ccw = bidi ? (n - 1) / 2 : 0;
+    const int steps = std::max(far_cw, far_ccw);
+    s.steps.resize(with_moves ? steps : 0);
+    for (int st = 1; st <= steps; ++st) {
+      const double cw = std::max(0, far_cw - st + 1), ccw = std::max(0, far_ccw - st + 1);
+      s.load.push_back({cw, ccw});
+      s.link_cw += cw;
+      s.link_ccw += ccw;
+      if (!with_moves) continue;
+      for (int o = 0; o < n; ++o)
+        for (int k = 1; k < n; ++k) {
+          const bool way = k <= far_cw;
+          const int hops = way ? k : n - k;
+          if (hops >= st) add(st - 1, o * n + next(o, k), next(o, way ? st - 1 : -(st - 1)), way);
+        }
+    }
+    return s;
+  }
+  // AllGather: in step st every device passes on the shard that reached it st - 1 steps before.
+  const int steps = bidi ? n / 2 : n - 1;
+  s.steps.resize(with_moves ? steps : 0);
+  for (int st = 1; st <= steps; ++st) {
+    const bool back = bidi && !(n % 2 == 0 && st == n / 2);
+    s.load.push_back({1, back ? 1 : 0});
+    s.link_cw += 1;
+    s.link_ccw += back ? 1 : 0;
+    for (int i = 0; with_moves && i < n; ++i) {
+      add(st - 1, next(i, -(st - 1)), i, true);
+      if (back) add(st - 1, next(i, st - 1), i, false);
+    }
+  }
+  return s;
+}
+
+double ring_chunk_bytes(Op op, double V, int n) {
+  return op == Op::AllToAll ? V / (static_cast<double>(n) * n) : V / n;
+}
+
+double ring_time(const RingSchedule& s, double chunk, double w_uni, double t_hop) {
+  double t = 0;
+  for (const auto& [cw, ccw] : s.load) t += std::max(t_hop, std::max(cw, ccw) * chunk / w_uni);
+  return t;
+}
+
 // ------------------------------------------------------------------ collectives on a mesh
 
 Op parse_op(Text text, Text field) {
@@ -340,6 +396,20 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
              {c.t_bw, c.t_lat}, c.t, "s");
   }
   return c;
+}
+
+// ------------------------------------------------------------------ Question 4
+
+StrategyTimes gather_then_multiply(double B, double D, double F, double b, double peak,
+                                   const Axis& x, const Link& l) {
+  return {roofline::t_math(roofline::matmul_flops({B, D, F}), peak),
+          collective_cost(Op::AllGather, b * D * F, {x}, l).t};
+}
+
+StrategyTimes multiply_then_allreduce(double B, double D, double F, double b, double peak,
+                                      const Axis& x, const Link& l) {
+  return {roofline::t_math(roofline::matmul_flops({B, D, F}) / x.size, peak),
+          collective_cost(Op::AllReduce, b * B * F, {x}, l).t};
 }
 
 // ------------------------------------------------------------------ A3

@@ -17,6 +17,7 @@ namespace sh = sb::sharding;
 using sb::json;
 using sb::test::calc;
 using sb::test::expect_error;
+using sb::test::expect_error_value;
 using sb::test::near_rel;
 using sb::test::value_of;
 using sb::test::verdict_of;
@@ -626,6 +627,118 @@ TEST(ShardingApi, RangesKeepResultsFinite) {
   r = calc("sharding.local", {{"sharding", "A[I_X, I]"}, {"sizes", "8, 8"}, {"mesh", "X=2"}});
   EXPECT_EQ(r["error"]["field"], "sharding");
   EXPECT_EQ(r["error"]["code"], "dim_reused");
+}
+
+TEST(ShardingModel, RingSchedules) {
+  using sb::sharding::Op;
+  using sb::sharding::ring_schedule;
+  // AllGather, two ways, N = 8: floor(8/2) = 4 steps, one shard each way but in the last (the
+  // farthest shard needs one way): 4 shards clockwise, 3 back over each link.
+  auto ag = ring_schedule(Op::AllGather, 8, true, true);
+  ASSERT_EQ(ag.load.size(), 4u);
+  EXPECT_EQ(ag.load[3], std::make_pair(1.0, 0.0));
+  EXPECT_EQ(ag.link_cw, 4);
+  EXPECT_EQ(ag.link_ccw, 3);
+  EXPECT_EQ(ag.steps[0].size(), 16u);  // 8 devices x 2 directions
+  EXPECT_EQ(ag.steps[3].size(), 8u);
+  // One way: N - 1 = 7 steps of one shard per link (Question 10: D - 1 strips).
+  EXPECT_EQ(ring_schedule(Op::AllGather, 8, false, false).link_cw, 7);
+  // AllToAll, two ways, N = 8: pieces 1..4 hops clockwise, 1..3 back; in step s a link carries
+  // the pieces still s or more hops from home: (4,3), (3,2), (2,1), (1,0). Clockwise in all
+  // 4 + 3 + 2 + 1 = 10 = (N/2)(N/2 + 1)/2, the book's count (a2a_link_blocks_bidi).
+  auto a2a = ring_schedule(Op::AllToAll, 8, true, true);
+  ASSERT_EQ(a2a.load.size(), 4u);
+  EXPECT_EQ(a2a.load[0], std::make_pair(4.0, 3.0));
+  EXPECT_EQ(a2a.link_cw, sb::sharding::a2a_link_blocks_bidi(8));
+  EXPECT_EQ(a2a.link_ccw, 6);
+  // Every move is one chunk-hop: 8 devices x ((1+2+3+4) + (1+2+3)) = 8 x 16 = 128.
+  size_t moves = 0;
+  for (const auto& st : a2a.steps) moves += st.size();
+  EXPECT_EQ(moves, 8 * sb::sharding::alltoall_chunk_hops_bidi(8));
+  // One way, N = 4: 3 + 2 + 1 = 6 = D(D - 1)/2 (a2a_link_blocks_oneway).
+  EXPECT_EQ(ring_schedule(Op::AllToAll, 4, false, false).link_cw,
+            sb::sharding::a2a_link_blocks_oneway(4));
+  // Time: steps of max(T_min, busiest link x chunk / W_uni).
+  near_rel(sb::sharding::ring_time(a2a, 1000, 1e9, 1e-6), 10 * 1000 / 1e9);
+  near_rel(sb::sharding::ring_time(a2a, 1, 1e9, 1e-6), 4e-6);  // latency-bound: 4 steps x 1 us
+}
+
+TEST(ShardingApi, RingStepByStep) {
+  // AllGather of V = 2^25 B on a ring of 8 v5e (W_uni 4.5e10), both ways: shards of 2^22 B,
+  // 4 steps of 2^22 / 4.5e10 = 93.2 us each: 372.8 us = V / W_ici, the book's formula.
+  json r = calc("sharding.ring");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(value_of(r, "chunk_bytes"), 4194304);
+  near_rel(value_of(r, "t"), 33554432.0 / 9e10);
+  near_rel(value_of(r, "t_book"), 33554432.0 / 9e10);
+  // Before any step each device holds its own shard; after the last, all eight.
+  const json& held = r["ring"]["held"];
+  ASSERT_EQ(held.size(), 5u);
+  EXPECT_EQ(held[0][3], json({3}));
+  EXPECT_EQ(held[4][3], json({0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(r["ring"]["sent"][3], json({4, 3}));
+  // N = 5 (odd): 2 steps of 2^25/5 / 4.5e10 = (4/5) V / W_ici, as the book's odd case.
+  r = calc("sharding.ring", {{"n", 5}});
+  near_rel(value_of(r, "t"), 0.8 * 33554432.0 / 9e10);
+  near_rel(value_of(r, "t_book"), 0.8 * 33554432.0 / 9e10);
+  // AllToAll on 8: pieces of 2^25 / 64 = 2^19 B; the busiest link carries 10 of them:
+  // 10 x 524,288 / 4.5e10 = 116.5 us, above the book's large-N V / (4 W_ici) = 93.2 us.
+  r = calc("sharding.ring", {{"op", "AllToAll"}});
+  near_rel(value_of(r, "t"), 10 * 524288.0 / 4.5e10);
+  near_rel(value_of(r, "t_book"), 33554432.0 / (4 * 9e10));
+  // Each device ends with the pieces for it: device 2 the pieces o x 8 + 2.
+  EXPECT_EQ(r["ring"]["held"][4][2], json({2, 10, 18, 26, 34, 42, 50, 58}));
+  // The curve, N = 2 .. 64, holds this ring's time at N = 8.
+  const json& c = r["curve"];
+  EXPECT_EQ(c["n"].front(), 2);
+  EXPECT_EQ(c["n"].back(), 64);
+  near_rel(c["alltoall"][6].get<double>(), 10 * 524288.0 / 4.5e10);
+  // Bad input names its field.
+  expect_error_value(calc("sharding.ring", {{"n", 1}}), "n");
+  expect_error_value(calc("sharding.ring", {{"n", 17}}), "n");
+  expect_error_value(calc("sharding.ring", {{"op", "AllReduce"}}), "op");
+  expect_error_value(calc("sharding.ring", {{"bytes", 0}}), "bytes");
+  expect_error_value(calc("sharding.ring", {{"w_uni", 0.5}}), "w_uni");
+  expect_error_value(calc("sharding.ring", {{"chip", "h100"}}), "chip");
+}
+
+TEST(ShardingApi, StrategyPhaseDiagram) {
+  // v5p: C = 4.59e14, W_ici = 1.8e11. B* = C / W_ici = 2550; D* = 2C / W_ici = 5100; strategy 2
+  // compute-bound above |X| D* = 4 x 5100 = 20,400.
+  json r = calc("sharding.strategies");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(value_of(r, "b_star"), 2550);
+  near_rel(value_of(r, "d_star"), 5100);
+  near_rel(value_of(r, "d_compute_bound_2"), 20400);
+  // At B = 1024, D = 8192, F = 32768, X = 4, overlapped:
+  // strategy 1: max(2*1024*8192*32768 / 4.59e14, 2*8192*32768 / 1.8e11) = max(1.198, 2.983) ms;
+  // strategy 2: max(1.198 ms / 4, 2 x 2*1024*32768 / 1.8e11) = max(0.299, 0.7457) ms: 2 wins.
+  near_rel(value_of(r, "t_strategy1"), 2.0 * 8192 * 32768 / 1.8e11);
+  near_rel(value_of(r, "t_strategy2"), 2 * 2.0 * 1024 * 32768 / 1.8e11);
+  EXPECT_EQ(r["phase"]["point"]["winner"], 2);
+  EXPECT_EQ(r["verdict"], "Strategy 2 is faster at B = 1024, D = 8192");
+  const json& p = r["phase"];
+  ASSERT_EQ(p["cells"].size(), 48u);
+  ASSERT_EQ(p["cells"][0].size(), 48u);
+  EXPECT_EQ(p["b"].front(), 1);
+  EXPECT_EQ(p["b"].back(), 100000);
+  EXPECT_EQ(p["d"].front(), 8);  // 2 |X|: D splits over X
+  // Large B, small D: strategy 1, compute-bound (0). Small B, large D: strategy 2, bound by its
+  // AllReduce (3). Large B, large D (65536 > 20,400): strategy 2 compute-bound (2).
+  EXPECT_EQ(p["cells"][0][47], 0);
+  EXPECT_EQ(p["cells"][47][0], 3);
+  EXPECT_EQ(p["cells"][47][47], 2);
+  // Without overlap the times add: 1.198 + 2.983 ms for strategy 1.
+  r = calc("sharding.strategies", {{"overlap", "sum"}});
+  near_rel(value_of(r, "t_strategy1"),
+           2.0 * 1024 * 8192 * 32768 / 4.59e14 + 2.0 * 8192 * 32768 / 1.8e11);
+  // The page chip picks C and W: v5e 1.97e14 / 9e10 = 2189.
+  near_rel(value_of(calc("sharding.strategies", {{"chip", "v5e"}}), "b_star"), 1.97e14 / 9e10);
+  expect_error_value(calc("sharding.strategies", {{"X", 1}}), "X");
+  expect_error_value(calc("sharding.strategies", {{"X", 64}, {"d_max", 100}}), "d_max");
+  expect_error_value(calc("sharding.strategies", {{"overlap", "both"}}), "overlap");
+  expect_error_value(calc("sharding.strategies", {{"b_max", 1}}), "b_max");
+  expect_error_value(calc("sharding.strategies", {{"chip", "h100"}}), "chip");
 }
 
 TEST(ShardingApi, ProblemsSolveAndGrade) {
