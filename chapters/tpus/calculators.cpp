@@ -69,9 +69,12 @@ constexpr Param zero_ok(Param p) {
 class InventoryRows {
  public:
   explicit InventoryRows(Result& r) : r_(r) {}
-  void put(const std::string& key, double v, Text unit, Text label) {
+  // `as_written`: the figure as the book writes it ("128 MiB"), shown instead of the formatted
+  // value.
+  void put(const std::string& key, double v, Text unit, Text label, Text as_written = {}) {
     r_.value(key, v, unit, label);
-    rows_[key] = json::array({label, units::format(v, unit)});
+    rows_[key] =
+        json::array({label, as_written.empty() ? units::format(v, unit) : std::string(as_written)});
   }
   // The rows in reading order (not the order the values were computed in).
   json table(const Inventory& inv) const {
@@ -168,7 +171,9 @@ void inventory_chip_insides(const hw::Chip& c, const Inventory& inv, Trace& tr, 
     rows.put("vpu_flops_per_s_core",
              vpu_core_rate(c, c.get("vpu_alus_per_cell"), c.get("clock_hz"), tr), "flop_per_s",
              "VPU per core, fp32");
-  if (c.has("vmem_bytes")) rows.put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
+  if (c.has("vmem_bytes"))
+    rows.put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip",
+             c.specs.at("vmem_bytes").text);
   if (c.has("vregs_per_core"))
     rows.put("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
 }
