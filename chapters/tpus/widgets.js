@@ -28,6 +28,12 @@ function s(tag, attrs = {}, ...children) {
 
 const key = (c) => c.join(',');
 
+// Chip coordinates from a URL value ("1,2" or "1,2,3"), or null unless they are small whole numbers.
+function coords(text) {
+  if (typeof text !== 'string' || !/^\d{1,6}(,\d{1,6}){0,2}$/.test(text)) return null;
+  return text.split(',').map(Number);
+}
+
 // Where each chip sits: axis 0 runs right, axis 1 down, axis 2 picks the layer (layers side by side,
 // wrapping onto more rows of layers when there are many).
 function layout(dims, avail = 1000) {
@@ -252,13 +258,17 @@ class SbSliceExplorer extends HTMLElement {
     this.state = widgetState(this, this.key);
     const saved = this.state.all();
     this.classList.add('sb-widget');
-    this.dataset.sbWidget = 'slice';  // its state for the tests: data-sb-state (see tests/browser)
+    // For the tests (tests/browser/widgetstate.mjs): its state key, the URL inputs it reads, and
+    // data-sb-state once it has drawn.
+    this.dataset.sbWidget = this.key;
+    this.dataset.sbKeys = 'chip shape wrap from to';
     this.chipSel = h('select', { 'aria-label': 'chip', name: 'chip' });
     this.shapeIn = h('input', { type: 'text', name: 'shape', value: saved.shape || '4x4x4', 'aria-label': 'slice shape', size: 10, spellcheck: 'false' });
     this.wrapSel = h('select', { name: 'wrap', 'aria-label': 'wraparound' },
       h('option', { value: 'auto' }, "the chip's rule"), h('option', { value: 'none' }, 'none (forced)'),
       h('option', { value: 'all' }, 'all axes (forced)'));
-    this.wrapSel.value = saved.wrap || 'auto';
+    // A link may carry anything: a wraparound that is not an option falls back to the chip's rule.
+    this.wrapSel.value = ['auto', 'none', 'all'].includes(saved.wrap) ? saved.wrap : 'auto';
     this.error = h('span', { class: 'sb-field-error sb-widget-error', role: 'alert', id: `${this.key}--shape-err` });
     this.shapeIn.setAttribute('aria-describedby', this.error.id);
     this.summary = h('p', { class: 'sb-slice-summary sb-widget-out' });
@@ -286,8 +296,8 @@ class SbSliceExplorer extends HTMLElement {
         h('button', { type: 'button', class: 'sb-btn sb-route-preset', 'data-route': p.route,
           onclick: () => this.transfer.setInputs({ route: p.route, flops: p.flops ?? 0 }) }, p.label))),
       this.transfer);
-    this.from = saved.from ? saved.from.split(',').map(Number) : null;
-    this.to = saved.to ? saved.to.split(',').map(Number) : null;
+    this.from = coords(saved.from);
+    this.to = this.from && coords(saved.to);
     const redraw = () => { this.from = null; this.to = null; this.persist(); this.update(); };
     this.shapeIn.addEventListener('input', redraw);
     this.wrapSel.addEventListener('change', () => { this.persist(); this.update(); });
@@ -406,7 +416,14 @@ class SbSliceExplorer extends HTMLElement {
       topo = this.sb.calc('tpus.topology', { chip, shape, wrap, from: this.from.join(','), to: (this.to || this.from).join(',') });
       if (!topo.ok) { this.from = this.to = null; topo = null; }
     }
-    const torus = topo ? topo.torus : this.sb.calc('tpus.topology', { chip, shape, wrap, from: zero.join(','), to: zero.join(',') }).torus;
+    const base = topo || this.sb.calc('tpus.topology', { chip, shape, wrap, from: zero.join(','), to: zero.join(',') });
+    if (!base.ok) {
+      this.error.textContent = base.error.message;
+      this.classList.add('sb-stale');
+      this.dataset.sbState = 'error';
+      return;
+    }
+    const torus = base.torus;
     const wrapText = torus.wrap.map((w, i) => `axis ${i}: ${w ? 'ring' : 'line'}`).join(', ');
     this.summary.textContent = `${inv.verdict}. Wraparound: ${wrapText}.`;
     this.summary.dataset.axes = torus.wrap.join(',');
