@@ -98,9 +98,12 @@ void print_help_params(const std::string& title, std::string_view doc,
   std::cout << "  --json  machine-readable output\n";
 }
 
-// --name value pairs into a JSON object of strings (the core parses units).
-bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& as_json,
-           bool& help) {
+// --name value pairs into a JSON object of strings (the core parses units). A name that is not
+// one of `params`, or one given twice, stops the reading at once: the work stays linear in the
+// number of arguments, and a typo is never silently a default.
+bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb::Param> params,
+           json& out, bool& as_json, bool& help) {
+  std::vector<bool> seen(params.size(), false);
   for (size_t i = from; i < args.size(); ++i) {
     const auto& a = args[i];
     if (a == "--json") {
@@ -117,12 +120,25 @@ bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& a
     }
     std::string name = a.substr(2), val;
     size_t eq = name.find('=');
+    if (eq != std::string::npos) name = name.substr(0, eq);
+    size_t k = 0;
+    while (k < params.size() && params[k].name != name) ++k;
+    if (k == params.size()) {
+      std::cerr << "error in " << name << ": unknown parameter --" << name << "; this takes";
+      for (const auto& p : params) std::cerr << " --" << p.name;
+      std::cerr << "\n";
+      return false;
+    }
+    if (seen[k]) {
+      std::cerr << "error in " << name << ": --" << name << " is given twice\n";
+      return false;
+    }
+    seen[k] = true;
     if (eq != std::string::npos) {
-      val = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < args.size())
+      val = a.substr(2 + eq + 1);
+    } else if (i + 1 < args.size()) {
       val = args[++i];
-    else {
+    } else {
       std::cerr << "error in " << name << ": --" << name << " needs a value\n";
       return false;
     }
@@ -155,19 +171,20 @@ int cmd_calc(const std::vector<std::string>& args) {
       std::cout << "  " << c.name << "  " << c.title << "\n";
     return args.size() < 3 ? 2 : 0;
   }
+  const sb::Calculator* c = nullptr;
+  try {
+    c = &sb::Registry::get().calculator(args[2]);
+  } catch (const sb::InputError& e) {
+    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    return 2;
+  }
   json inputs = json::object();
   bool as_json = false, help = false;
-  if (!flags(args, 3, inputs, as_json, help)) return 2;
+  if (!flags(args, 3, c->params, inputs, as_json, help)) return 2;
   if (help) {
-    try {
-      const auto& c = sb::Registry::get().calculator(args[2]);
-      print_help_params("scaling calc " + std::string(c.name) + ": " + std::string(c.title), c.doc,
-                        c.params);
-      return 0;
-    } catch (const sb::InputError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
-    }
+    print_help_params("scaling calc " + std::string(c->name) + ": " + std::string(c->title), c->doc,
+                      c->params);
+    return 0;
   }
   json r = sb::api::handle(json{{"op", "calc"}, {"name", args[2]}, {"inputs", inputs}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
@@ -225,29 +242,66 @@ int cmd_check(const std::vector<std::string>& args) {
                  "exit status: 0 all correct, 1 some wrong, 2 bad input\n";
     return args.size() < 3 ? 2 : 0;
   }
+  const sb::Problem* p = nullptr;
+  try {
+    p = &sb::Registry::get().problem(args[2]);
+  } catch (const sb::InputError& e) {
+    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    return 2;
+  }
   json answers = json::object(), given = json::object();
   bool as_json = false;
+  // Each name is checked against the problem as it is read, so that a typo stops at once.
+  std::vector<bool> seen_slot(p->slots.size(), false), seen_given(p->given.size(), false);
   for (size_t i = 3; i < args.size(); ++i) {
     std::string a = args[i];
     if (a == "--json") {
       as_json = true;
       continue;
     }
-    json* into = &answers;
-    if (a == "--given") {
+    const bool is_given = a == "--given";
+    if (is_given) {
       if (i + 1 >= args.size()) {
         std::cerr << "error in given: --given needs NAME=VALUE\n";
         return 2;
       }
       a = args[++i];
-      into = &given;
     }
     size_t eq = a.find('=');
     if (eq == std::string::npos || eq == 0) {
-      std::cerr << "error: expected SLOT=ANSWER, got '" << a << "'\n";
+      std::cerr << "error: expected " << (is_given ? "NAME=VALUE after --given" : "SLOT=ANSWER")
+                << ", got '" << a << "'\n";
       return 2;
     }
-    (*into)[a.substr(0, eq)] = a.substr(eq + 1);
+    const std::string name = a.substr(0, eq);
+    size_t k = 0;
+    if (is_given) {
+      while (k < p->given.size() && p->given[k].name != name) ++k;
+      if (k == p->given.size()) {
+        std::cerr << "error in " << name << ": " << p->id << " has no given '" << name
+                  << "'; it has";
+        for (const auto& g : p->given) std::cerr << " " << g.name;
+        std::cerr << "\n";
+        return 2;
+      }
+    } else {
+      while (k < p->slots.size() && p->slots[k].name != name) ++k;
+      if (k == p->slots.size()) {
+        std::cerr << "error in answers." << name << ": " << p->id << " has no answer slot '" << name
+                  << "'; its slots:";
+        for (const auto& sl : p->slots) std::cerr << " " << sl.name;
+        std::cerr << "\n";
+        return 2;
+      }
+    }
+    std::vector<bool>& seen = is_given ? seen_given : seen_slot;
+    if (seen[k]) {
+      std::cerr << "error in " << (is_given ? "" : "answers.") << name << ": " << name
+                << " is given twice\n";
+      return 2;
+    }
+    seen[k] = true;
+    (is_given ? given : answers)[name] = a.substr(eq + 1);
   }
   json r = sb::api::handle(
       json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});

@@ -55,4 +55,22 @@ void append_json(Out& out, std::string_view s);
 void append_json(Out& out, double v);
 // Any json value, through nlohmann's own serializer (invalid UTF-8 replaced).
 void append_json(Out& out, const json& j);
+
+// What a request may hold. Each limit keeps the work of reading a request linear in its size:
+// nlohmann's ordered objects scan their keys on every insert, so keys per object and in all are
+// capped before the tree is built, not after.
+struct JsonLimits {
+  size_t depth = 32;             // nested arrays and objects
+  size_t keys_per_object = 128;  // members of one object
+  size_t keys = 1024;            // members of all objects together
+  size_t values = 10000;         // every value, containers included
+  size_t key_bytes = 128;        // length of one key
+  size_t string_bytes = 16384;   // length of one string value
+};
+
+// Parses `text` into a json tree within `limits`, in one pass. Throws InputError with field =
+// the path of keys to the offending value ("inputs.B"; "request" at the top): code "bad_json"
+// for text that is not JSON or nests too deeply, "duplicate_key" for a key given twice in one
+// object, "too_large" past a limit, "out_of_range" for a number outside the doubles (1e999).
+json parse_json(std::string_view text, const JsonLimits& limits = {});
 }  // namespace sb
