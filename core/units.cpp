@@ -361,6 +361,39 @@ size_t trim(const char* s, size_t n) {
 
 }  // namespace
 
+namespace {
+
+// a > 0 rounded to sig significant digits: returns them as an integer m in [10^(sig-1), 10^sig),
+// and sets e to the power of ten of the first, so that a is about m * 10^(e - sig + 1).
+long long round_digits(double a, int sig, int& e) {
+  // The decimal exponent from the binary one: floor(log10 a) or one less, which the rounding
+  // check below corrects. log10 itself was a twentieth of a calculator call in wasm.
+  int b2 = 0;
+  std::frexp(a, &b2);
+  e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
+  auto mantissa = [&](int exp10) {  // a * 10^(sig - 1 - exp10), rounded to an integer
+    const int k = sig - 1 - exp10;
+    // 10^k is a finite double up to k = 308; a subnormal a needs k up to 338, so there the
+    // scaling takes two steps, the first of which brings a into the normal range.
+    if (k > 300) return round_half_up(a * pow10(k - 300) * 1e300);
+    return round_half_up(k >= 0 ? a * pow10(k) : a / pow10(-k));
+  };
+  long long top = 1;
+  for (int i = 0; i < sig; ++i) top *= 10;
+  long long m = mantissa(e);
+  if (m >= top)
+    m = mantissa(++e);  // 9.9996 rounds up to 10.00
+  else if (m < top / 10)
+    m = mantissa(--e);  // log10 came out a hair high
+  if (m >= top) {
+    m /= 10;
+    ++e;
+  }
+  return m;
+}
+
+}  // namespace
+
 size_t write_number(char* out, double v, int sig) {
   auto put = [&](const char* t) {
     size_t n = std::strlen(t);
@@ -378,26 +411,8 @@ size_t write_number(char* out, double v, int sig) {
   size_t n = 0;
   if (v < 0) out[n++] = '-';
   const double a = std::fabs(v);
-  // The decimal exponent from the binary one: floor(log10 a) or one less, which the rounding
-  // check below corrects. log10 itself was a twentieth of a calculator call in wasm.
-  int b2 = 0;
-  std::frexp(a, &b2);
-  int e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
-  auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
-    int k = sig - 1 - exp10;
-    return round_half_up(k >= 0 ? a * pow10(k) : a / pow10(-k));
-  };
-  long long top = 1;
-  for (int i = 0; i < sig; ++i) top *= 10;
-  long long m = mantissa(e);
-  if (m >= top)
-    m = mantissa(++e);  // 9.9996 rounds up to 10.00
-  else if (m < top / 10)
-    m = mantissa(--e);  // log10 came out a hair high
-  if (m >= top) {
-    m /= 10;
-    ++e;
-  }
+  int e = 0;
+  const long long m = round_digits(a, sig, e);
   char digits[24];
   const size_t nd = put_int(digits, m);
   char* o = out + n;

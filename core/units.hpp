@@ -24,7 +24,11 @@ std::string format(double value, std::string_view unit);
 constexpr size_t kFormatRoom = 128;
 size_t write_format(char* out, double value, std::string_view unit);
 
-// A plain number with `sig` significant digits, e.g. 240.2439 -> "240.2", 1.97e14 -> "1.97e14".
+// A plain number with `sig` significant digits, e.g. 240.2439 -> "240.2", 1.97e14 -> "1.97e14",
+// for every double, subnormals included (5e-324 -> "4.941e-324"). The digits are the value
+// rounded half away from zero, computed in doubles: up to 8 digits exactly, at 9 to 15 the last
+// may be one off where the value lies within a few parts in 1e16 of a half. A sig over 15 gives
+// the shortest text that reads back as the same double.
 std::string number(double value, int sig = 4);
 // The same written at out, which has room for kNumberRoom chars; returns the length.
 constexpr size_t kNumberRoom = 48;
