@@ -66,8 +66,12 @@ json op_list() {
   return {{"calculators", calcs}, {"problems", probs}};
 }
 
-// ASCII only (ensure_ascii), as append_json writes: see core/json.cpp.
-std::string dump(const json& j) { return j.dump(-1, ' ', true, json::error_handler_t::replace); }
+// ASCII only, as docs/API.md says: see core/json.cpp.
+std::string dump(const json& j) {
+  Out out;
+  append_json(out, j);
+  return out.str();
+}
 
 // Written as text: the one op a page calls at every keystroke.
 std::string op_calc(const json& req) {

@@ -53,8 +53,15 @@ class Out {
 void append_json(Out& out, std::string_view s);
 // A number as nlohmann writes it (shortest text that reads back the same); null if not finite.
 void append_json(Out& out, double v);
-// Any json value, through nlohmann's own serializer (invalid UTF-8 replaced).
+// Any json value, as nlohmann's dump with ensure_ascii writes it: every character outside ASCII
+// as a \u escape, invalid UTF-8 replaced by U+FFFD, a number that is not finite as null.
 void append_json(Out& out, const json& j);
+
+// The shortest decimal text that reads back as the finite double v, laid out as nlohmann's dump
+// writes a double ("240.0", "0.1", "1e+30", "-5e-324"), at out, which has room for kDoubleRoom
+// chars; returns its length.
+constexpr size_t kDoubleRoom = 32;
+size_t write_double(char* out, double v);
 
 // What a request may hold. Each limit keeps the work of reading a request linear in its size:
 // nlohmann's ordered objects scan their keys on every insert, so keys per object and in all are

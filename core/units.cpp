@@ -542,8 +542,7 @@ size_t write_number(char* out, double v, int sig) {
   if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
   if (v == 0) return put("0");
   if (sig > 15) {  // shortest text that reads back as the same double
-    char* end = nlohmann::detail::to_chars(out, out + 32, v);
-    return static_cast<size_t>(end - out);
+    return write_double(out, v);
   }
   if (sig < 1) sig = 1;
   size_t n = 0;
