@@ -541,8 +541,19 @@ size_t write_number(char* out, double v, int sig) {
   if (std::isnan(v)) return put("NaN");
   if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
   if (v == 0) return put("0");
-  if (sig > 15) {  // shortest text that reads back as the same double
-    return write_double(out, v);
+  if (sig > 15) {  // the shortest text that reads back as the same double, in this style:
+    // "10000001" and "1e30" for JSON's "10000001.0" and "1e+30"
+    char t[kDoubleRoom];
+    const size_t len = write_double(t, v);
+    size_t n = 0;
+    for (size_t i = 0; i < len; ++i) {
+      if (t[i] == '+' || (t[i] == '0' && i > 0 && (t[i - 1] == '-' || t[i - 1] == '+') && i >= 2 &&
+                          t[i - 2] == 'e'))
+        continue;  // the exponent's sign and padding zero
+      out[n++] = t[i];
+    }
+    if (n >= 2 && out[n - 2] == '.' && out[n - 1] == '0') n -= 2;
+    return n;
   }
   if (sig < 1) sig = 1;
   size_t n = 0;

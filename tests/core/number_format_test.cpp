@@ -105,3 +105,17 @@ TEST(NumberFormat, SubnormalsPrintAsNumbers) {
   // With a unit: a tiny time is seconds, not a half-written exponent.
   EXPECT_EQ(sb::units::format(1e-322, "s"), "9.881e-323 s");
 }
+
+TEST(NumberFormat, AllDigitsReadBackInTheSameStyle) {
+  using sb::units::number;
+  // Past 15 digits: the shortest text that reads back as the same double, written as the rest of
+  // number() writes (no JSON ".0", no "+" or padding zero in the exponent).
+  EXPECT_EQ(number(512.0000000000001, 17), "512.0000000000001");
+  EXPECT_EQ(number(10000001, 17), "10000001");
+  EXPECT_EQ(number(1e30, 17), "1e30");
+  EXPECT_EQ(number(1e-5, 17), "1e-5");
+  EXPECT_EQ(number(-2.5e-300, 17), "-2.5e-300");
+  EXPECT_EQ(number(0.1, 17), "0.1");
+  for (double v : {512.0000000000001, 1e30, 1e-5, 1.0 / 3, 5e-324, 123456789012345678.0})
+    EXPECT_EQ(std::strtod(number(v, 17).c_str(), nullptr), v) << number(v, 17);
+}
