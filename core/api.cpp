@@ -163,6 +163,11 @@ json solve_problem(const std::string& id, const json& given) {
     } else {
       auto it = a.find(s.name);
       double v = it == a.end() ? NAN : it->second;
+      if (!std::isfinite(v))
+        fail("given",
+             "these givens leave " + std::string(s.label.empty() ? s.name : s.label) +
+                 " with no finite value (a division by zero or an overflow)",
+             "no_answer");
       answers[s.name] = value(v, s.kind == Slot::Kind::Bool ? "bool" : s.unit, s.label);
     }
   }
