@@ -18,7 +18,7 @@ namespace {
 const char* kUsage = R"(scaling: the calculators and exercises of "How To Scale Your Model"
 
 usage:
-  scaling list [--json]                      calculators and problems
+  scaling list [--json]                      chapters, calculators and problems
   scaling calc NAME [--PARAM VALUE ...] [--json]
                                              run a calculator (scaling calc NAME --help)
   scaling problem ID [--given NAME=VALUE ...] [--json]
@@ -245,6 +245,10 @@ int cmd_list(bool as_json) {
     std::cout << r.dump(2) << "\n";
     return 0;
   }
+  std::cout << "chapters:\n";
+  for (const auto& c : r["chapters"])
+    std::cout << "  " << c["part"].get<int>() << "  " << c["id"].get<std::string>() << "  "
+              << c["title"].get<std::string>() << "\n";
   std::cout << "calculators:\n";
   for (const auto& c : r["calculators"])
     std::cout << "  " << c["name"].get<std::string>() << "  " << c["title"].get<std::string>()

@@ -54,7 +54,17 @@ std::string render(Text statement, const Problem& p, const Inputs& in) {
 
 json op_list() {
   const auto& r = Registry::get();
-  json calcs = json::array(), probs = json::array();
+  json chapters = json::array(), calcs = json::array(), probs = json::array();
+  for (const auto& c : r.chapters()) {
+    json bases = json::array();
+    for (Text b : c.bases) bases.push_back(b);
+    chapters.push_back({{"id", c.id},
+                        {"prefix", c.prefix},
+                        {"part", c.part},
+                        {"title", c.title},
+                        {"slug", c.slug},
+                        {"bases", std::move(bases)}});
+  }
   for (const auto& c : r.calculators())
     calcs.push_back({{"name", c.name},
                      {"chapter", c.chapter},
@@ -63,7 +73,7 @@ json op_list() {
                      {"params", schema_json(c.params)}});
   for (const auto& p : r.problems())
     probs.push_back({{"id", p.id}, {"chapter", p.chapter}, {"title", p.title}, {"kind", p.kind}});
-  return {{"calculators", calcs}, {"problems", probs}};
+  return {{"chapters", chapters}, {"calculators", calcs}, {"problems", probs}};
 }
 
 // ASCII only, as docs/API.md says: see core/json.cpp.
@@ -251,10 +261,12 @@ std::string respond(const json& req) {
       out = hw::chips_json();
     else if (op == "parse")
       out = op_parse(req);
+    else if (op == "units")
+      out = {{"units", units::table_json()}};
     else
       fail("op",
            "unknown op '" + op.substr(0, 40) +
-               "'; ops: list, calc, problem, check, variant, chips, parse",
+               "'; ops: list, calc, problem, check, variant, chips, parse, units",
            "unknown_op");
     out["ok"] = true;
     return dump(out);

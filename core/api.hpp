@@ -1,7 +1,8 @@
 // The JSON entry point every face uses: the wasm binding, the CLI's --json, the fuzzer.
 // Request: {"op": "...", ...}; response: {"ok": true, ...} or {"ok": false, "error": {"code",
 // "message", "field"}}. It never throws.
-//   {"op": "list"}                                   calculators and problems with schemas
+//   {"op": "list"}                                   chapters, calculators and problems with
+//   schemas
 //   {"op": "calc", "name", "inputs": {}}             a calculator's result and trace
 //   {"op": "problem", "id", "given": {}}             statement, inputs, slots, answers, trace
 //   {"op": "check", "id", "answers": {}, "given": {}} grading (see core/check.hpp)

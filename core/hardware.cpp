@@ -59,6 +59,7 @@ struct Tables {
   std::vector<std::string> dtype_names;  // widest first: fp32, bf16, fp8, int8, ...
   std::map<std::string, double, std::less<>> dtype_bytes;
   json sources = json::object();
+  json labels = json::object();  // spec key -> its name in words, in the order to show them
   // Every id and alias, normalized, with its chip's index: a lookup normalizes only the query.
   std::vector<std::pair<std::string, size_t>> names;
 };
@@ -68,6 +69,7 @@ Tables load() {
   json doc = json::parse(std::string_view(kChipsJson), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) bad_data("not valid JSON");
   if (doc.contains("sources") && doc["sources"].is_object()) t.sources = doc["sources"];
+  if (doc.contains("labels") && doc["labels"].is_object()) t.labels = doc["labels"];
 
   const json& dt = doc.value("dtypes", json::object());
   if (!dt.is_object() || dt.empty()) bad_data("missing \"dtypes\"");
@@ -102,6 +104,7 @@ Tables load() {
         spec.value = s["value"].get<double>();
         spec.unit = s.value("unit", "");
         if (spec.unit.empty()) bad_data(chip.id + "." + it.key() + " has no unit");
+        spec.text = s.value("text", "");  // optional: the number as the book writes it
       } else if (s.contains("text") && s["text"].is_string()) {
         spec.text = s["text"].get<std::string>();
       } else {
@@ -197,10 +200,8 @@ json chips_json() {
     json specs = json::object();
     for (const auto& [key, s] : c.specs) {
       json j = json::object();
-      if (s.unit.empty())
-        j["text"] = s.text;
-      else
-        j["value"] = s.value;
+      if (!s.unit.empty()) j["value"] = s.value;
+      if (s.unit.empty() || !s.text.empty()) j["text"] = s.text;
       j["unit"] = s.unit;
       j["source"] = s.source;
       j["note"] = s.note;
@@ -217,6 +218,7 @@ json chips_json() {
   for (const auto& [name, bytes] : tables().dtype_bytes) dt[name] = bytes;
   out["dtypes"] = std::move(dt);
   out["sources"] = tables().sources;
+  out["labels"] = tables().labels;
   return out;
 }
 

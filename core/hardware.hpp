@@ -11,8 +11,9 @@
 namespace sb::hw {
 
 struct Spec {
-  double value = 0;    // numeric specs
-  std::string text;    // text specs ("16x16", "2x2x1")
+  double value = 0;  // numeric specs
+  std::string
+      text;  // text specs ("16x16", "2x2x1"); for a number, as the book writes it ("128 MiB")
   std::string unit;    // units id, or "" for text
   std::string source;  // a key of chips.json "sources": "tpus.md spec table", "derived", ...
   std::string note;
@@ -37,7 +38,7 @@ const std::vector<Chip>& chips();
 // By id or alias, case-insensitive ("v5e", "TPU v5e", "tpu-v5e"); InputError(field) if unknown.
 const Chip& chip(std::string_view id, std::string_view field = "chip");
 std::vector<std::string> chip_ids();
-json chips_json();  // {"chips": [...], "dtypes": {...}, "sources": {...}}
+json chips_json();  // {"chips": [...], "dtypes": {...}, "sources": {...}, "labels": {...}}
 
 // Bytes per element: fp32 4, bf16 2, fp8 1, int8 1, int4 0.5. InputError(field) if unknown.
 double dtype_bytes(std::string_view dtype, std::string_view field);

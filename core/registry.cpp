@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -194,12 +195,47 @@ const Registry& Registry::get() {
   return *r;
 }
 
-void Registry::add(std::span<const Calculator> cs) {
-  calcs_.insert(calcs_.end(), cs.begin(), cs.end());
+namespace {
+
+// "roofline.matmul" belongs to the chapter with prefix "roofline".
+void check_prefix(const Chapter& ch, Text what, Text name) {
+  if (name.size() <= ch.prefix.size() || name.substr(0, ch.prefix.size()) != ch.prefix ||
+      name[ch.prefix.size()] != '.')
+    throw std::logic_error("registry: " + std::string(what) + " '" + std::string(name) +
+                           "' of chapter " + std::string(ch.id) + " does not start with '" +
+                           std::string(ch.prefix) + ".'");
 }
+
+}  // namespace
+
+void Registry::add(const Chapter& c) {
+  for (const Chapter& other : chapters_)
+    if (other.id == c.id || other.prefix == c.prefix)
+      throw std::logic_error("registry: chapters " + std::string(other.id) + " and " +
+                             std::string(c.id) + " share an id or a prefix");
+  chapters_.push_back(c);
+}
+
+const Chapter& Registry::current(Text what) const {
+  if (chapters_.empty())
+    throw std::logic_error("registry: " + std::string(what) + " added before any chapter record");
+  return chapters_.back();
+}
+
+void Registry::add(std::span<const Calculator> cs) {
+  const Chapter& ch = current("a calculator");
+  for (Calculator c : cs) {
+    check_prefix(ch, "calculator", c.name);
+    c.chapter = ch.id;
+    calcs_.push_back(c);
+  }
+}
+
 void Registry::add(std::span<const Problem> ps) {
+  const Chapter& ch = current("a problem");
   for (Problem p : ps) {
-    if (p.chapter.empty()) p.chapter = p.id.substr(0, p.id.find('.'));
+    check_prefix(ch, "problem", p.id);
+    p.chapter = ch.id;
     problems_.push_back(p);
   }
 }

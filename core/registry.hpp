@@ -1,13 +1,13 @@
 // Named calculators and problems with the schema of their inputs. CLI flags, web forms, the
 // JSON entry point and the tests all come from these records, so nothing is declared twice.
 //
-// The records are constant data: every text is a literal (Text), every list has its room in
-// place (List), and the makers below are constexpr. A chapter declares its calculators and
-// problems as constexpr arrays, which compile to data instead of to start-up code building
-// strings and vectors (that code was a sixth of the wasm module).
+// The records are constant data: every text is a literal (Text), every list is a span over a
+// constexpr array of the chapter's own (as many items as it needs: no capacity to raise here),
+// and the makers below are constexpr. A chapter declares its calculators and problems as
+// constexpr arrays, which compile to data instead of to start-up code building strings and
+// vectors.
 #pragma once
 #include <cstddef>
-#include <initializer_list>
 #include <map>
 #include <span>
 #include <string>
@@ -19,31 +19,11 @@
 
 namespace sb {
 
-// A list with room for N items in place, so that a record holding one is constant data.
-// Going over N in a constant table is a compile error (the throw cannot be evaluated).
-template <class T, int N>
-struct List {
-  T items[N] = {};
-  int n = 0;
-  constexpr List() = default;
-  constexpr List(std::initializer_list<T> l) {
-    for (const T& x : l) push(x);
-  }
-  constexpr void push(const T& x) {
-    if (n == N) throw "sb::List: more items than it has room for";
-    items[n++] = x;
-  }
-  constexpr const T* begin() const { return items; }
-  constexpr const T* end() const { return items + n; }
-  constexpr size_t size() const { return static_cast<size_t>(n); }
-  constexpr bool empty() const { return n == 0; }
-  constexpr const T& operator[](size_t i) const { return items[i]; }
-  constexpr const T& back() const { return items[n - 1]; }
-  operator std::span<const T>() const { return {items, size()}; }
-};
+// The values "new variant" may draw from: a constexpr array of the chapter's.
+using Variants = std::span<const double>;
 
 // One input of a calculator or problem. A default Param is all zeros (the makers fill in the
-// rest), so that the unused room of a List<Param, N> is zeros, which the wasm data segment drops.
+// rest).
 struct Param {
   enum class Kind : unsigned char { Number, Text, Choice };
   Text name;  // "B", "chip", "dtype_w"
@@ -60,14 +40,11 @@ struct Param {
   bool chip = false;      // a chip id: any id or alias of core/hardware, resolved to the id
   bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
   Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
-  List<double, 4> variants;  // problems: values "new variant" may draw from
+  Variants variants;      // problems: values "new variant" may draw from
 };
 
 // The allowed values of a choice (for a chip or dtype param: the hardware tables').
 std::vector<std::string> choices_of(const Param& p);
-
-// The values "new variant" may draw from.
-using Variants = List<double, 4>;
 
 // Makers that keep schema declarations short.
 constexpr Param num(Text name, Text unit, double def, Text doc, double min = 0, double max = 1e30,
@@ -165,10 +142,10 @@ class Result {
 
 struct Calculator {
   Text name;     // "roofline.matmul"
-  Text chapter;  // "roofline"
+  Text chapter;  // "roofline", the chapter id; filled in at registration
   Text title;
   Text doc;
-  List<Param, 14> params;
+  std::span<const Param> params;  // a constexpr array of the chapter's
   // Fills the result and records the derivation in the trace. Throws InputError for inputs it
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
@@ -198,11 +175,11 @@ struct Slot {
     double factor = 0;
     Text text;
   };
-  List<Hint, 2> hints;
+  std::span<const Hint> hints;  // a constexpr array of the chapter's
 };
 
 using Answers = std::map<std::string, double, std::less<>>;
-using Hints = List<Slot::Hint, 2>;
+using Hints = std::span<const Slot::Hint>;
 
 // Answer slots of a problem.
 constexpr Slot number(Text name, Text unit, Text label, double tol_rel = 0.02) {
@@ -234,12 +211,12 @@ constexpr Slot hinted(Slot s, Hints hints) {
 
 struct Problem {
   Text id;       // "roofline.Q2"
-  Text chapter;  // "roofline"; left empty, it is taken from the id
+  Text chapter;  // "roofline", the chapter id; filled in at registration
   Text title;
-  Text statement;         // our own words; may use {name} to show an input's value
-  Text kind;              // "numeric", "formula", "conceptual", "code"
-  List<Param, 12> given;  // the problem's inputs, defaults = the book's values
-  List<Slot, 10> slots;
+  Text statement;                // our own words; may use {name} to show an input's value
+  Text kind;                     // "numeric", "formula", "conceptual", "code"
+  std::span<const Param> given;  // the problem's inputs, defaults = the book's values
+  std::span<const Slot> slots;   // the answers it asks for
   // Computes every Number and Bool slot from the inputs by calling the chapter model.
   using Solve = Answers (*)(const Inputs&, Trace&);
   Solve solve = nullptr;
@@ -248,17 +225,35 @@ struct Problem {
   Text hint;          // a nudge shown on request
 };
 
+// A chapter of the book, as chapters/<id>/chapter.json declares it. CMake writes the records into
+// the generated gen/chapters_*.cpp, which adds each before calling its register_chapter().
+struct Chapter {
+  Text id;       // the folder and C++ namespace: "applied_training"
+  Text prefix;   // of its problem ids and calculator names: "applied-training" (.Q1, .plan)
+  int part = 0;  // the book's chapter number, 1-12
+  Text title;    // "Training LLaMA 3 on TPUs"
+  Text slug;     // the book's page for it
+  std::span<const Text> bases;  // the chapters whose model.hpp it calls
+};
+
 class Registry {
  public:
   static const Registry& get();  // filled once with the program's chapters (gen/chapters_*.cpp)
+  // A chapter's record; the calculators and problems added after it are that chapter's. Their
+  // chapter is filled in, and a name or id that does not start with "<prefix>." is a
+  // std::logic_error (a programming mistake, not a reader's), as is a prefix taken twice.
+  void add(const Chapter& c);
   void add(std::span<const Calculator> cs);
-  void add(std::span<const Problem> ps);          // an empty chapter is filled from the id's prefix
-  const Calculator& calculator(Text name) const;  // InputError if unknown
-  const Problem& problem(Text id) const;          // InputError if unknown
+  void add(std::span<const Problem> ps);
+  const Calculator& calculator(Text name) const;                      // InputError if unknown
+  const Problem& problem(Text id) const;                              // InputError if unknown
+  const std::vector<Chapter>& chapters() const { return chapters_; }  // in the book's order
   const std::vector<Calculator>& calculators() const { return calcs_; }
   const std::vector<Problem>& problems() const { return problems_; }
 
  private:
+  const Chapter& current(Text what) const;  // the chapter being registered
+  std::vector<Chapter> chapters_;
   std::vector<Calculator> calcs_;
   std::vector<Problem> problems_;
 };

@@ -41,6 +41,7 @@ const UnitInfo kUnits[] = {
     {"tokens", {0, 0, 0, 1, 0}, "tokens", "4096 tokens"},
     {"tokens_per_s", {-1, 0, 0, 1, 0}, "tokens/s", "1500 tokens/s"},
     {"per_s", {-1, 0, 0, 0, 0}, "/s", "30 /s"},
+    {"hz", {-1, 0, 0, 0, 0}, "Hz", "1.5 GHz"},
     {"count", {}, "", "8192"},
     {"ratio", {}, "", "0.5"},
     {"chips", {}, "chips", "256"},
@@ -654,6 +655,7 @@ size_t write_format(char* out, double v, std::string_view u) {
   }
   if (u == "B") return prefixed(out, v, "B", false);
   if (u == "B_per_s") return prefixed(out, v, "B/s", false);
+  if (u == "hz") return prefixed(out, v, "Hz", false);
   if (u == "bool") return put(out, v != 0 ? "yes" : "no");
   if (u == "usd") return put_number(out, v, "$", "");
   if (u == "usd_per_hour") return put_number(out, v, "$", "/h");
@@ -670,6 +672,59 @@ size_t write_format(char* out, double v, std::string_view u) {
 std::string format(double v, std::string_view unit) {
   char buf[kFormatRoom];
   return std::string(buf, write_format(buf, v, unit));
+}
+
+// The forms of write_format() as data, for table_json(). tests/core/units_test.cpp formats with
+// this table and with format() and requires the same text for every unit and decade.
+namespace {
+struct Step {
+  double scale, at;
+  const char* prefix;
+};
+// Prefixes from k up, as prefixed() takes them (|v| >= scale).
+const Step kBigSteps[] = {{1e18, 1e18, "E"}, {1e15, 1e15, "P"}, {1e12, 1e12, "T"},
+                          {1e9, 1e9, "G"},   {1e6, 1e6, "M"},   {1e3, 1e3, "k"}};
+// Prefixes from 1 down, which prefixed() takes a hair early (|v| >= 0.9999999 scale).
+const Step kSmallSteps[] = {{1, 0.9999999, ""},
+                            {1e-3, 0.9999999e-3, "m"},
+                            {1e-6, 0.9999999e-6, "\xC2\xB5"},
+                            {1e-9, 0.9999999e-9, "n"},
+                            {1e-12, 0.9999999e-12, "p"}};
+}  // namespace
+
+json table_json() {
+  json list = json::array();
+  for (const UnitInfo& u : kUnits) {
+    const std::string_view id = u.id;
+    const std::string sym = u.symbol;
+    std::string before, after = sym.empty() ? "" : " " + sym;
+    json forms = json::array();
+    auto form = [&](double scale, double at, const std::string& text) {
+      forms.push_back({{"scale", scale}, {"at", at}, {"after", text}});
+    };
+    if (id == "s") {
+      form(86400, 86400, " days");
+      form(3600, 3600, " h");
+      for (const Step& p : kBigSteps)
+        if (p.scale < 3600) form(p.scale, p.at, std::string(" ") + p.prefix + sym);
+      for (const Step& p : kSmallSteps) form(p.scale, p.at, std::string(" ") + p.prefix + sym);
+    } else if (id == "B" || id == "B_per_s" || id == "hz") {
+      for (const Step& p : kBigSteps) form(p.scale, p.at, std::string(" ") + p.prefix + sym);
+    } else if (id == "usd" || id == "usd_per_hour") {
+      before = "$";
+      after = id == "usd" ? "" : "/h";
+    }
+    json j = {{"id", id},
+              {"symbol", sym},
+              {"example", u.example},
+              {"prefixes", forms.empty() ? "none" : "si"},
+              {"before", before},
+              {"after", after}};
+    if (!forms.empty()) j["forms"] = std::move(forms);
+    if (id == "bool") j["words"] = {"no", "yes"};
+    list.push_back(std::move(j));
+  }
+  return list;
 }
 
 }  // namespace sb::units

@@ -1,13 +1,15 @@
 // Quantities live in SI base units inside the core (s, B, FLOPs, FLOPs/s, B/s). Unit names and
 // prefixes exist only here, in parsing what a reader typed and formatting what we show.
 // Unit ids are the catalogue's: s, B, flop, flop_per_s, B_per_s, flop_per_B, tokens,
-// tokens_per_s, per_s, count, ratio, chips, usd, usd_per_hour, bool.
+// tokens_per_s, per_s, hz, count, ratio, chips, usd, usd_per_hour, bool.
 // Decimal prefixes are powers of 1000 (1 GB = 1e9 B); binary ones are named (1 GiB = 2^30 B).
 #pragma once
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/json.hpp"
 
 namespace sb::units {
 
@@ -76,5 +78,14 @@ std::string symbol(std::string_view unit);
 
 // An example of what the reader may type, for placeholders and error messages ("1.2 ms").
 std::string example(std::string_view unit);
+
+// The unit table as the site reads it (op "units"; the site build writes it to data/units.json,
+// and web/lib/format.js formats with it): per unit its id, symbol, an example of what to type,
+// and how format() writes it. `prefixes` is "si" where format() picks a decimal prefix ("820
+// GB/s") and "none" where it writes a plain number ("1.97e14 FLOPs/s"); a reader may type
+// prefixes with any unit. A value v is written as before + number(v / scale) + after of the
+// first of `forms` whose `at` |v| reaches (largest first), else as before + number(v) + after;
+// a bool as words[v != 0].
+json table_json();
 
 }  // namespace sb::units

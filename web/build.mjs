@@ -1,31 +1,62 @@
-// Assembles the static site into build/site/: pages, css, widget library, chapter widgets, the
+// Assembles the static site into build/site/: the pages, css, widget library, chapter widgets, the
 // JS wrapper and one wasm module per chapter, the catalogue and chip tables as JSON, and vendored
 // KaTeX and uPlot (no CDN: the site serves everything).
 //   node web/build.mjs            SB_WASM_DIR overrides where scaling-<chapter>.{mjs,wasm} are taken from
+//
+// Every page's frame (head, nav, chip picker, footer: web/frame.html) is generated here from the
+// chapter records, so a page file holds only its content:
+//   chapters/<id>/page.html    the chapter page's content  -> <slug>.html
+//   chapters/<id>/widgets.js   its widgets (optional)       -> widgets/<id>.js, the page's one script
+//   web/pages/<name>.html      the home and hardware pages  -> <name>.html
+// The home page lists the twelve Parts of the book (web/parts.json); a Part with a chapter record is
+// live, the others say "coming".
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CSP_META } from './csp.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const web = path.join(root, 'web');
 const defaultOut = path.join(root, 'build', 'site');
 const wasmDir = process.env.SB_WASM_DIR ? path.resolve(process.env.SB_WASM_DIR) : path.join(root, 'build', 'wasm', 'bin');
+
+// The site's own pages besides the chapters, in nav order around them: Home first, Hardware last.
+const SITE_PAGES = [
+  { name: 'index', nav: 'Home', title: 'Scaling companion', script: 'lib/page.js' },
+  { name: 'hardware', nav: 'Hardware', title: 'Hardware tables', script: 'lib/page.js' },
+];
 
 function copy(from, to) {
   fs.mkdirSync(path.dirname(to), { recursive: true });
   fs.cpSync(from, to, { recursive: true });
 }
 
-// The chapters that have a module: the folders chapters/<name>/ with a register.cpp, as CMake
-// finds them (CMakeLists.txt makes scaling-<name>.{mjs,wasm} of each).
+const readJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+// The chapters that have a module: the folders chapters/<id>/ with a register.cpp and a
+// chapter.json, as CMake finds them (CMakeLists.txt makes scaling-<id>.{mjs,wasm} of each).
 export function chapters() {
   const dir = path.join(root, 'chapters');
   return fs.readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && /^[a-z_][a-z0-9_]*$/.test(d.name) && fs.existsSync(path.join(dir, d.name, 'register.cpp')))
+    .filter((d) => d.isDirectory() && /^[a-z_][a-z0-9_]*$/.test(d.name) && fs.existsSync(path.join(dir, d.name, 'register.cpp')) && fs.existsSync(path.join(dir, d.name, 'chapter.json')))
     .map((d) => d.name)
     .sort();
 }
 
-// Asks a built module (under node) for one response; the module must answer ok.
+// A chapter record as the module's `list` answers it: {id, prefix, part, title, slug, bases}.
+function checkRecord(r, where) {
+  const bad = (what) => { throw new Error(`${where}: ${what}`); };
+  if (!r || typeof r !== 'object') bad('not an object');
+  if (typeof r.id !== 'string' || !/^[a-z_][a-z0-9_]*$/.test(r.id)) bad(`bad id ${JSON.stringify(r.id)}`);
+  if (typeof r.prefix !== 'string' || !/^[a-z][a-z0-9-]*$/.test(r.prefix)) bad(`bad prefix ${JSON.stringify(r.prefix)}`);
+  if (!Number.isInteger(r.part) || r.part < 1 || r.part > 12) bad(`part must be a whole number 1-12, got ${JSON.stringify(r.part)}`);
+  if (typeof r.title !== 'string' || !r.title) bad('no title');
+  if (typeof r.slug !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(r.slug)) bad(`bad slug ${JSON.stringify(r.slug)}`);
+  if (!Array.isArray(r.bases) || r.bases.some((b) => typeof b !== 'string')) bad('bases must be a list of chapter ids');
+  return { id: r.id, prefix: r.prefix, part: r.part, title: r.title, slug: r.slug, bases: r.bases };
+}
+
+// Asks a built module (under node) for one response per op; the module must answer ok.
 async function ask(chapter, ops) {
   const mjs = path.join(wasmDir, `scaling-${chapter}.mjs`);
   const { default: factory } = await import(pathToFileURL(mjs).href);
@@ -39,26 +70,178 @@ async function ask(chapter, ops) {
   return out;
 }
 
-// data/catalog.json: the `list` responses of all chapter modules merged, where the home page and
-// every widget look up names without loading a module; data/chips.json: the `chips` response, the
-// same in every module since the chip tables belong to the core.
+// Every name in the catalogue maps to its module through the records: the text before the first
+// '.' is a record's prefix, and that record's id is the chapter that lists it.
+function checkCatalog(catalog) {
+  const byPrefix = new Map();
+  for (const r of catalog.chapters) {
+    if (byPrefix.has(r.prefix)) throw new Error(`chapters ${byPrefix.get(r.prefix).id} and ${r.id} share the prefix ${r.prefix}`);
+    byPrefix.set(r.prefix, r);
+  }
+  const parts = new Map();
+  for (const r of catalog.chapters) {
+    if (parts.has(r.part)) throw new Error(`chapters ${parts.get(r.part)} and ${r.id} are both Part ${r.part}`);
+    parts.set(r.part, r.id);
+  }
+  for (const [what, key, list] of [['calculator', 'name', catalog.calculators], ['problem', 'id', catalog.problems]]) {
+    for (const e of list) {
+      const prefix = e[key].split('.')[0];
+      const rec = byPrefix.get(prefix);
+      if (!rec || rec.id !== e.chapter) {
+        throw new Error(`${what} ${e[key]} of chapter ${e.chapter}: its prefix ${prefix} is ${rec ? `chapter ${rec.id}'s` : 'no chapter record\'s'}`);
+      }
+    }
+  }
+}
+
+// data/catalog.json: the chapter records and every module's `list` merged, where every page looks
+// up names (and the module that computes them) without loading a module; data/chips.json and
+// data/units.json: the `chips` and `units` responses, the same in every module since the chip and
+// unit tables belong to the core.
 async function writeData(out, chs) {
-  const catalog = { ok: true, calculators: [], problems: [] };
-  let chips = null;
+  const catalog = { ok: true, chapters: [], calculators: [], problems: [] };
+  const shared = { chips: null, units: null };
   for (const ch of chs) {
-    const r = await ask(ch, ['list', 'chips']);
+    const r = await ask(ch, ['list', 'chips', 'units']);
     // A module holds its own chapter only (the link leaves the others out).
     const stray = [...r.list.calculators.map((c) => c.chapter), ...r.list.problems.map((p) => p.chapter)].find((c) => c !== ch);
     if (stray) throw new Error(`scaling-${ch} lists entries of chapter ${stray}: rebuild the wasm modules`);
+    // The record: the module's own (`list` answers `chapters`: its chapter only).
+    const mine = (r.list.chapters || []).filter((c) => c.id === ch);
+    if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
+    catalog.chapters.push(checkRecord(mine[0], `scaling-${ch} list`));
     catalog.calculators.push(...r.list.calculators);
     catalog.problems.push(...r.list.problems);
-    const text = JSON.stringify(r.chips);
-    if (chips !== null && text !== chips) throw new Error(`scaling-${ch} has other chip tables than scaling-${chs[0]}: rebuild the wasm modules`);
-    chips = text;
+    for (const op of Object.keys(shared)) {
+      const text = JSON.stringify(r[op]);
+      if (shared[op] !== null && text !== shared[op]) throw new Error(`scaling-${ch} answers ${op} otherwise than scaling-${chs[0]}: rebuild the wasm modules`);
+      shared[op] = text;
+    }
   }
+  catalog.chapters.sort((a, b) => a.part - b.part);
+  checkCatalog(catalog);
   fs.mkdirSync(path.join(out, 'data'), { recursive: true });
   fs.writeFileSync(path.join(out, 'data', 'catalog.json'), JSON.stringify(catalog));
-  fs.writeFileSync(path.join(out, 'data', 'chips.json'), chips);
+  for (const op of Object.keys(shared)) fs.writeFileSync(path.join(out, 'data', `${op}.json`), shared[op]);
+  return catalog;
+}
+
+// ---------------------------------------------------------------- pages
+// Text for HTML content or a double-quoted attribute.
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+// web/parts.json: {book, parts: [{part, title, slug, short, group}]} for Parts 1-12 in order.
+function readParts() {
+  const data = readJson(path.join(web, 'parts.json'));
+  const parts = data.parts;
+  if (!Array.isArray(parts) || parts.length !== 12 || parts.some((p, i) => p.part !== i + 1 || !p.title || !p.slug || !p.short)) {
+    throw new Error('web/parts.json: expected Parts 1-12 in order, each with title, slug and short');
+  }
+  return { book: data.book, parts };
+}
+
+// Fills {{name}} in a template; every placeholder must have a value.
+function fill(template, vars, where) {
+  return template.replace(/\{\{(\w+)\}\}/g, (m, k) => {
+    if (!(k in vars)) throw new Error(`${where}: no value for ${m}`);
+    return vars[k];
+  });
+}
+
+const indent = (text, n) => text.trimEnd().split('\n').map((l) => (l ? ' '.repeat(n) + l : l)).join('\n');
+
+// The home page's list of Parts: live ones link to their page and show the reader's progress
+// (lib/page.js fills [data-progress]); the others say "coming". Each links to the book's chapter.
+function partsList({ book, parts }, byPart) {
+  const items = parts.map((p) => {
+    const rec = byPart.get(p.part);
+    const bookLink = `<a class="sb-book-link" href="${esc(new URL(`${p.slug}/`, book).href)}" title="Part ${p.part} in the book">book</a>`;
+    const lines = rec
+      ? [`<li class="sb-chapter sb-live" data-part="${p.part}" data-chapter="${esc(rec.id)}">`,
+        `  <span class="sb-chapter-num">${p.part}</span>`,
+        `  <a class="sb-chapter-title" href="${esc(rec.slug)}.html">${esc(rec.title)}</a>`,
+        `  <span class="sb-chapter-part">${esc(p.group || '')}</span>`,
+        `  <span class="sb-progress" data-progress="${esc(rec.id)}"></span>`,
+        `  ${bookLink}`,
+        '</li>']
+      : [`<li class="sb-chapter sb-coming" data-part="${p.part}">`,
+        `  <span class="sb-chapter-num">${p.part}</span>`,
+        `  <span class="sb-chapter-title">${esc(p.title)}</span>`,
+        `  <span class="sb-chapter-part">${esc(p.group || '')}</span>`,
+        '  <span class="sb-badge">coming</span>',
+        `  ${bookLink}`,
+        '</li>'];
+    return lines.map((l) => `  ${l}`).join('\n');
+  });
+  return `<ol class="sb-chapters">\n${items.join('\n')}\n</ol>`;
+}
+
+// The sections every chapter page has unless its page.html places them itself: one calculator per
+// calculator of the chapter, one exercise per problem (lib/page.js fills them from the catalogue).
+function standardSections(rec, content) {
+  const out = [];
+  if (!/data-calculators=/.test(content)) {
+    out.push(`<section class="sb-section" id="calculators" data-calculators="${esc(rec.id)}">
+  <h2>Calculators</h2>
+  <div class="sb-calc-list"></div>
+</section>`);
+  }
+  if (!/data-exercises=/.test(content)) {
+    out.push(`<section class="sb-section" id="exercises" data-exercises="${esc(rec.id)}">
+  <h2>Exercises <span class="sb-muted sb-small" data-exercise-count></span></h2>
+  <p class="sb-muted">Type an answer with its unit (“1.2 ms”, “820 GB/s”) or as a plain number in base units.
+    “New variant” draws fresh inputs; the answers are recomputed by the chapter’s model.</p>
+  <div class="sb-exercise-list"></div>
+</section>`);
+  }
+  return out.join('\n');
+}
+
+// Writes every page: the frame around each page's content. `catalog` needs only `chapters`.
+export function writePages(out, catalog) {
+  const frame = fs.readFileSync(path.join(web, 'frame.html'), 'utf8');
+  const parts = readParts();
+  const byPart = new Map(catalog.chapters.map((r) => [r.part, r]));
+  const partOf = new Map(parts.parts.map((p) => [p.part, p]));
+  for (const r of catalog.chapters) {
+    const p = partOf.get(r.part);
+    if (p.slug !== r.slug) console.warn(`build:web: chapter ${r.id} has slug ${r.slug}; web/parts.json says Part ${r.part} is ${p.slug}`);
+  }
+  const [home, hardware] = SITE_PAGES;
+  const navItems = [
+    { file: `${home.name}.html`, label: home.nav, title: home.title },
+    ...catalog.chapters.map((r) => ({ file: `${r.slug}.html`, label: partOf.get(r.part).short, title: `Part ${r.part}: ${r.title}` })),
+    { file: `${hardware.name}.html`, label: hardware.nav, title: hardware.title },
+  ];
+  const nav = (here) => navItems.map((n) =>
+    `<a href="${esc(n.file)}" title="${esc(n.title)}"${n.file === here ? ' aria-current="page"' : ''}>${esc(n.label)}</a>`).join('\n');
+
+  const page = (file, { title, script, main }) => {
+    const html = fill(frame, {
+      page: esc(file.replace(/\.html$/, '')), csp: esc(CSP_META), title: esc(title), script: esc(script),
+      nav: indent(nav(file), 6), main: indent(main, 4),
+    }, `web/frame.html for ${file}`);
+    fs.writeFileSync(path.join(out, file), html);
+  };
+
+  for (const sp of SITE_PAGES) {
+    let main = fs.readFileSync(path.join(web, 'pages', `${sp.name}.html`), 'utf8');
+    main = main.replace(/^( *)<!-- sb:parts -->$/m, (m, sp0) => indent(partsList(parts, byPart), sp0.length));
+    page(`${sp.name}.html`, { title: sp.name === 'index' ? sp.title : `${sp.title} · Scaling companion`, script: sp.script, main });
+  }
+  for (const r of catalog.chapters) {
+    const dir = path.join(root, 'chapters', r.id);
+    const pageFile = path.join(dir, 'page.html');
+    const content = fs.existsSync(pageFile) ? fs.readFileSync(pageFile, 'utf8').trim() : '';
+    const widgets = fs.existsSync(path.join(dir, 'widgets.js'));
+    if (widgets) copy(path.join(dir, 'widgets.js'), path.join(out, 'widgets', `${r.id}.js`));
+    const head = `<header class="sb-intro">
+  <p class="sb-kicker">Part ${r.part} · <a href="${esc(new URL(`${r.slug}/`, parts.book).href)}">read it in the book</a></p>
+  <h1>${esc(r.title)}</h1>
+</header>`;
+    const main = [head, content, standardSections(r, content)].filter(Boolean).join('\n');
+    page(`${r.slug}.html`, { title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main });
+  }
 }
 
 // `out` lets a test run assemble a site of its own instead of build/site.
@@ -77,14 +260,15 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
 
-  const web = path.join(root, 'web');
-  for (const f of fs.readdirSync(web)) if (f.endsWith('.html')) copy(path.join(web, f), path.join(out, f));
-  for (const d of ['css', 'lib', 'widgets']) if (fs.existsSync(path.join(web, d))) copy(path.join(web, d), path.join(out, d));
+  // A foreign page's example: its own whole document, no frame of ours.
+  copy(path.join(web, 'embed-example.html'), path.join(out, 'embed-example.html'));
+  for (const d of ['css', 'lib']) copy(path.join(web, d), path.join(out, d));
 
   copy(path.join(root, 'wasm', 'scaling.js'), path.join(out, 'wasm', 'scaling.js'));
   copy(path.join(root, 'wasm', 'scaling.d.ts'), path.join(out, 'wasm', 'scaling.d.ts'));
   for (const f of files) copy(path.join(wasmDir, f), path.join(out, 'wasm', f));
-  await writeData(out, chs);
+  const catalog = await writeData(out, chs);
+  writePages(out, catalog);
 
   const katex = path.join(nm, 'katex', 'dist');
   copy(path.join(katex, 'katex.mjs'), path.join(out, 'vendor', 'katex', 'katex.mjs'));

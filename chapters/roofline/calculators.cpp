@@ -315,62 +315,68 @@ constexpr Param size(Text name, Text unit, double def, Text doc, double max) {
   return num(name, unit, def, doc, 1, max, true);
 }
 
+constexpr Param kMatmulParams[] = {
+    chip_param("v5e"),
+    dtype_param("dtype_x", "bf16", "element type of the activations X"),
+    dtype_param("dtype_w", "bf16", "element type of the weights W"),
+    dtype_param("dtype_o", "bf16", "element type of the output Z as written back"),
+    choice("dtype_compute", "bf16", kComputeDtypes,
+           "type the arithmetic runs in: it picks the chip's peak"),
+    size("B", "tokens", 512, "batch: tokens per replica", kMaxTokens),
+    size("D", "count", 8192, "contracted dimension", kMaxDim),
+    size("F", "count", 32768, "output dimension", kMaxDim),
+    choice("per_example_weights", "no", "no|yes",
+           "yes: a separate W[D,F] for every batch row (weights [B,D,F])"),
+    choice("memory", "hbm", "hbm|vmem", "where the operands stream from")};
+constexpr Param kNetworkParams[] = {
+    chip_param("v5e"),
+    choice("link", "ici", "ici|pcie|dcn",
+           "link between the chips: ICI (one way), PCIe or DCN per chip"),
+    size("B", "tokens", 512, "batch tokens", kMaxTokens),
+    size("D", "count", 8192, "contracted dimension, split over the two chips", kMaxDim),
+    size("F", "count", 32768, "output dimension", kMaxDim)};
+constexpr Param kTiledParams[] = {
+    size("m", "count", 8192, "rows of the left operand", kMaxDim),
+    size("k", "count", 8192, "contracted dimension", kMaxDim),
+    size("n", "count", 8192, "columns of the right operand", kMaxDim),
+    size("bm", "count", 512, "tile rows", kMaxDim),
+    size("bk", "count", 512, "tile depth", kMaxDim),
+    size("bn", "count", 512, "tile columns", kMaxDim),
+    dtype_param("dtype", "bf16", "element type of all three operands"),
+    chip_param("v5e", "chip whose HBM ridge the tiling is compared with")};
+constexpr Param kDotParams[] = {
+    size("N", "count", 1024, "vector length", 1e15),
+    dtype_param("dtype", "bf16", "element type of the vectors"),
+    chip_param("v5e", "chip whose ridge the dot product is compared with")};
+
 constexpr Calculator kCalculators[] = {
+    Calculator{.name = "roofline.matmul",
+               .title = "Matmul roofline",
+               .doc = "X[B,D] . W[D,F] -> Z[B,F]: FLOPs, bytes, intensity, time bounds and the "
+                      "critical batch "
+                      "against HBM or VMEM, with a dtype per operand.",
+               .params = kMatmulParams,
+               .run = matmul_calc},
+    Calculator{.name = "roofline.network",
+               .title = "Two-chip network roofline",
+               .doc = "A bf16 matmul split along D over two chips that swap partial sums over a "
+                      "link: per-chip "
+                      "T_math, T_comms, intensity D/2 and the D above which it is compute-bound.",
+               .params = kNetworkParams,
+               .run = network_calc},
+    Calculator{.name = "roofline.tiled",
+               .title = "Tiled matmul intensity",
+               .doc = "(m,k) . (k,n) executed in bm x bk x bn tiles: FLOPs, bytes streamed, and "
+                      "the intensity "
+                      "the tile shape allows.",
+               .params = kTiledParams,
+               .run = tiled_calc},
     Calculator{
-        "roofline.matmul",
-        "roofline",
-        "Matmul roofline",
-        "X[B,D] . W[D,F] -> Z[B,F]: FLOPs, bytes, intensity, time bounds and the critical batch "
-        "against HBM or VMEM, with a dtype per operand.",
-        {chip_param("v5e"), dtype_param("dtype_x", "bf16", "element type of the activations X"),
-         dtype_param("dtype_w", "bf16", "element type of the weights W"),
-         dtype_param("dtype_o", "bf16", "element type of the output Z as written back"),
-         choice("dtype_compute", "bf16", kComputeDtypes,
-                "type the arithmetic runs in: it picks the chip's peak"),
-         size("B", "tokens", 512, "batch: tokens per replica", kMaxTokens),
-         size("D", "count", 8192, "contracted dimension", kMaxDim),
-         size("F", "count", 32768, "output dimension", kMaxDim),
-         choice("per_example_weights", "no", "no|yes",
-                "yes: a separate W[D,F] for every batch row (weights [B,D,F])"),
-         choice("memory", "hbm", "hbm|vmem", "where the operands stream from")},
-        matmul_calc},
-    Calculator{
-        "roofline.network",
-        "roofline",
-        "Two-chip network roofline",
-        "A bf16 matmul split along D over two chips that swap partial sums over a link: per-chip "
-        "T_math, T_comms, intensity D/2 and the D above which it is compute-bound.",
-        {chip_param("v5e"),
-         choice("link", "ici", "ici|pcie|dcn",
-                "link between the chips: ICI (one way), PCIe or DCN per chip"),
-         size("B", "tokens", 512, "batch tokens", kMaxTokens),
-         size("D", "count", 8192, "contracted dimension, split over the two chips", kMaxDim),
-         size("F", "count", 32768, "output dimension", kMaxDim)},
-        network_calc},
-    Calculator{
-        "roofline.tiled",
-        "roofline",
-        "Tiled matmul intensity",
-        "(m,k) . (k,n) executed in bm x bk x bn tiles: FLOPs, bytes streamed, and the intensity "
-        "the tile shape allows.",
-        {size("m", "count", 8192, "rows of the left operand", kMaxDim),
-         size("k", "count", 8192, "contracted dimension", kMaxDim),
-         size("n", "count", 8192, "columns of the right operand", kMaxDim),
-         size("bm", "count", 512, "tile rows", kMaxDim),
-         size("bk", "count", 512, "tile depth", kMaxDim),
-         size("bn", "count", 512, "tile columns", kMaxDim),
-         dtype_param("dtype", "bf16", "element type of all three operands"),
-         chip_param("v5e", "chip whose HBM ridge the tiling is compared with")},
-        tiled_calc},
-    Calculator{"roofline.dot",
-               "roofline",
-               "Dot-product intensity",
-               "x[N] . y[N] -> scalar: FLOPs, bytes and an intensity that never exceeds 1/b.",
-               {size("N", "count", 1024, "vector length", 1e15),
-                dtype_param("dtype", "bf16", "element type of the vectors"),
-                chip_param("v5e", "chip whose ridge the dot product is compared with")},
-               dot_calc},
-};
+        .name = "roofline.dot",
+        .title = "Dot-product intensity",
+        .doc = "x[N] . y[N] -> scalar: FLOPs, bytes and an intensity that never exceeds 1/b.",
+        .params = kDotParams,
+        .run = dot_calc}};
 
 }  // namespace
 

@@ -49,6 +49,11 @@ double matmul_intensity(const MatmulShape& s, const OperandBytes& b, bool per_ex
   return matmul_cost(s, b, per_example_weights).intensity();
 }
 
+double matmul_t_lower(const MatmulShape& s, const OperandBytes& b, double peak, double bw) {
+  const MatmulCost c = matmul_cost(s, b);
+  return t_lower(t_math(c.flops, peak), t_comms(c.bytes(), bw));
+}
+
 double critical_batch_approx(double weight_bytes, double i_hw) { return weight_bytes * i_hw / 2; }
 
 std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw) {

@@ -3,6 +3,8 @@
 // refer to the developer notes shared/book/roofline-tpus.md.
 // These functions take plain numbers (a peak, a bandwidth) rather than a chip, so that a problem
 // can feed its own stated inputs; the calculators look the numbers up in sb::hw.
+// The later chapters call these: each equation here is written nowhere else. A quantity that does
+// not exist ("never compute-bound") is std::nullopt, never an infinity or a NaN.
 #pragma once
 #include <optional>
 
@@ -76,13 +78,17 @@ MatmulCost matmul_cost(const MatmulShape& s, const OperandBytes& b,
 // A.3: I = 2BDF / (b_x BD + b_w DF + b_o BF) (or with b_w BDF for per-example weights).
 double matmul_intensity(const MatmulShape& s, const OperandBytes& b,
                         bool per_example_weights = false);
+// A.1 (3) for a matmul: T_lower = max(2BDF / peak, bytes / BW).
+double matmul_t_lower(const MatmulShape& s, const OperandBytes& b, double peak_flops_per_s,
+                      double bw_bytes_per_s);
 
 // ---- A.4 Critical batch ---------------------------------------------------------------------
 
 // A.4: weight-dominated approximation I ~ 2B / b_w, so B_crit ~ b_w * I_hw / 2.
 double critical_batch_approx(double weight_bytes, double i_hw);
 // A.4 (derived): exact crossover 2BDF/peak = bytes/BW solved for B:
-//   B_crit = b_w DF / (2DF / I_hw - b_x D - b_o F); nullopt ("never") when the denominator <= 0.
+//   B_crit = b_w DF / (2DF / I_hw - b_x D - b_o F); std::nullopt ("never") when the denominator
+//   is <= 0: the activation and output bytes alone take longer than the arithmetic.
 std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw);
 // A.4 caveat: the batch counts tokens: sequences x tokens per sequence ...
 double global_batch_tokens(double sequences, double tokens_per_sequence);

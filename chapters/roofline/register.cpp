@@ -1,11 +1,11 @@
-// Registers the roofline chapter's calculators and problems.
+// Registers the roofline chapter's calculators and problems (its record comes from chapter.json).
 #include "core/registry.hpp"
 
 namespace sb::roofline {
 void add_calculators(Registry& r);  // calculators.cpp
 void add_problems(Registry& r);     // problems.cpp
 
-void register_all(Registry& r) {
+void register_chapter(Registry& r) {
   add_calculators(r);
   add_problems(r);
 }

@@ -25,24 +25,23 @@ Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, doub
     l.w_uni = w_given;
   else
     l.w_uni = c.get(l.dcn ? "dcn_bw" : "ici_bw_oneway", "chip");
-  l.t_hop =
-      t_given >= 0 ? t_given : (c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kHopLatency);
+  l.t_hop = t_given;
   l.bidirectional = direction != "one-way";
   return l;
 }
 
+// Wraparound per mesh axis: forced by the reader, or the tpus chapter's rule for a slice shaped
+// like the mesh.
 std::vector<bool> wraps_for(const hw::Chip& c, const std::vector<long long>& sizes, Text wrap) {
-  std::vector<bool> w;
-  for (long long n : sizes)
-    w.push_back(wrap == "all" ? true : wrap == "none" ? false : axis_wraps(c, sizes, n));
-  return w;
+  if (wrap == "all" || wrap == "none") return std::vector<bool>(sizes.size(), wrap == "all");
+  return tpus::wraps(c, tpus::Dims(sizes.begin(), sizes.end()));
 }
 
 constexpr Param wrap_param() {
   return choice(
       "wrap", "auto", "auto|all|none",
-      "wraparound: auto = the chip's rule for a slice shaped like the mesh (v5e/v6e: axes "
-      "of 16; v4p/v5p: whole 4x4x4 cubes); all; none");
+      "wraparound: auto = the chip's rule (see tpus.topology) for a slice shaped like the "
+      "mesh; all; none");
 }
 constexpr Param link_param() {
   return choice("link", "ici", "ici|dcn", "the axes run over ICI or over DCN");
@@ -59,7 +58,8 @@ constexpr Param bw_param() {
   return p;
 }
 constexpr Param latency_param() {
-  Param p = num("t_hop", "s", 1e-6, "latency per hop (the chapter's T_min, about 1 us)", 0, 1);
+  Param p = num("t_hop", "s", tpus::kTypicalHopLatency,
+                "latency per hop (the chapter's T_min, about 1 us)", 0, 1);
   p.positive = false;
   return p;
 }
@@ -283,43 +283,60 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
                                    : "no replication";
 }
 
+constexpr Param kMatmulParams[] = {
+    text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
+    text("b", "B[J, K_Y]", "sharding of the right operand; the dim it shares with A is contracted"),
+    text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
+    chip_param("v5e"),
+    dtype_param("dtype", "bf16", "element type of A, B and C"),
+    count("I", 8192, "size of A's free dimension"),
+    count("J", 8192, "size of the contracting dimension"),
+    count("K", 8192, "size of B's free dimension"),
+    wrap_param(),
+    link_param(),
+    direction_param(),
+    bw_param(),
+    latency_param()};
+constexpr Param kCollectiveParams[] = {
+    choice("op", "AllGather", "AllGather|ReduceScatter|AllReduce|AllToAll", "the collective"),
+    bytes_param(),
+    text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
+    chip_param("v5e"),
+    wrap_param(),
+    link_param(),
+    direction_param(),
+    bw_param(),
+    latency_param(),
+    phys_param()};
+constexpr Param kLocalParams[] = {
+    text("sharding", "A[I_{XY}, J]", "the array's sharding, like A[I_X, J_Y]"),
+    text("mesh", "{'X': 8, 'Y': 2}", "the mesh"),
+    text("sizes", "1024, 4096", "global size of each dimension, in order"),
+    dtype_param("dtype", "fp32", "element type")};
+
 constexpr Calculator kCalculators[] = {
-    {"sharding.matmul",
-     "sharding",
-     "Sharded matmul",
-     "A[I, J] . B[J, K] on a named mesh: the book's case, the collectives with their cost, the "
-     "output sharding, T_math against T_comms per chip, the alternatives, and the blocks each "
-     "device holds.",
-     {text("a", "A[I_X, J]", "sharding of the left operand, like A[I_X, J] or A[I, J_{XY}]"),
-      text("b", "B[J, K_Y]",
-           "sharding of the right operand; the dim it shares with A is contracted"),
-      text("mesh", "X=4,Y=4", "mesh: X=4,Y=4, {'X': 8, 'Y': 2}, 4x4 or Mesh({'X': 2, 'Y': 8})"),
-      chip_param("v5e"), dtype_param("dtype", "bf16", "element type of A, B and C"),
-      count("I", 8192, "size of A's free dimension"),
-      count("J", 8192, "size of the contracting dimension"),
-      count("K", 8192, "size of B's free dimension"), wrap_param(), link_param(), direction_param(),
-      bw_param(), latency_param()},
-     matmul_calc},
-    {"sharding.collective",
-     "sharding",
-     "Collective on torus axes",
-     "AllGather, ReduceScatter, AllReduce or AllToAll over one or more mesh axes: bandwidth and "
-     "latency terms, the regime, and time against message size.",
-     {choice("op", "AllGather", "AllGather|ReduceScatter|AllReduce|AllToAll", "the collective"),
-      bytes_param(), text("axes", "4", "sizes of the axes it runs over: 4, 4x4, 4,4 or X=4,Z=4"),
-      chip_param("v5e"), wrap_param(), link_param(), direction_param(), bw_param(), latency_param(),
-      phys_param()},
-     collective_calc},
-    {"sharding.local",
-     "sharding",
-     "Local shape of a sharded array",
-     "Per-device shape, bytes per device, copies and total bytes of one sharded array.",
-     {text("sharding", "A[I_{XY}, J]", "the array's sharding, like A[I_X, J_Y]"),
-      text("mesh", "{'X': 8, 'Y': 2}", "the mesh"),
-      text("sizes", "1024, 4096", "global size of each dimension, in order"),
-      dtype_param("dtype", "fp32", "element type")},
-     local_calc},
-};
+    Calculator{.name = "sharding.matmul",
+               .title = "Sharded matmul",
+               .doc = "A[I, J] . B[J, K] on a named mesh: the book's case, the collectives with "
+                      "their cost, the "
+                      "output sharding, T_math against T_comms per chip, the alternatives, and the "
+                      "blocks each "
+                      "device holds.",
+               .params = kMatmulParams,
+               .run = matmul_calc},
+    Calculator{.name = "sharding.collective",
+               .title = "Collective on torus axes",
+               .doc = "AllGather, ReduceScatter, AllReduce or AllToAll over one or more mesh axes: "
+                      "bandwidth and "
+                      "latency terms, the regime, and time against message size.",
+               .params = kCollectiveParams,
+               .run = collective_calc},
+    Calculator{
+        .name = "sharding.local",
+        .title = "Local shape of a sharded array",
+        .doc = "Per-device shape, bytes per device, copies and total bytes of one sharded array.",
+        .params = kLocalParams,
+        .run = local_calc}};
 
 }  // namespace
 

@@ -16,6 +16,11 @@ bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// The largest distance along an axis of n devices (tpus): floor(n/2) on a bidirectional ring,
+// n - 1 on an open line or a one-way ring.
+double hops_ring(double n) { return tpus::axis_max_distance(static_cast<int>(n), true); }
+double hops_line(double n) { return tpus::axis_max_distance(static_cast<int>(n), false); }
+
 std::vector<std::string> minus(const std::vector<std::string>& v,
                                const std::vector<std::string>& drop) {
   std::vector<std::string> out;
@@ -101,14 +106,9 @@ LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<doubl
   return L;
 }
 
-double t_load(double bytes, double bandwidth) { return bytes / bandwidth; }
-
 // ------------------------------------------------------------------ A4 equations
 
-double w_ici(double w_uni) { return 2.0 * w_uni; }
 double latency_bound_threshold(double w_uni, double t_hop) { return w_uni * t_hop; }
-double hops_ring(double n) { return std::floor(n / 2.0); }
-double hops_line(double n) { return n - 1.0; }
 double t_allgather_ring(double V, double n, double w_uni) { return hops_ring(n) * V / (n * w_uni); }
 double t_allgather_line(double V, double n, double w_uni) { return (n - 1.0) * V / (n * w_uni); }
 double t_allgather_multi(double V, double n_axes, double w_ici) { return V / (w_ici * n_axes); }
@@ -134,15 +134,6 @@ double alltoall_chunk_hops_bidi(long long n) {
   for (long long k = 1; k <= n / 2; ++k) hops += static_cast<double>(k);
   for (long long k = 1; k <= n / 2 - 1; ++k) hops += static_cast<double>(k);
   return hops;
-}
-
-double bisection_links(const std::vector<double>& dims) {
-  double n = 1, mx = 1;
-  for (double d : dims) {
-    n *= d;
-    mx = std::max(mx, d);
-  }
-  return 2.0 * n / mx;
 }
 
 double ag_link_scalars_oneway(double n, double d) { return (d - 1.0) * (n / d) * n; }
@@ -208,7 +199,7 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
     return c;
   }
   const double N = c.devices;
-  const double W = w_ici(link.w_uni);
+  const double W = tpus::axis_bw(link.w_uni, /*wrap=*/true);
   // The bandwidth term's formula, and its numbers only when a derivation is recorded (the
   // plot and the alternatives call this without one).
   Text ftex;
@@ -320,21 +311,7 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
   return c;
 }
 
-bool axis_wraps(const hw::Chip& chip, const std::vector<long long>& slice, long long n) {
-  const std::string& id = chip.id;
-  if (id == "v5e" || id == "v6e") return n == 16;     // full pod side only
-  if (id == "v4p" || id == "v5p" || id == "tpu7x") {  // whole 4x4x4 cubes (TPU7x: our assumption)
-    for (long long d : slice)
-      if (d % 4 != 0) return false;
-    return n % 4 == 0;
-  }
-  return false;
-}
-
 // ------------------------------------------------------------------ A3
-
-double matmul_flops(double i, double j, double k) { return 2.0 * i * j * k; }
-double t_math(double flops_per_chip, double peak_flops) { return flops_per_chip / peak_flops; }
 
 MatmulDims matmul_dims(const Sharding& a, const Sharding& b) {
   for (const auto* s : {&a, &b}) {
@@ -490,7 +467,7 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   mm.axes = S;
   mm.from = A.text() + " *_" + A.dims[md.a_j].name + " " + B.text();
   mm.to = C.text();
-  mm.flops = matmul_flops(il, jl, kl);
+  mm.flops = roofline::matmul_flops({il, jl, kl});
   p.steps.push_back(mm);
   p.peak_bytes_a = bytes_of(A, in.mesh, sa, in.bytes_per_elem);
   p.peak_bytes_b = bytes_of(B, in.mesh, sb, in.bytes_per_elem);
@@ -528,7 +505,7 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   }
   p.out = C;
   p.flops_per_chip = mm.flops;
-  p.t_math = t_math(mm.flops, in.peak_flops);
+  p.t_math = roofline::t_math(mm.flops, in.peak_flops);
   p.t_comms = comms;
   p.bytes_per_chip = moved;
   std::string name;

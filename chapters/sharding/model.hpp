@@ -7,17 +7,16 @@
 #include <vector>
 
 #include "chapters/sharding/notation.hpp"
+#include "chapters/tpus/model.hpp"
 #include "core/json.hpp"
 #include "core/trace.hpp"
 
-namespace sb::hw {
-struct Chip;
-}
-
 namespace sb::sharding {
 
-// ICI per-hop latency the chapter assumes when a chip's table gives none (A4: "about 1 us").
-inline constexpr double kHopLatency = 1e-6;
+// The equations of the earlier chapters are theirs: a matmul's FLOPs and T_math are
+// roofline::matmul_flops and roofline::t_math, a load time is roofline::t_comms; a ring's hop
+// count, bidirectional bandwidth (W_ici = 2 W_uni), bisection and wraparound rule are the tpus
+// chapter's (tpus::axis_max_distance, tpus::axis_bw, tpus::bisection_links, tpus::wraps).
 
 // ------------------------------------------------------------------ A1: local shapes, memory
 
@@ -41,18 +40,10 @@ struct LocalShape {
 LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
                        double bytes_per_elem, Text field, Trace* tr = nullptr);
 
-// Time to stream bytes from memory at a bandwidth (the chapter's HBM pop quiz).
-double t_load(double bytes, double bandwidth);
-
 // ------------------------------------------------------------------ A4: collective equations
 
-// Bidirectional per-link ICI bandwidth: both directions of one link (A4 symbols).
-double w_ici(double w_uni);
 // Per-hop payload below which a hop is latency-bound: one-way bandwidth x hop latency (A4.1).
 double latency_bound_threshold(double w_uni, double t_hop);
-// Hops of a bidirectional ring of N: floor(N/2) (A4.1); of an open line or one-way ring: N - 1.
-double hops_ring(double n);
-double hops_line(double n);
 // AllGather over a bidirectional ring with wraparound, bandwidth term:
 // floor(N/2) hops of V/(N W_uni) each = V/W_ici for even N (A4.1).
 double t_allgather_ring(double V, double n, double w_uni);
@@ -71,8 +62,6 @@ double t_alltoall_per_device(double v_per_device, double max_axis, double w_ici)
 // Chunk-hops one device makes in an AllToAll on a bidirectional ring of even N:
 // (1 + .. + N/2) + (1 + .. + N/2 - 1) = N^2/4 (A4.4 footnote), counted step by step.
 double alltoall_chunk_hops_bidi(long long n);
-// Links the bisection cut crosses on a wrapped torus: 2 N / max(A,B,..) (A4.4).
-double bisection_links(const std::vector<double>& dims);
 // Question 10: scalars crossing one link in a one-way AllGather / ReduceScatter of an N x N array
 // on a ring of D: D-1 strips of (N/D) x N.
 double ag_link_scalars_oneway(double n, double d);
@@ -101,10 +90,10 @@ struct Axis {
 };
 
 struct Link {
-  double w_uni = 4.5e10;       // one-way bandwidth of one link (ICI) or per chip (DCN), B/s
-  double t_hop = kHopLatency;  // latency per hop, s
-  bool bidirectional = true;   // rings may send both ways
-  bool dcn = false;            // the axis crosses the data-centre network instead of ICI
+  double w_uni = 0;  // one-way bandwidth of one link (ICI) or per chip (DCN), B/s
+  double t_hop = tpus::kTypicalHopLatency;  // latency per hop, s
+  bool bidirectional = true;                // rings may send both ways
+  bool dcn = false;  // the axis crosses the data-centre network instead of ICI
 };
 
 struct CollectiveCost {
@@ -127,17 +116,7 @@ struct CollectiveCost {
 CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
                                Trace* tr = nullptr, Text label = "");
 
-// Wraparound of an axis of size n in a slice shaped `slice`, by the chip's rule (A4):
-// v5e/v6e wrap only axes of 16; v4p/v5p (and, by assumption, TPU7x) wrap every axis of a slice
-// made of whole 4x4x4 cubes; chips with no rule have none.
-bool axis_wraps(const hw::Chip& chip, const std::vector<long long>& slice, long long n);
-
 // ------------------------------------------------------------------ A3: sharded matmul
-
-// FLOPs of A[I, J] . B[J, K]: one multiply and one add per (i, j, k) (A3 step 6).
-double matmul_flops(double i, double j, double k);
-// T_math = FLOPs per chip / chip FLOPs/s (A3 step 6).
-double t_math(double flops_per_chip, double peak_flops);
 
 // One step of a plan: a collective, a free reshard, or the local matmul.
 struct PlanStep {
@@ -169,7 +148,7 @@ struct MatmulInput {
   Mesh mesh;
   double I = 0, J = 0, K = 0;  // A's free dim, the contracting dim, B's free dim
   double bytes_per_elem = 2;
-  double peak_flops = 1.97e14;  // FLOPs/s per chip
+  double peak_flops = 0;  // FLOPs/s per chip
   Link link;
   std::vector<bool> wrap;  // per mesh axis (same order as mesh.names)
 };

@@ -17,9 +17,6 @@
 namespace sb::tpus {
 namespace {
 
-// Per-hop latency: the chip's table value, else the book's 1 us (given for v5e, used for all).
-constexpr double kDefaultHop = 1e-6;
-
 json coord_json(const Dims& c) { return json(c); }
 
 json wrap_json(const Torus& t) {
@@ -36,9 +33,23 @@ std::string max_terms(const Torus& t) {
   std::string s;
   for (size_t i = 0; i < t.dims.size(); ++i) {
     if (i) s += " + ";
-    s += std::to_string(t.wrap[i] ? t.dims[i] / 2 : t.dims[i] - 1);
+    s += std::to_string(axis_max_distance(t.dims[i], t.wrap[i]));
   }
   return s;
+}
+
+// One core's VPU rate, fp32: sublanes x lanes x ALUs per cell x clock, the shape from the tables.
+double vpu_core_rate(const hw::Chip& c, double alus_per_cell, double clock_hz, Trace& tr) {
+  const double sub = c.get("vpu_sublanes"), lanes = c.get("vpu_lanes");
+  return tr.step("VPU of one core (fp32)", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU} \\cdot f",
+                 "# \\cdot # \\cdot # \\cdot #", {sub, lanes, alus_per_cell, clock_hz},
+                 vpu_flops_per_s_core(vpu_alus_per_core(sub, lanes, alus_per_cell), clock_hz),
+                 "flop_per_s");
+}
+
+// Bytes of one core's vector registers, their shape from the tables.
+double vreg_bytes(const hw::Chip& c) {
+  return vreg_bytes_per_core(c.get("vregs_per_core"), c.get("vpu_sublanes"), c.get("vpu_lanes"));
 }
 
 constexpr Param shape_param(Text def) {
@@ -124,23 +135,16 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
     r.note("The book gives no MXU count, size or clock for " + c.name +
            " to rebuild its peak from.");
   }
-  if (c.has("vpu_alus_per_cell") && c.has("clock_hz")) {
-    double alus = vpu_alus_per_core(8, 128, c.get("vpu_alus_per_cell"));
-    put("vpu_flops_per_s_core",
-        tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                "# \\cdot # \\cdot # \\cdot #",
-                {8, 128, c.get("vpu_alus_per_cell"), c.get("clock_hz")},
-                vpu_flops_per_s_core(alus, c.get("clock_hz")), "flop_per_s"),
+  if (c.has("vpu_alus_per_cell") && c.has("clock_hz"))
+    put("vpu_flops_per_s_core", vpu_core_rate(c, c.get("vpu_alus_per_cell"), c.get("clock_hz"), tr),
         "flop_per_s", "VPU per core, fp32");
-  }
   if (c.has("vmem_bytes")) put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
   if (c.has("vregs_per_core"))
-    put("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
-        "vector registers per core");
+    put("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
 
   if (topo.inferred)
     r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
-  r.note("Wraparound: " + topo.rule_text + ".");
+  r.note("Wraparound: " + topo.rule.text + ".");
   // The table in reading order (not the order the values were computed in).
   json table = json::array();
   std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
@@ -216,7 +220,7 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("neighbours", static_cast<double>(nb.size()), "count", "neighbours of the first chip");
   r.value("ports", ports_toward(t, a, b), "count", "links from the sender toward the receiver");
   Topology topo = topology_of(c);
-  r.note("Wraparound rule: " + topo.rule_text + ".");
+  r.note("Wraparound rule: " + topo.rule.text + ".");
   if (in.text("wrap") != "auto") r.note("Wraparound set by hand to '" + in.text("wrap") + "'.");
   json torus = torus_json(t);
   torus["path"] = path;
@@ -257,7 +261,7 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   const double bytes = in.num("bytes");
   const double flops = in.num("flops");
   double t_hop = in.num("hop_latency");
-  if (t_hop == 0) t_hop = c.has("ici_hop_latency") ? c.get("ici_hop_latency") : kDefaultHop;
+  if (t_hop == 0) t_hop = hop_latency(c);
   json extra = json::object();  // members that follow the verdict
   std::vector<Stage> st;
 
@@ -413,9 +417,9 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
               {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
   double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
                           {u, chip}, u * chip, "flop_per_s");
-  double flops = matmul_flops(dims[0], dims[1], dims[2]);
+  double flops = roofline::matmul_flops({dims[0], dims[1], dims[2]});
   double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}",
-                     {flops, useful}, flops / useful, "s");
+                     {flops, useful}, roofline::t_math(flops, useful), "s");
   r.value("utilisation", u, "ratio", "MXU utilisation after padding");
   r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
   r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
@@ -426,10 +430,7 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
                          ? in.num("vpu_alus_per_cell")
                          : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
   if (alus_cell > 0) {
-    double alus = vpu_alus_per_core(8, 128, alus_cell);
-    double vpu = tr.step("VPU of one core (fp32)", "8 \\cdot 128 \\cdot n_{ALU} \\cdot f",
-                         "# \\cdot # \\cdot # \\cdot #", {8, 128, alus_cell, clk},
-                         vpu_flops_per_s_core(alus, clk), "flop_per_s");
+    double vpu = vpu_core_rate(c, alus_cell, clk, tr);
     r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
     r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
     r.value("mxu_to_vpu_ratio", chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
@@ -438,10 +439,10 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
            " (4 per cell on v5); enter one to see the VPU rate.");
   }
   if (c.has("vregs_per_core"))
-    r.value("vreg_bytes_per_core", vreg_bytes_per_core(c.get("vregs_per_core")), "B",
-            "vector registers per core");
-  r.value("sublane_reduction_steps", sublane_reduction_steps(8), "count",
-          "rotate-and-add steps across 8 sublanes");
+    r.value("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
+  const double sublanes = c.get("vpu_sublanes");
+  r.value("sublane_reduction_steps", sublane_reduction_steps(static_cast<int>(sublanes)), "count",
+          "rotate-and-add steps across " + units::number(sublanes) + " sublanes");
   if (u < 0.5)
     r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
            units::number(S) + ".");
@@ -469,67 +470,79 @@ void decode_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("fits", per <= cap ? 1 : 0, "bool", "fits in HBM");
 }
 
+constexpr Param kInventoryParams[] = {chip_param("v5p"), shape_param("4x4x4")};
+constexpr Param kTopologyParams[] = {
+    chip_param("v5e"), shape_param("16x16"),
+    text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
+    text("to", "", "second chip (empty: the opposite corner)"),
+    choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")};
+constexpr Param kTransferParams[] = {
+    chip_param("v5e"),
+    choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
+           "where the bytes travel"),
+    num("bytes", "B", 16777216, "bytes to move", 0, 1e18),
+    shape_param("4x4"),
+    text("from", "", "sending chip, ici routes (empty: the first corner)"),
+    text("to", "", "receiving chip (empty: the opposite corner)"),
+    zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0,
+                6, true)),
+    zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
+    zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))};
+constexpr Param kMxuParams[] = {
+    chip_param("v5e"),
+    num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
+    num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
+    num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
+    zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
+    zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
+    zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
+    zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0,
+                64, true))};
+constexpr Param kDecodeParams[] = {
+    chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
+    dtype_param("dtype", "bf16", "weight dtype"),
+    num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)};
+
 constexpr Calculator kCalculators[] = {
-    {"tpus.inventory",
-     "tpus",
-     "Slice inventory",
-     "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
-     "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
-     {chip_param("v5p"), shape_param("4x4x4")},
-     inventory_calc},
-    {"tpus.topology",
-     "tpus",
-     "ICI torus: hops and path",
-     "Hops per axis and in total between two chips, the route, wraparound per axis, "
-     "the largest distance, neighbours and the bisection bandwidth.",
-     {chip_param("v5e"), shape_param("16x16"),
-      text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
-      text("to", "", "second chip (empty: the opposite corner)"),
-      choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")},
-     topology_calc},
-    {"tpus.transfer",
-     "tpus",
-     "Transfer time and bottleneck",
-     "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
-     "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
-     "upper = sum, bottleneck named.",
-     {chip_param("v5e"),
-      choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
-             "where the bytes travel"),
-      num("bytes", "B", 16777216, "bytes to move", 0, 1e18), shape_param("4x4"),
-      text("from", "", "sending chip, ici routes (empty: the first corner)"),
-      text("to", "", "receiving chip (empty: the opposite corner)"),
-      zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)",
-                  0, 6, true)),
-      zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
-      zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))},
-     transfer_calc},
-    {"tpus.mxu",
-     "tpus",
-     "MXU padding and VPU rate",
-     "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU FLOPs/s per MXU "
-     "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
-     {chip_param("v5e"), num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
-      num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
-      num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
-      zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
-      zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
-      zero_ok(num("clock_hz", "per_s", 0, "clock (0 = the chip's)", 0, 1e11)),
-      zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)",
-                  0, 64, true))},
-     mxu_calc},
-    {"tpus.decode",
-     "tpus",
-     "Decode-step floor",
-     "Every decode step reads all weights from HBM once: the fastest a step can be.",
-     {chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
-      dtype_param("dtype", "bf16", "weight dtype"),
-      num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)},
-     decode_calc},
-};
+    Calculator{
+        .name = "tpus.inventory",
+        .title = "Slice inventory",
+        .doc = "Chips, hosts, TensorCores, total FLOPs/s per dtype, HBM and bandwidths of a slice; "
+               "the chip's MXU, VPU, VMEM and VREG figures; wraparound per axis.",
+        .params = kInventoryParams,
+        .run = inventory_calc},
+    Calculator{.name = "tpus.topology",
+               .title = "ICI torus: hops and path",
+               .doc =
+                   "Hops per axis and in total between two chips, the route, wraparound per axis, "
+                   "the largest distance, neighbours and the bisection bandwidth.",
+               .params = kTopologyParams,
+               .run = topology_calc},
+    Calculator{
+        .name = "tpus.transfer",
+        .title = "Transfer time and bottleneck",
+        .doc =
+            "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
+            "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
+            "upper = sum, bottleneck named.",
+        .params = kTransferParams,
+        .run = transfer_calc},
+    Calculator{.name = "tpus.mxu",
+               .title = "MXU padding and VPU rate",
+               .doc = "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU "
+                      "FLOPs/s per MXU "
+                      "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
+               .params = kMxuParams,
+               .run = mxu_calc},
+    Calculator{
+        .name = "tpus.decode",
+        .title = "Decode-step floor",
+        .doc = "Every decode step reads all weights from HBM once: the fastest a step can be.",
+        .params = kDecodeParams,
+        .run = decode_calc}};
 
 }  // namespace
 
-void register_calculators(Registry& r) { r.add(kCalculators); }
+void add_calculators(Registry& r) { r.add(kCalculators); }
 
 }  // namespace sb::tpus

@@ -110,32 +110,9 @@ double vmem_bw(double hbm_bw, double ratio) { return hbm_bw * ratio; }
 
 // ---------------------------------------------------------------- rooflines on a chip ----------
 
-double critical_intensity(double peak, double bw) { return peak / bw; }
-
-double matmul_flops(double B, double D, double F) { return 2.0 * B * D * F; }
-
-double matmul_bytes(double B, double D, double F, double bx, double bw, double bo) {
-  return bx * B * D + bw * D * F + bo * B * F;
-}
-
-double matmul_time(double B, double D, double F, double bx, double bw, double bo, double peak,
-                   double mem_bw) {
-  return std::max(matmul_flops(B, D, F) / peak, matmul_bytes(B, D, F, bx, bw, bo) / mem_bw);
-}
-
-double b_crit_weights_only(double peak, double mem_bw, double bw_bytes) {
-  return bw_bytes * critical_intensity(peak, mem_bw) / 2.0;
-}
-
-double b_crit_exact(double D, double F, double bx, double bw, double bo, double i_hw) {
-  // 2BDF/peak = (bx BD + bw DF + bo BF)/BW  <=>  B (2DF/I - bx D - bo F) = bw DF.
-  double denom = 2.0 * D * F / i_hw - bx * D - bo * F;
-  if (denom <= 0) return std::numeric_limits<double>::infinity();
-  return bw * D * F / denom;
-}
-
 double d_min_compute_bound(double i_hw, double bx, double bo, double k) {
-  // The denominator above with F = kD: 2kD^2/I - (bx + bo k) D > 0  <=>  D > I (bx + bo k) / 2k.
+  // The denominator 2DF/I - b_x D - b_o F with F = kD: 2kD^2/I - (bx + bo k) D > 0  <=>
+  // D > I (bx + bo k) / 2k.
   return i_hw * (bx + bo * k) / (2.0 * k);
 }
 
@@ -200,21 +177,67 @@ double host_count(double chips, double per_host) { return std::ceil(chips / per_
 double core_count(double chips, double cores_per_chip) { return chips * cores_per_chip; }
 
 double decode_step_floor(double n_params, double bytes_per_param, double n_chips, double bw) {
-  return n_params * bytes_per_param / n_chips / bw;
+  return roofline::t_comms(n_params * bytes_per_param / n_chips, bw);
 }
 
 // ---------------------------------------------------------------- the ICI torus ----------
 
-std::vector<bool> wrap_whole_cubes(const Dims& d) {
-  bool cubes = !d.empty();
-  for (int v : d) cubes = cubes && v % 4 == 0;
-  return std::vector<bool>(d.size(), cubes);
+WrapRule wrap_rule(const hw::Chip& chip) {
+  WrapRule r;
+  const char* key = nullptr;
+  if (chip.has("wrap_if_all_axes_multiple_of")) {
+    key = "wrap_if_all_axes_multiple_of";
+    r.kind = WrapRule::Kind::AllMultiple;
+  } else if (chip.has("wrap_if_axis_length")) {
+    key = "wrap_if_axis_length";
+    r.kind = WrapRule::Kind::AxisLength;
+  } else {
+    r.text = "the tables give " + chip.name + " no wraparound rule: no axis wraps";
+    return r;
+  }
+  r.n = static_cast<int>(chip.get(key));
+  r.assumed = chip.specs.at(key).source == "modelling choice";
+  const std::string n = std::to_string(r.n);
+  if (r.kind == WrapRule::Kind::AllMultiple) {
+    const int rank = chip.has("torus_dims") ? static_cast<int>(chip.get("torus_dims")) : 3;
+    std::string cube = n;
+    for (int i = 1; i < rank; ++i) cube += "x" + n;
+    r.text = std::to_string(rank) + "D slices built from " + cube +
+             " cubes joined by optical switches: every axis wraps if and only if every axis is a "
+             "multiple of " +
+             n + " (whole cubes)";
+    if (r.assumed)
+      r.text +=
+          "; the book states no rule for " + chip.name + ", so the cube rule is our assumption";
+  } else {
+    const std::string pod = chip.has("max_pod") ? chip.get_text("max_pod") + " " : "";
+    r.text = "one fixed " + pod +
+             "torus without optical switches: an axis wraps if and only if it spans the pod's "
+             "side (" +
+             n + ")";
+    if (r.assumed)
+      r.text += "; the book states no rule for " + chip.name + ", so this rule is our assumption";
+  }
+  return r;
 }
 
-std::vector<bool> wrap_full_side(const Dims& d, int side) {
-  std::vector<bool> w;
-  for (int v : d) w.push_back(v == side);
+std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims) {
+  const WrapRule r = wrap_rule(chip);
+  std::vector<bool> w(dims.size(), false);
+  if (r.kind == WrapRule::Kind::AllMultiple) {
+    const size_t rank = chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0;
+    bool cubes = !dims.empty() && dims.size() >= rank;  // a missing axis has length 1
+    for (int v : dims) cubes = cubes && v % r.n == 0;
+    w.assign(dims.size(), cubes);
+  } else if (r.kind == WrapRule::Kind::AxisLength) {
+    for (size_t i = 0; i < dims.size(); ++i) w[i] = dims[i] == r.n;
+  }
+  for (size_t i = 0; i < dims.size(); ++i) w[i] = w[i] && dims[i] >= 3;
   return w;
+}
+
+double hop_latency(const hw::Chip& chip) {
+  return chip.has("ici_hop_latency") ? chip.get("ici_hop_latency") : kTypicalHopLatency;
 }
 
 Topology topology_of(const hw::Chip& chip, const std::string& field) {
@@ -225,25 +248,9 @@ Topology topology_of(const hw::Chip& chip, const std::string& field) {
   t.chip = chip.id;
   t.torus_dims = static_cast<int>(chip.get("torus_dims", field));
   t.max_pod = parse_shape(chip.get_text("max_pod", field), field);
-  auto low = [](const std::string& s) { return lower(s); };
   const auto& spec = chip.specs.at("torus_dims");
-  t.inferred = low(spec.source + " " + spec.note).find("infer") != std::string::npos;
-  if (t.torus_dims >= 3) {
-    t.rule = WrapRule::WholeCubes;
-    t.rule_text =
-        "3D slices built from 4x4x4 cubes joined by optical switches: every axis wraps "
-        "if and only if every axis is a multiple of 4 (whole cubes)";
-    if (t.inferred)
-      t.rule_text +=
-          "; the book states no rule for " + chip.name + ", so the cube rule is our assumption";
-  } else {
-    t.rule = WrapRule::FullSide;
-    int side = *std::max_element(t.max_pod.begin(), t.max_pod.end());
-    t.rule_text = "one fixed " + shape_text(t.max_pod) +
-                  " torus without optical switches: an axis "
-                  "wraps if and only if it spans the pod's side (" +
-                  std::to_string(side) + ")";
-  }
+  t.inferred = lower(spec.source + " " + spec.note).find("infer") != std::string::npos;
+  t.rule = wrap_rule(chip);
   return t;
 }
 
@@ -263,7 +270,7 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
   std::sort(d.rbegin(), d.rend());
   std::sort(pod.rbegin(), pod.rend());
   bool too_big = chip_count(dims) > chip_count(topo.max_pod) || d[0] > pod[0];
-  if (topo.rule == WrapRule::FullSide)
+  if (topo.rule.kind != WrapRule::Kind::AllMultiple)
     for (size_t i = 0; i < d.size(); ++i) too_big = too_big || d[i] > pod[i];
   if (too_big)
     fail(shape_field,
@@ -275,16 +282,10 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
   t.dims = dims;
   std::string w = lower(trim(wrap_override));
   if (w.empty() || w == "auto") {
-    if (topo.rule == WrapRule::WholeCubes) {
-      // A shape with fewer axes than the torus has length 1 on the rest: never whole cubes.
-      Dims full = dims;
-      full.resize(topo.torus_dims, 1);
-      t.wrap = wrap_whole_cubes(full);
-      t.wrap.resize(dims.size());
-    } else {
-      t.wrap = wrap_full_side(dims, *std::max_element(topo.max_pod.begin(), topo.max_pod.end()));
-    }
-  } else if (w == "none") {
+    t.wrap = wraps(chip, dims);
+    return t;
+  }
+  if (w == "none") {
     t.wrap.assign(dims.size(), false);
   } else if (w == "all") {
     t.wrap.assign(dims.size(), true);
@@ -293,8 +294,7 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
          "bad_choice");
   }
   // A ring needs at least 3 chips to differ from a line; on 1 or 2 it adds no distinct link.
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] < 3) t.wrap[i] = t.wrap[i] && dims[i] >= 3;
+  for (size_t i = 0; i < dims.size(); ++i) t.wrap[i] = t.wrap[i] && dims[i] >= 3;
   return t;
 }
 
@@ -316,9 +316,11 @@ int hops(const Torus& t, const Dims& a, const Dims& b) {
   return s;
 }
 
+int axis_max_distance(int n, bool wrap) { return wrap ? n / 2 : n - 1; }
+
 int max_distance(const Torus& t) {
   int s = 0;
-  for (size_t i = 0; i < t.dims.size(); ++i) s += t.wrap[i] ? t.dims[i] / 2 : t.dims[i] - 1;
+  for (size_t i = 0; i < t.dims.size(); ++i) s += axis_max_distance(t.dims[i], t.wrap[i]);
   return s;
 }
 
@@ -429,23 +431,23 @@ double bisection_bw(const Torus& t, double bw) { return bisection_links(t) * bw;
 
 // ---------------------------------------------------------------- transfer times ----------
 
-double transfer_time(double bytes, double bw) { return bytes / bw; }
-
 double axis_bw(double bw, bool wrap) { return wrap ? 2.0 * bw : bw; }
 
 double ici_first_byte(int hops_, double t_hop) { return hops_ * t_hop; }
 
-double ici_bulk(double bytes, int ports, double bw) { return bytes / (ports * bw); }
+double ici_bulk(double bytes, int ports, double bw) { return roofline::t_comms(bytes, ports * bw); }
 
 double ici_p2p_time(double bytes, int ports, double bw, int hops_, double t_hop) {
   return ici_bulk(bytes, ports, bw) + ici_first_byte(hops_, t_hop);
 }
 
 double gather_time(double bytes_received, int links_in, double bw) {
-  return bytes_received / (links_in * bw);
+  return roofline::t_comms(bytes_received, links_in * bw);
 }
 
-double pcie_sharded_time(double bytes, double n, double bw) { return bytes / n / bw; }
+double pcie_sharded_time(double bytes, double n, double bw) {
+  return roofline::t_comms(bytes / n, bw);
+}
 
 double host_dcn_bw(double chips_per_host, double dcn) { return chips_per_host * dcn; }
 
@@ -456,7 +458,9 @@ Stage make_stage(std::string name, std::string kind, double amount, double rate,
   s.amount = amount;
   s.rate = rate;
   s.latency = latency;
-  s.seconds = amount / rate + latency;
+  s.seconds =
+      (s.kind == "compute" ? roofline::t_math(amount, rate) : roofline::t_comms(amount, rate)) +
+      latency;
   return s;
 }
 

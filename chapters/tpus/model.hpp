@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/roofline/model.hpp"
 #include "core/hardware.hpp"
 
 namespace sb::tpus {
@@ -42,21 +43,11 @@ int sublane_reduction_steps(int sublanes, const std::string& field = "sublanes")
 double vmem_bw(double hbm_bw, double ratio = 22);
 
 // ---------------------------------------------------------------- rooflines on a chip ----------
+// The roofline equations (T_math, T_comms, critical intensity, matmul FLOPs and bytes, the
+// critical batch) are the roofline chapter's: chapters/roofline/model.hpp.
 
-// I_hw = peak / bandwidth: the intensity an op needs to be compute-bound.  (roofline A.2)
-double critical_intensity(double peak_flops_per_s, double bw);
-// FLOPs of X[B,D] . W[D,F]: 2BDF.  (roofline A.3)
-double matmul_flops(double B, double D, double F);
-// Bytes read and written: b_x BD + b_w DF + b_o BF.  (roofline A.3)
-double matmul_bytes(double B, double D, double F, double bx, double bw, double bo);
-// max(T_math, T_comms) for that matmul.  (roofline A.1 eq. 3)
-double matmul_time(double B, double D, double F, double bx, double bw, double bo, double peak,
-                   double mem_bw);
-// Weight-dominated critical batch: b_w * I_hw / 2.  (roofline A.4; tpus Q3)
-double b_crit_weights_only(double peak, double mem_bw, double bw_bytes);
-// Exact crossover b_w DF / (2DF/I_hw - b_x D - b_o F); +infinity when no batch is compute-bound.
-double b_crit_exact(double D, double F, double bx, double bw, double bo, double i_hw);
-// Smallest D (with F = k D) for which any batch can be compute-bound: I_hw (b_x + b_o k) / 2k.
+// Smallest D (with F = k D) for which some batch is compute-bound: where the denominator of
+// roofline::critical_batch_exact turns positive, I_hw (b_x + b_o k) / 2k.  (tpus Q3)
 double d_min_compute_bound(double i_hw, double bx, double bo, double f_over_d);
 
 // ---------------------------------------------------------------- counting chips ----------
@@ -80,17 +71,31 @@ double decode_step_floor(double n_params, double bytes_per_param, double n_chips
 
 // ---------------------------------------------------------------- the ICI torus ----------
 
-// Which axes of a slice are closed rings.
-enum class WrapRule {
-  WholeCubes,  // v4p, v5p, TPU7x: optical switches close every axis iff every axis is a multiple
-               // of 4 (the slice is made of whole 4x4x4 cubes); 2x2x4 wraps nowhere.
-  FullSide,    // v5e, v6e, v3: a fixed pod-sized torus; an axis wraps iff it spans the pod's side
-               // (16 on v5e/v6e, 32 on v3).
+// Which axes of a slice are closed rings: the chip's rule, a field of data/chips.json.
+struct WrapRule {
+  enum class Kind {
+    None,         // no rule in the tables (GPUs): no axis wraps
+    AllMultiple,  // wrap_if_all_axes_multiple_of = n (v4p, v5p, TPU7x: n = 4): every axis wraps
+                  // iff every axis is a multiple of n, the slice being whole cubes joined by
+                  // optical switches; 2x2x4 wraps nowhere
+    AxisLength,   // wrap_if_axis_length = n (v5e, v6e: n = 16): an axis wraps iff its length is n,
+                  // the side of a fixed pod-sized torus
+  };
+  Kind kind = Kind::None;
+  int n = 0;
+  bool assumed = false;  // the book states no rule for this chip: the tables' is a modelling choice
+  std::string text;      // the rule in words, for notes
 };
-// Cube rule: all axes wrap iff every axis is a multiple of 4.  (TPU Networking, wraparound)
-std::vector<bool> wrap_whole_cubes(const Dims& d);
-// Full-side rule: axis i wraps iff d[i] equals the pod's side.  (TPU Networking, wraparound)
-std::vector<bool> wrap_full_side(const Dims& d, int pod_side);
+WrapRule wrap_rule(const hw::Chip& chip);
+// The axes of a slice shaped `dims` that wrap on `chip` (TPU Networking, wraparound). A slice with
+// fewer axes than the chip's torus has length 1 on the others, so it is never whole cubes; a ring
+// of 1 or 2 chips adds no link a line lacks, so it counts as a line.
+std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims);
+
+// ICI latency per hop: the chip's figure in the tables, else kTypicalHopLatency.  (A.10)
+double hop_latency(const hw::Chip& chip);
+// The book's order of magnitude for one ICI hop on any TPU ("about 1 us", given for v5e).
+inline constexpr double kTypicalHopLatency = 1e-6;
 
 struct Torus {
   Dims dims;               // axis lengths
@@ -102,9 +107,8 @@ struct Topology {
   std::string chip;    // id
   int torus_dims = 2;  // 2 or 3
   Dims max_pod;        // "16x16", "16x20x28"
-  WrapRule rule = WrapRule::FullSide;
-  std::string rule_text;  // the rule in words, for notes
-  bool inferred = false;  // TPU7x: the book states neither torus rank nor wrap rule
+  WrapRule rule;
+  bool inferred = false;  // TPU7x: the book does not state the torus rank
 };
 Topology topology_of(const hw::Chip& chip, const std::string& field = "chip");
 
@@ -115,10 +119,12 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
 
 // Distance along one axis: |a-b|, or min(|a-b|, n-|a-b|) on a ring.  (A.10 hop count)
 int axis_distance(int a, int b, int n, bool wrap);
+// The largest distance along one axis of n chips: floor(n/2) on a ring, n-1 on a line.
+int axis_max_distance(int n, bool wrap);
 // Hops per axis and their sum.
 std::vector<int> hops_per_axis(const Torus& t, const Dims& from, const Dims& to);
 int hops(const Torus& t, const Dims& from, const Dims& to);
-// Worst case over all pairs: sum of floor(n/2) on rings and n-1 on lines.  (TPU Networking)
+// Worst case over all pairs: the sum of axis_max_distance over the axes.  (TPU Networking)
 int max_distance(const Torus& t);
 // Dimension-ordered route (axis 0 first, shorter way round a ring, ties go up): every chip on
 // the path, both ends included.
@@ -137,9 +143,8 @@ double bisection_links(const Torus& t);
 double bisection_bw(const Torus& t, double ici_bw_oneway_per_link);
 
 // ---------------------------------------------------------------- transfer times ----------
+// A single transfer takes roofline::t_comms(bytes, bandwidth).
 
-// T = bytes / bandwidth.  (roofline A.1 eq. 2)
-double transfer_time(double bytes, double bw);
 // Bandwidth a chip pushes along one axis: 2x one-way on a ring, 1x on a line.  (ICI, bidirectional)
 double axis_bw(double ici_bw_oneway, bool wrap);
 // First byte arrives after hops x t_hop.  (A.10; tpus Q5)

@@ -1,12 +1,12 @@
-// Registers the tpus chapter's calculators and problems.
+// Registers the tpus chapter's calculators and problems (its record comes from chapter.json).
 #include "core/registry.hpp"
 
 namespace sb::tpus {
-void register_calculators(Registry& r);  // calculators.cpp
-void register_problems(Registry& r);     // problems.cpp
+void add_calculators(Registry& r);  // calculators.cpp
+void add_problems(Registry& r);     // problems.cpp
 
-void register_all(Registry& r) {
-  register_calculators(r);
-  register_problems(r);
+void register_chapter(Registry& r) {
+  add_calculators(r);
+  add_problems(r);
 }
 }  // namespace sb::tpus

@@ -99,6 +99,7 @@ export async function startSite() {
 
   return {
     url,
+    dir,
     context,
     problems,
     // Opens `rel` (relative to the site root) in a new tab and waits for the widgets to settle.
@@ -157,7 +158,7 @@ export async function problemIds(page, chapter) {
 export async function modelAnswers(page, id) {
   return page.evaluate(async (pid) => {
     const core = await import('./lib/core.js');
-    return (await core.scaling(core.chapterOf(pid))).problem(pid);
+    return (await core.scaling(await core.chapterOf(pid))).problem(pid);
   }, id);
 }
 

@@ -3,7 +3,9 @@
 // (the wasm build) and /usr/bin/chromium.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, moduleFiles } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, startSite, moduleFiles } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -14,18 +16,46 @@ afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0
 // The number at the start of a cell's text: "474.9 FLOPs/B" -> 474.9, "1,024 tokens" -> 1024.
 const leadingNumber = (t) => Number(String(t).trim().replace(/,/g, '').match(/^[-+]?[0-9.]+(e[-+]?\d+)?/i)[0]);
 
-test('home page lists the twelve chapters, three of them live, with progress', async () => {
+// The chapter records and the catalogue, as the site serves them (data/catalog.json).
+async function siteCatalog(page) {
+  return page.evaluate(async () => (await import('./lib/core.js')).catalog());
+}
+
+// The twelve Parts of the book, as the home page lists them (web/parts.json).
+const parts = JSON.parse(fs.readFileSync(path.join(root, 'web', 'parts.json'), 'utf8')).parts;
+
+test('home page lists every Part of the book, live where a chapter record exists, with progress', async () => {
   const requests = [];
   const page = await site.page('index.html', { requests });
-  const chapters = page.locator('.sb-chapter');
-  assert.equal(await chapters.count(), 12);  // Parts 1-12 of the book
-  const live = await page.locator('.sb-chapter.sb-live a').allTextContents();
-  assert.deepEqual(live, ['All About Rooflines', 'How to Think About TPUs', 'Sharded Matrices and How to Multiply Them']);
-  assert.equal(await page.locator('.sb-chapter.sb-coming').count(), 9);  // 12 - 3 live
-  // Progress comes from the catalogue: a fresh reader has solved none of the roofline problems.
-  const progress = page.locator('[data-progress="roofline"]');
-  await page.waitForFunction(() => document.querySelector('[data-progress="roofline"]').textContent !== '');
-  assert.match(await progress.textContent(), /^0 of \d+ solved$/);
+  const { chapters, problems } = await siteCatalog(page);
+  assert.ok(chapters.length > 0, 'the catalogue has chapter records');
+  assert.equal(await page.locator('.sb-chapter').count(), parts.length);
+  for (const p of parts) {
+    const li = page.locator(`.sb-chapter[data-part="${p.part}"]`);
+    const rec = chapters.find((c) => c.part === p.part);
+    assert.equal(await li.locator('.sb-chapter-num').textContent(), String(p.part));
+    if (rec) {
+      // Live: the record's title links to its page; the reader's progress over its problems.
+      assert.equal(await li.getAttribute('class'), 'sb-chapter sb-live', `Part ${p.part}`);
+      const link = li.locator('a.sb-chapter-title');
+      assert.equal(await link.textContent(), rec.title);
+      assert.equal(await link.getAttribute('href'), `${rec.slug}.html`);
+      assert.equal(await li.locator('.sb-badge').count(), 0);
+      const total = problems.filter((q) => q.chapter === rec.id).length;
+      if (total > 0) {
+        await page.waitForFunction((id) => document.querySelector(`[data-progress="${id}"]`).textContent !== '', rec.id);
+        // A fresh reader has done none of them.
+        assert.equal(await li.locator('.sb-progress').textContent(), `0 of ${total} done`);
+      }
+    } else {
+      assert.equal(await li.getAttribute('class'), 'sb-chapter sb-coming', `Part ${p.part}`);
+      assert.equal(await li.locator('.sb-chapter-title').textContent(), p.title);
+      assert.equal(await li.locator('a.sb-chapter-title').count(), 0);
+      assert.equal(await li.locator('.sb-badge').textContent(), 'coming');
+    }
+    // Every Part links to the book's chapter.
+    assert.match(await li.locator('a.sb-book-link').getAttribute('href'), new RegExp(`/${p.slug}/$`));
+  }
   // The catalogue and the chip picker come from the site's JSON files: no wasm module at all.
   await page.waitForFunction(() => document.querySelector('#sb-page-chip')?.options.length > 0);
   assert.ok(requests.some((u) => u.endsWith('/data/catalog.json')));
@@ -33,6 +63,53 @@ test('home page lists the twelve chapters, three of them live, with progress', a
   assert.deepEqual(moduleFiles(requests), []);
   await site.shot(page, 'home');
   await page.close();
+});
+
+// The frame every page gets from web/build.mjs: one module script, the CSP as a meta copy, the
+// nav with Home, every chapter in Part order and Hardware, the current page marked.
+async function assertFrame(page, chapters, here) {
+  assert.equal(await page.locator('script').count(), 1);
+  assert.equal(await page.locator('script[type="module"]').count(), 1);
+  const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+  assert.doesNotMatch(csp, /frame-ancestors/);  // a meta policy cannot carry it
+  const nav = await page.locator('.sb-nav a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.deepEqual(nav, ['index.html', ...chapters.map((c) => `${c.slug}.html`), 'hardware.html']);
+  assert.deepEqual(await page.locator('.sb-nav a[aria-current="page"]').evaluateAll((as) => as.map((a) => a.getAttribute('href'))), [here]);
+  assert.equal(await page.locator('header.sb-header sb-chip-picker').count(), 1);
+  assert.equal(await page.locator('footer.sb-footer').count(), 1);
+}
+
+test('every chapter page loads in its frame with its calculators and exercises, from its own module', async () => {
+  const home = await site.page('index.html');
+  const { chapters, calculators, problems } = await siteCatalog(home);
+  await assertFrame(home, chapters, 'index.html');
+  await home.close();
+  const hw = await site.page('hardware.html');
+  await assertFrame(hw, chapters, 'hardware.html');
+  await hw.close();
+  for (const rec of chapters) {
+    const requests = [];
+    const page = await site.page(`${rec.slug}.html`, { requests });
+    await assertFrame(page, chapters, `${rec.slug}.html`);
+    assert.equal(await page.title(), `${rec.title} · Scaling companion`);
+    assert.equal(await page.locator('main h1').textContent(), rec.title);
+    assert.equal(await page.locator('main .sb-kicker').textContent(), `Part ${rec.part} · read it in the book`);
+    // Every calculator and problem of the chapter is on its page, each up and computed.
+    const calcs = calculators.filter((c) => c.chapter === rec.id).map((c) => c.name);
+    const probs = problems.filter((q) => q.chapter === rec.id).map((q) => q.id);
+    await page.waitForFunction(([c, q]) =>
+      c.every((n) => document.querySelector(`sb-calc[name="${n}"] .sb-results, sb-calc[name="${n}"] > .sb-error`)) &&
+      q.every((id) => document.querySelector(`sb-exercise[problem="${id}"] .sb-actions`)), [calcs, probs]);
+    // No heading over an empty list: a section whose widgets all live elsewhere on the page is hidden.
+    const empty = await page.locator('section[data-calculators], section[data-exercises]').evaluateAll((ss) =>
+      ss.filter((sec) => !sec.hidden && !sec.querySelector('.sb-calc-list > *, .sb-exercise-list > *')).map((sec) => sec.id));
+    assert.deepEqual(empty, [], rec.id);
+    // None failed to load (a widget that cannot load shows only an error).
+    assert.equal(await page.locator('sb-calc > .sb-error, sb-exercise > .sb-error').count(), 0, rec.id);
+    if (calcs.length + probs.length) assert.deepEqual(moduleFiles(requests), [`scaling-${rec.id}.mjs`, `scaling-${rec.id}.wasm`]);
+    await page.close();
+  }
 });
 
 test('solving an exercise shows up in the home page progress', async () => {
@@ -43,7 +120,32 @@ test('solving an exercise shows up in the home page progress', async () => {
   await ex.locator('button[data-action="check"]').click();
   await ex.locator('.sb-slot-verdict[data-verdict="correct"]').waitFor();
   await page.goto(new URL('index.html', site.url).href);
-  await page.waitForFunction(() => /^[1-9]\d* of \d+ solved$/.test(document.querySelector('[data-progress="roofline"]').textContent));
+  await page.waitForFunction(() => /^1 of \d+ done$/.test(document.querySelector('[data-progress="roofline"]').textContent));
+  await page.close();
+});
+
+test('a question with nothing to grade counts once its model answer is revealed; progress reaches 100%', async () => {
+  const home = await site.page('index.html');
+  const { chapters, problems } = await siteCatalog(home);
+  await home.close();
+  // Every chapter's problems, from the catalogue: each conceptual one is done by revealing its answer.
+  const conceptual = problems.filter((q) => q.kind === 'conceptual');
+  assert.ok(conceptual.length > 0);
+  const rec = chapters.find((c) => c.id === conceptual[0].chapter);
+  const page = await site.page(`${rec.slug}.html`);
+  const ex = page.locator(`sb-exercise[problem="${conceptual[0].id}"]`);
+  await ex.locator('button[data-action="reveal"]').click();
+  await ex.locator('.sb-solved-badge:not([hidden])').waitFor();
+  await page.goto(new URL('index.html', site.url).href);
+  const total = problems.filter((q) => q.chapter === rec.id).length;
+  await page.waitForFunction(([id, t]) => document.querySelector(`[data-progress="${id}"]`).textContent === `1 of ${t} done`, [rec.id, total]);
+  // With every problem of the chapter done, the Part shows all done.
+  await page.evaluate((ids) => localStorage.setItem('sb.solved', JSON.stringify(ids)), problems.filter((q) => q.chapter === rec.id).map((q) => q.id));
+  await page.reload();
+  await page.waitForFunction(([id, t]) => document.querySelector(`[data-progress="${id}"]`).textContent === `${t} of ${t} done`, [rec.id, total]);
+  assert.equal(await page.locator(`[data-progress="${rec.id}"].sb-all-solved`).count(), 1);
+  // The page says how it counts.
+  assert.match(await page.locator('main').textContent(), /revealed its model answer/);
   await page.close();
 });
 
@@ -54,9 +156,11 @@ test('the chip choice persists through the URL and across pages', async () => {
   // Choosing another chip rewrites the URL...
   await picker.selectOption('v5p');
   assert.match(page.url(), /[?&]chip=v5p(&|$)/);
-  // ...and a page opened without the query remembers it (localStorage).
+  // ...and a page opened without the query remembers it (localStorage) and writes it to its own
+  // address, so that a link copied there opens on that chip.
   await page.goto(new URL('roofline.html', site.url).href);
   await page.waitForFunction(() => document.querySelector('#sb-page-chip')?.value === 'v5p');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('chip') === 'v5p');
   // Every calculator with a chip input follows the page chip.
   const calcChip = page.locator('sb-calc[name="roofline.matmul"] select[name="chip"]');
   await calcChip.waitFor();
@@ -64,6 +168,61 @@ test('the chip choice persists through the URL and across pages', async () => {
   await picker.selectOption('v5e');
   await page.waitForFunction(() => document.querySelector('sb-calc[name="roofline.matmul"] select[name="chip"]').value === 'v5e');
   await page.close();
+});
+
+test('a link copied on a page whose chip came from storage shows the same numbers to a new reader', async () => {
+  const first = await site.page('index.html');
+  await first.locator('#sb-page-chip option').first().waitFor({ state: 'attached' });
+  await first.locator('#sb-page-chip').selectOption('v5p');
+  await first.close();
+  const page = await site.page('roofline.html');  // no chip in the address: it comes from storage
+  const cell = page.locator('sb-calc[name="roofline.matmul"] tr[data-key="t_math"] td');
+  await cell.waitFor();
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('chip') === 'v5p');
+  const shown = await cell.textContent();
+  const link = page.url();
+  await page.close();
+  await site.reset();  // a new reader: nothing stored
+  const again = await site.page(link.slice(site.url.length));
+  const cell2 = again.locator('sb-calc[name="roofline.matmul"] tr[data-key="t_math"] td');
+  await cell2.waitFor();
+  assert.equal(await again.locator('sb-calc[name="roofline.matmul"] select[name="chip"]').inputValue(), 'v5p');
+  assert.equal(await cell2.textContent(), shown);
+  // The link's chip became this reader's choice. A link with a chip the tables do not know is
+  // corrected to that choice rather than kept, and the page follows it.
+  const bad = await site.page('roofline.html?chip=nosuchchip');
+  await bad.waitForFunction(() => new URLSearchParams(location.search).get('chip') === 'v5p');
+  await bad.waitForFunction(() => document.querySelector('sb-calc[name="roofline.matmul"] select[name="chip"]')?.value === 'v5p');
+  await bad.close();
+  await again.close();
+});
+
+test('embedded widgets keep their state out of the host page\'s address unless the host opts in', async () => {
+  const page = await site.page('embed-example.html');
+  const input = page.locator('sb-calc[name="roofline.matmul"] input[name="B"]');
+  await input.waitFor();
+  await input.fill('1024');
+  const ex = page.locator('sb-exercise[problem="roofline.Q2"]');
+  await ex.locator('input[name="b_crit"]').fill('120');
+  await ex.locator('button[data-action="variant"]').click();
+  await page.waitForTimeout(300);  // past the calculator's debounce
+  assert.equal(new URL(page.url()).search, '');
+  // The widget still works on its own state: B = 1024 gives I = 885.6 FLOPs/B.
+  await page.waitForFunction(() => /^885\.6/.test(document.querySelector('sb-calc tr[data-key="intensity"] td').textContent));
+  await page.close();
+  // A host page that opts in (url-state on the body) gets the widget's state in its address.
+  const optIn = await site.context.newPage();
+  await optIn.route('**/embed-opt-in.html', (r) => r.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><meta charset="utf-8"><script type="module" src="lib/embed.js"></script>' +
+      '<body url-state><sb-calc name="roofline.matmul"></sb-calc></body>',
+  }));
+  await optIn.goto(new URL('embed-opt-in.html', site.url).href);
+  const b = optIn.locator('sb-calc input[name="B"]');
+  await b.waitFor();
+  await b.fill('2048');
+  await optIn.waitForFunction(() => new URLSearchParams(location.search).get('roofline.matmul.B') === '2048');
+  await optIn.close();
 });
 
 test('hardware page shows every chip with sources, and "use this chip" sets the page chip', async () => {
@@ -87,6 +246,21 @@ test('hardware page shows every chip with sources, and "use this chip" sets the 
   // v5e's HBM bandwidth is 8.2e11 B/s in the tables: shown as 820 GB/s.
   const hbm = await page.locator('.sb-specs tr[data-spec="hbm_bw"] td[data-chip="v5e"]').textContent();
   assert.match(hbm, /^820 GB\/s/);
+  // Capacities as the book gives them: v5e's VMEM is 2^27 B, "128 MiB" (not 134.2 MB).
+  assert.match(await page.locator('.sb-specs tr[data-spec="vmem_bytes"] td[data-chip="v5e"]').textContent(), /^128 MiB/);
+  // Every figure named in words (chips.json labels), never by its key; every source cites the book.
+  const labels = await page.locator('.sb-specs tbody th').allTextContents();
+  for (const l of labels) assert.doesNotMatch(l, /_/, l);
+  for (const src of await page.locator('.sb-sources li').allTextContents()) {
+    assert.match(src, /^(Part \d+, [^:]+: |our )/, src);
+    assert.doesNotMatch(src, /\.md\b/, src);
+  }
+  // The tables fit a 1280 px window: no sideways scrolling.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  for (const box of await page.locator('.sb-table-scroll').all()) {
+    const [sw, cw] = await box.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    assert.ok(sw <= cw, `table ${sw} px wide in ${cw} px`);
+  }
   await page.locator('button.sb-use-chip[data-chip="h100"]').click();
   assert.equal(await page.locator('#sb-page-chip').inputValue(), 'h100');
   assert.match(page.url(), /[?&]chip=h100(&|$)/);

@@ -321,8 +321,8 @@ TEST(ShardingModel, LatencyRegime) {
 TEST(ShardingModel, RingTrafficCounts) {
   // Footnote count on a ring of 8: (1+2+3+4) + (1+2+3) = 16 = 8^2/4.
   EXPECT_EQ(sh::alltoall_chunk_hops_bidi(8), 16);
-  // Bisection of 4x4x4: 2 * 64 / 4 = 32 links.
-  EXPECT_EQ(sh::bisection_links({4, 4, 4}), 32);
+  // Bisection of a wrapped 4x4x4 (the tpus chapter's): 2 * 64 / 4 = 32 links.
+  EXPECT_EQ(sb::tpus::bisection_links({{4, 4, 4}, {true, true, true}}), 32);
   // Q10, N = 8, D = 4: AllGather sends D-1 = 3 strips of (8/4)*8 = 16 scalars: 48.
   EXPECT_EQ(sh::ag_link_scalars_oneway(8, 4), 48);
   // AllToAll: blocks of (8/4)^2 = 4 scalars times 1+2+3 = 6 hops: 24, half of 48.
@@ -502,6 +502,43 @@ TEST(ShardingApi, MatmulCalculator) {
   json badchip = sb::api::handle(
       json{{"op", "calc"}, {"name", "sharding.matmul"}, {"inputs", {{"chip", "v99"}}}});
   EXPECT_EQ(badchip["error"]["field"], "chip");
+}
+
+// The wraparound rule is the tpus chapter's: sharding.collective and tpus.topology agree on it.
+TEST(ShardingApi, WraparoundIsTheTpusChaptersRule) {
+  auto calc = [](const std::string& name, const json& inputs) {
+    return sb::api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
+  };
+  struct Case {
+    std::string chip, axes;
+    bool wraps;  // by the chip's rule in data/chips.json
+  };
+  for (const Case& c : std::vector<Case>{
+           // v5p 4x4 is 4x4x1: not whole 4x4x4 cubes, so no axis wraps; 4x4x4 is one cube.
+           {"v5p", "4x4", false},
+           {"v5p", "4x4x4", true},
+           {"v5p", "2x2x4", false},
+           // v5e: an axis wraps iff it spans the pod's side, 16.
+           {"v5e", "16x16", true},
+           {"v5e", "4x16", false},
+       }) {
+    json col = calc("sharding.collective", {{"chip", c.chip}, {"axes", c.axes}});
+    json top = calc("tpus.topology", {{"chip", c.chip}, {"shape", c.axes}});
+    ASSERT_TRUE(col["ok"].get<bool>() && top["ok"].get<bool>()) << col.dump() << top.dump();
+    std::vector<bool> from_sharding, from_tpus = top["wrap"].get<std::vector<bool>>();
+    for (const auto& [axis, w] : col["wrap"].items()) from_sharding.push_back(w.get<bool>());
+    EXPECT_EQ(from_sharding, from_tpus) << c.chip << " " << c.axes;
+    // 4x16 on v5e: only the axis of 16 wraps.
+    if (c.axes == "4x16")
+      EXPECT_EQ(from_tpus, (std::vector<bool>{false, true}));
+    else
+      EXPECT_EQ(from_tpus, std::vector<bool>(from_tpus.size(), c.wraps)) << c.chip << c.axes;
+  }
+  // On the v5p 4x4 both therefore count open-line hops: (4 - 1) + (4 - 1) = 6.
+  json top = calc("tpus.topology", {{"chip", "v5p"}, {"shape", "4x4"}});
+  EXPECT_EQ(top["values"]["max_hops"]["value"], 6.0);
+  json col = calc("sharding.collective", {{"chip", "v5p"}, {"axes", "4x4"}});
+  EXPECT_EQ(col["values"]["hops"]["value"], 6.0);
 }
 
 TEST(ShardingApi, CollectiveAndLocalCalculators) {

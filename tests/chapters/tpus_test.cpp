@@ -92,6 +92,33 @@ TEST(TpusWrap, FullSideRuleOnV5eV6eAndV3) {
   EXPECT_EQ(on("v5e", "4x4", "all").wrap, (std::vector<bool>{true, true}));
 }
 
+// The rule is a field of data/chips.json, and the sharding chapter asks wraps() for it.
+TEST(TpusWrap, RuleComesFromTheTables) {
+  // v5p: wrap_if_all_axes_multiple_of = 4, from the book; TPU7x: the same, our assumption.
+  const WrapRule v5p = wrap_rule(hw::chip("v5p"));
+  EXPECT_EQ(v5p.kind, WrapRule::Kind::AllMultiple);
+  EXPECT_EQ(v5p.n, 4);
+  EXPECT_FALSE(v5p.assumed);
+  EXPECT_TRUE(wrap_rule(hw::chip("tpu7x")).assumed);
+  EXPECT_NE(wrap_rule(hw::chip("tpu7x")).text.find("our assumption"), std::string::npos);
+  // v5e: wrap_if_axis_length = 16.
+  const WrapRule v5e = wrap_rule(hw::chip("v5e"));
+  EXPECT_EQ(v5e.kind, WrapRule::Kind::AxisLength);
+  EXPECT_EQ(v5e.n, 16);
+  // A mesh of more axes than the torus has (no pod check here): 4 axes of 4 on v5p are whole
+  // cubes; a GPU has no rule, so nothing wraps.
+  EXPECT_EQ(wraps(hw::chip("v5p"), {4, 4, 4, 4}), std::vector<bool>(4, true));
+  EXPECT_EQ(wrap_rule(hw::chip("h100")).kind, WrapRule::Kind::None);
+  EXPECT_EQ(wraps(hw::chip("h100"), {16, 16}), std::vector<bool>(2, false));
+}
+
+TEST(TpusWrap, HopLatencyFromTheTables) {
+  // v5e's table gives 1 us; v5p's gives none, so the book's typical 1 us stands in.
+  EXPECT_EQ(hop_latency(hw::chip("v5e")), hw::chip("v5e").get("ici_hop_latency"));
+  EXPECT_FALSE(hw::chip("v5p").has("ici_hop_latency"));
+  EXPECT_EQ(hop_latency(hw::chip("v5p")), kTypicalHopLatency);
+}
+
 // ---------------------------------------------------------------- hops and routes ----------
 
 TEST(TpusHops, DistancesFromTheNotes) {
@@ -229,18 +256,21 @@ TEST(TpusMxu, VpuAndRegisters) {
   EXPECT_DOUBLE_EQ(vmem_bw(8.2e11), 1.804e13);
 }
 
+// The chapter's roofline questions, on the roofline chapter's equations (its base).
 TEST(TpusRoofline, CriticalBatches) {
+  namespace rl = sb::roofline;
   // Q4: I = 3.94e14/8.2e11 = 480.49; 2DF/I = 2*67108864/480.49 = 279335.6; - 20480 = 258855.6;
   // 67108864 / 258855.6 = 259.25.
-  double I = critical_intensity(3.94e14, 8.2e11);
-  EXPECT_NEAR(b_crit_exact(4096, 16384, 1, 1, 1, I), 259.25, 0.01);
-  // Q3: weights only, 2 x 9.2e14 / (2 x 1.6e10) = 57500; D_min = 57500 (2 + 2*4) / 8 = 71875.
-  EXPECT_DOUBLE_EQ(b_crit_weights_only(9.2e14, 1.6e10, 2), 57500);
+  double I = rl::critical_intensity(3.94e14, 8.2e11);
+  EXPECT_NEAR(rl::critical_batch_exact(4096, 16384, {1, 1, 1}, I).value(), 259.25, 0.01);
+  // Q3: weights only, 2 x (9.2e14 / 1.6e10) / 2 = 57500; D_min = 57500 (2 + 2*4) / 8 = 71875.
+  EXPECT_DOUBLE_EQ(rl::critical_batch_approx(2, rl::critical_intensity(9.2e14, 1.6e10)), 57500);
   EXPECT_DOUBLE_EQ(d_min_compute_bound(57500, 2, 2, 4), 71875);
   // Never compute-bound: D = F = 1000 bf16 over PCIe: 2e6/57500 = 34.8 < 2000 + 2000.
-  EXPECT_TRUE(std::isinf(b_crit_exact(1000, 1000, 2, 2, 2, 57500)));
+  EXPECT_FALSE(rl::critical_batch_exact(1000, 1000, {2, 2, 2}, 57500).has_value());
   // T at B=1 memory-bound: (67108864 + 20480)/8.2e11 = 8.1865e-5 s.
-  EXPECT_NEAR(matmul_time(1, 4096, 16384, 1, 1, 1, 3.94e14, 8.2e11), 67129344 / 8.2e11, 1e-15);
+  EXPECT_NEAR(rl::matmul_t_lower({1, 4096, 16384}, {1, 1, 1}, 3.94e14, 8.2e11), 67129344 / 8.2e11,
+              1e-15);
 }
 
 // ---------------------------------------------------------------- transfers ----------

@@ -46,6 +46,28 @@ TEST(Api, ParseOp) {
   EXPECT_EQ(r["text"], "45 GB/s");
 }
 
+// The unit table of the site: every unit a calculator or problem uses is in it, with its symbol.
+TEST(Api, UnitsOpListsEveryUnitInUse) {
+  json r = call(R"({"op": "units"})");
+  ASSERT_TRUE(r["ok"].get<bool>());
+  std::set<std::string> ids;
+  for (const auto& u : r["units"]) ids.insert(u["id"].get<std::string>());
+  json list = call(R"({"op": "list"})");
+  for (const auto& c : list["calculators"])
+    for (const auto& p : c["params"])
+      if (p["kind"] == "number") EXPECT_TRUE(ids.count(p["unit"].get<std::string>())) << c["name"];
+  for (const auto& p : list["problems"]) {
+    json q = call(json({{"op", "problem"}, {"id", p["id"]}}).dump());
+    for (const auto& s : q["slots"])
+      if (s["kind"] == "number") EXPECT_TRUE(ids.count(s["unit"].get<std::string>())) << p["id"];
+  }
+  // 820 GB/s: the bytes-per-second unit takes decimal prefixes; FLOPs/s is written plain.
+  for (const auto& u : r["units"]) {
+    if (u["id"] == "B_per_s") EXPECT_EQ(u["prefixes"], "si");
+    if (u["id"] == "flop_per_s") EXPECT_EQ(u["prefixes"], "none");
+  }
+}
+
 TEST(Api, EveryProblemSolvesAndHasUniqueId) {
   std::set<std::string> ids;
   for (const auto& p : sb::Registry::get().problems()) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "core/error.hpp"
 
 namespace {
@@ -10,13 +12,9 @@ constexpr sb::Slot::Var kBDF[] = {
     {"B", "batch", 1, 4096}, {"D", "model dim", 128, 16384}, {"F", "ffw dim", 128, 65536}};
 
 // A problem made up for the grader alone: the time of a matmul, T = 2*B*D*F / P.
-sb::Problem matmul_time() {
-  sb::Problem p;
-  p.id = "test.T";
-  p.chapter = "test";
-  p.title = "matmul time";
-  p.kind = "formula";
-  p.given = {sb::num("B", "count", 256, "batch"), sb::num("P", "flop_per_s", 1e14, "peak")};
+const sb::Param kGiven[] = {sb::num("B", "count", 256, "batch"),
+                            sb::num("P", "flop_per_s", 1e14, "peak")};
+const std::array<sb::Slot, 3> kSlots = [] {
   sb::Slot t;
   t.name = "t";
   t.unit = "s";
@@ -32,7 +30,17 @@ sb::Problem matmul_time() {
   yes.name = "compute_bound";
   yes.unit = "bool";
   yes.kind = sb::Slot::Kind::Bool;
-  p.slots = {t, f, yes};
+  return std::array<sb::Slot, 3>{t, f, yes};
+}();
+
+sb::Problem matmul_time() {
+  sb::Problem p;
+  p.id = "test.T";
+  p.chapter = "test";
+  p.title = "matmul time";
+  p.kind = "formula";
+  p.given = kGiven;
+  p.slots = kSlots;
   p.solve = [](const sb::Inputs& in, sb::Trace&) {
     // T = 2 * B * 1024 * 1024 / P
     return sb::Answers{{"t", 2 * in.num("B") * 1024 * 1024 / in.num("P")}, {"compute_bound", 1}};
@@ -69,7 +77,8 @@ TEST(Check, HintsNameTheLikelyMistake) {
   // 16e9 where 16 * 2^30 was meant: GiB vs GB (ratio 1.0737).
   EXPECT_NE(sb::check::number(16e9, 17179869184.0, s).hint.find("GiB"), std::string::npos);
   // A slot-specific factor: N/(N-1) with N = 4 is 4/3.
-  s.hints = {{4.0 / 3.0, "used N where N-1 belongs"}};
+  static constexpr sb::Slot::Hint kNForNMinus1[] = {{4.0 / 3.0, "used N where N-1 belongs"}};
+  s.hints = kNForNMinus1;
   EXPECT_EQ(sb::check::number(4, 3, s).hint, "used N where N-1 belongs");
   EXPECT_EQ(sb::check::number(-1, 1, s).hint, "The sign is wrong: this quantity is positive.");
 }

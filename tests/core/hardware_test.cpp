@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace {
 
@@ -261,11 +262,9 @@ TEST(Hardware, DtypeBytes) {
 }
 
 TEST(Hardware, EveryFigureHasUnitAndSource) {
-  const std::set<std::string> units = {
-      "s",     "B",     "flop",  "flop_per_s", "B_per_s", "flop_per_B",   "tokens", "tokens_per_s",
-      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool"};
   const sb::json all = hw::chips_json();
   ASSERT_TRUE(all.contains("sources"));
+  ASSERT_TRUE(all.contains("labels"));
   int numeric = 0;
   for (const hw::Chip& c : hw::chips()) {
     SCOPED_TRACE(c.id);
@@ -274,11 +273,17 @@ TEST(Hardware, EveryFigureHasUnitAndSource) {
     for (const auto& [key, s] : c.specs) {
       SCOPED_TRACE(key);
       EXPECT_TRUE(all["sources"].contains(s.source)) << "source '" << s.source << "' not described";
+      // The hardware page names every figure in words (chips.json "labels").
+      EXPECT_TRUE(all["labels"].contains(key)) << "no label";
       if (s.unit.empty()) {
         EXPECT_FALSE(s.text.empty());
-      } else {
+      } else if (!s.text.empty()) {
+        // A number written as the book writes it says the same number: "128 MiB" = 134217728 B.
+        EXPECT_NEAR(sb::units::parse(s.text, s.unit, key), s.value, s.value * 1e-9) << s.text;
+      }
+      if (!s.unit.empty()) {
         ++numeric;
-        EXPECT_TRUE(units.count(s.unit)) << s.unit;
+        EXPECT_TRUE(sb::units::known(s.unit)) << s.unit;
         EXPECT_TRUE(std::isfinite(s.value));
         EXPECT_GE(s.value, 0);
       }

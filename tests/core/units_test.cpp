@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -123,4 +125,47 @@ TEST(Units, NumberFindsTheDecadeAtEveryScale) {
       const double v = m * std::pow(10.0, k);
       EXPECT_NEAR(std::stod(number(v)), v, v * 5.0001e-4) << v << " -> " << number(v);
     }
+}
+
+// The unit table the site formats with (op "units") says what format() does: rendering each value
+// by the table's rule gives format()'s text, for every unit, at every decade and at the edges of
+// each form.
+TEST(Units, TableDescribesFormat) {
+  const sb::json table = sb::units::table_json();
+  auto by_table = [](const sb::json& u, double v) {
+    if (u.contains("words")) return u["words"][v != 0 ? 1 : 0].get<std::string>();
+    const std::string before = u["before"], after = u["after"];
+    if (u.contains("forms"))
+      for (const auto& f : u["forms"])
+        if (std::fabs(v) >= f["at"].get<double>())
+          return before + sb::units::number(v / f["scale"].get<double>()) +
+                 f["after"].get<std::string>();
+    return before + sb::units::number(v) + after;
+  };
+  std::vector<double> values = {0, 1, 0.5, 3599, 3600, 86400, 1e-13, 0.9999999e-3, 0.99999e-3};
+  for (int k = -14; k <= 20; ++k)
+    for (double m : {1.0, 1.5, 9.99996, 0.99999999}) values.push_back(m * std::pow(10.0, k));
+  ASSERT_GT(table.size(), 10u);
+  for (const auto& u : table) {
+    const std::string id = u["id"];
+    EXPECT_TRUE(sb::units::known(id)) << id;
+    EXPECT_EQ(u["symbol"], sb::units::symbol(id));
+    EXPECT_EQ(u["example"], sb::units::example(id));
+    EXPECT_EQ(u["prefixes"], u.contains("forms") ? "si" : "none") << id;
+    for (double v : values)
+      for (double s : {1.0, -1.0})
+        EXPECT_EQ(by_table(u, s * v), format(s * v, id)) << id << " " << s * v;
+  }
+  // Spot checks of the table's own reading: 8.2e11 B/s -> "820 GB/s" (8.2e11 >= 1e9, 8.2e11 / 1e9
+  // = 820); 1.97e14 FLOPs/s has no prefix forms; 2 h = 7200 s -> "2 h".
+  auto unit = [&](const std::string& id) {
+    for (const auto& u : table)
+      if (u["id"] == id) return u;
+    return sb::json();
+  };
+  EXPECT_EQ(by_table(unit("B_per_s"), 8.2e11), "820 GB/s");
+  EXPECT_EQ(by_table(unit("flop_per_s"), 1.97e14), "1.97e14 FLOPs/s");
+  EXPECT_EQ(by_table(unit("s"), 7200), "2 h");
+  EXPECT_EQ(by_table(unit("hz"), 9.4e8), "940 MHz");
+  EXPECT_EQ(by_table(unit("usd_per_hour"), 4.2), "$4.2/h");
 }

@@ -4,10 +4,12 @@
 //   SbCalc.addRenderer('roofline.matmul', (response, extraEl, calcEl) => { ...plot... })
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
-  scaling, calculatorInfo, chipTable, getChip, onChip, urlGroup, urlSet, widgetKey, h, debounce,
+  scaling, calculatorInfo, chipTable, getChip, onChip, widgetState, widgetKey, h, debounce,
   fieldName, ensureWidgetStyles,
 } from './core.js';
-import { fmtQuantity, fmtValue, unitExample, unitSymbol, derivationToggle } from './format.js';
+import {
+  fmtNumber, fmtValue, loadUnits, unitExample, unitHasPrefixes, unitSymbol, derivationToggle,
+} from './format.js';
 
 const renderers = new Map();  // calculator name -> [fn]
 
@@ -49,17 +51,18 @@ export class SbCalc extends HTMLElement {
 
   async setup() {
     // The catalogue first: an unknown name needs no module. Then the module of the calculator's
-    // chapter (the one that lists it) and the chip tables, side by side.
+    // chapter (the one that lists it), the chip tables and the unit table, side by side.
     const info = await calculatorInfo(this.name);
     if (!info) {
       this.replaceChildren(h('p', { class: 'sb-error' }, `No calculator named "${this.name}".`));
       return;
     }
     this.info = info;
-    const [sb, table] = await Promise.all([scaling(info.chapter), chipTable()]);
+    const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
     this.sb = sb;
     const chips = table.chips;
-    const saved = urlGroup(this.key);
+    this.state = widgetState(this, this.key);
+    const saved = this.state.all();
     const form = h('form', { class: 'sb-form', onsubmit: (e) => e.preventDefault() });
     for (const p of info.params) form.append(this.field(p, saved[p.name], chips));
     this.formError = h('p', { class: 'sb-error sb-form-error', role: 'alert', hidden: true });
@@ -77,7 +80,7 @@ export class SbCalc extends HTMLElement {
       const f = this.fields.get('chip');
       if (f && f.input.value !== chip && [...f.input.options].some((o) => o.value === chip)) {
         f.input.value = chip;
-        urlSet(`${this.key}.chip`, null);  // following the page chip again
+        this.state.set('chip', null);  // following the page chip again
         this.run();
       }
     });
@@ -103,12 +106,12 @@ export class SbCalc extends HTMLElement {
         autocomplete: 'off', spellcheck: 'false',
         placeholder: p.kind === 'number' ? unitExample(p.unit) : '',
       });
-      input.value = saved ?? (p.kind === 'number' && typeof p.default === 'number' ? this.defaultText(p) : (p.default ?? ''));
+      input.value = saved ?? (p.kind === 'number' ? this.defaultText(p) : (p.default ?? ''));
     }
     const error = h('span', { class: 'sb-field-error', role: 'alert', id: `${id}--err` });
     input.setAttribute('aria-describedby', error.id);
     input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
-      urlSet(`${this.key}.${p.name}`, input.value);
+      this.state.set(p.name, input.value);
       this.recompute();
     });
     this.fields.set(p.name, { param: p, input, error });
@@ -118,10 +121,11 @@ export class SbCalc extends HTMLElement {
       h('div', { class: 'sb-input' }, input, unit), error);
   }
 
+  // A number's default in the box: as the core writes it where its unit takes a prefix ("820 GB/s");
+  // else the plain number ("8192", "1.97e14"), its unit being beside the box.
   defaultText(p) {
-    // Base-unit defaults read better with a prefix ("820 GB/s"); counts stay plain.
-    if (['count', 'tokens', 'chips', 'ratio', 'flop_per_B', ''].includes(p.unit || '')) return String(p.default);
-    return fmtQuantity(p.default, p.unit, 6);
+    if (unitHasPrefixes(p.unit) && p.default_text) return p.default_text;
+    return typeof p.default === 'number' ? fmtNumber(p.default, 15) : String(p.default ?? '');
   }
 
   // Current inputs as sent to the module: text as typed (the core parses units); empty = default.
@@ -138,7 +142,7 @@ export class SbCalc extends HTMLElement {
   setInputs(values) {
     for (const [k, v] of Object.entries(values)) {
       const f = this.fields.get(k);
-      if (f) { f.input.value = String(v); urlSet(`${this.key}.${k}`, String(v)); }
+      if (f) { f.input.value = String(v); this.state?.set(k, String(v)); }
     }
     this.run();
   }

@@ -2,7 +2,7 @@
 // <sb-chip-table>: every chip from the `chips` op, a table per kind, each figure with its unit
 // and the source of the number; "use this chip" sets the page chip.
 import { chipTable, getChip, setChip, onChip, h, ensureWidgetStyles } from './core.js';
-import { fmtQuantity, unitSymbol } from './format.js';
+import { fmtQuantity, loadUnits, unitSymbol } from './format.js';
 
 export class SbChipPicker extends HTMLElement {
   async connectedCallback() {
@@ -23,31 +23,13 @@ export class SbChipPicker extends HTMLElement {
   }
 }
 
-// Readable names for spec keys; unknown keys are shown with underscores as spaces.
-const LABELS = {
-  peak_flops_bf16: 'peak bf16', peak_flops_fp8: 'peak fp8', peak_flops_int8: 'peak int8',
-  peak_flops_fp32: 'peak fp32', peak_flops_int4: 'peak int4', peak_flops_fp4: 'peak fp4',
-  hbm_bytes: 'HBM capacity', hbm_bw: 'HBM bandwidth', ici_bw_oneway: 'ICI bandwidth per link, one way',
-  ici_bw_bidi: 'ICI bandwidth per link, both ways', ici_egress_total: 'ICI egress, total', ici_links: 'ICI links',
-  ici_hop_latency: 'ICI hop latency', torus_dims: 'torus dimensions', pcie_bw: 'PCIe bandwidth',
-  dcn_bw: 'DCN bandwidth', cores_per_chip: 'TensorCores per chip', megacore: 'megacore',
-  mxu_size: 'MXU size', mxus_per_core: 'MXUs per core', mxu_flops_bf16: 'MXU bf16 FLOPs/s',
-  clock_hz: 'clock', clock_base_hz: 'base clock', clock_tc_estimate_hz: 'tensor-core clock (estimate)',
-  vmem_bytes: 'VMEM capacity', vmem_bw: 'VMEM bandwidth', vpu_flops_per_core: 'VPU FLOPs/s per core',
-  max_pod: 'largest pod', max_pod_chips: 'chips per pod', cube_chips: 'chips per cube',
-  host_shape: 'host shape', chips_per_host: 'chips per host', sms: 'SMs', smem_per_sm: 'SMEM per SM',
-  tmem_per_sm: 'TMEM per SM', l2_bytes: 'L2 capacity', l2_bw: 'L2 bandwidth',
-  tc_flops_per_cycle: 'tensor-core FLOPs per cycle', nvlink_bw_per_gpu: 'NVLink bandwidth per GPU',
-  nvlink_link_bw: 'NVLink bandwidth per link', nvlink_links_per_gpu: 'NVLink links per GPU',
-  gpus_per_node: 'GPUs per node', price_per_hour: 'price per hour',
-};
-export function specLabel(key) {
-  return LABELS[key] || key.replace(/_/g, ' ');
+// A figure's name in words: chips.json "labels" (the `chips` response), else its key.
+export function specLabel(key, labels) {
+  return labels?.[key] || key;
 }
 
-function specText(key, s) {
+function specText(s) {
   if (s.text !== undefined && s.text !== '') return s.text;
-  if (typeof s.value === 'number' && key.endsWith('_hz')) return fmtQuantity(s.value, 'hz');
   if (typeof s.value === 'number') return fmtQuantity(s.value, s.unit);
   return '';
 }
@@ -60,7 +42,7 @@ export class SbChipTable extends HTMLElement {
     this.classList.add('sb-widget', 'sb-chip-table');
     let data;
     try {
-      data = await chipTable();
+      [data] = await Promise.all([chipTable(), loadUnits()]);
     } catch (e) {
       this.replaceChildren(h('p', { class: 'sb-error' }, e.message));
       return;
@@ -70,7 +52,7 @@ export class SbChipTable extends HTMLElement {
     const parts = [];
     for (const kind of kinds) {
       const chips = data.chips.filter((c) => c.kind === kind);
-      parts.push(this.table(kind, names[kind] || kind, chips, data.sources || {}));
+      parts.push(this.table(kind, names[kind] || kind, chips, data.sources || {}, data.labels || {}));
     }
     this.replaceChildren(...parts);
     this.mark(getChip());
@@ -78,11 +60,11 @@ export class SbChipTable extends HTMLElement {
   }
 
   // Chips as columns (easy to compare), figures as rows; each cell carries a numbered source.
-  table(kind, title, chips, about) {
+  table(kind, title, chips, about, labels) {
     const keys = [];
     for (const c of chips) for (const k of Object.keys(c.specs)) if (!keys.includes(k)) keys.push(k);
-    // Headline figures first (the order of LABELS), then the rest as the tables give them.
-    const order = Object.keys(LABELS);
+    // In the order of the labels (headline figures first), then the rest as the tables give them.
+    const order = Object.keys(labels);
     const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length + keys.indexOf(k));
     keys.sort((a, b) => rank(a) - rank(b));
     const sources = [];
@@ -90,7 +72,7 @@ export class SbChipTable extends HTMLElement {
       if (!src) return null;
       let i = sources.indexOf(src);
       if (i < 0) { sources.push(src); i = sources.length - 1; }
-      return h('sup', { class: 'sb-src', title: `source: ${src}` }, h('a', { href: `#src-${kind}-${i + 1}` }, `[${i + 1}]`));
+      return h('sup', { class: 'sb-src', title: `source: ${about[src] || src}` }, h('a', { href: `#src-${kind}-${i + 1}` }, `[${i + 1}]`));
     };
     const head = h('tr', {}, h('th', { scope: 'col' }, 'figure'),
       chips.map((c) => h('th', { scope: 'col', 'data-chip': c.id },
@@ -98,23 +80,23 @@ export class SbChipTable extends HTMLElement {
         c.aliases?.length ? h('div', { class: 'sb-muted sb-small' }, c.aliases.join(', ')) : null,
         h('button', { type: 'button', class: 'sb-btn sb-use-chip', 'data-chip': c.id, onclick: () => setChip(c.id) }, 'use this chip'))));
     const rows = keys.map((k) => {
-      const unit = k.endsWith('_hz') ? 'hz' : chips.map((c) => c.specs[k]?.unit).find((u) => u) || '';
+      const unit = chips.map((c) => c.specs[k]?.unit).find((u) => u) || '';
       return h('tr', { 'data-spec': k },
-        h('th', { scope: 'row' }, specLabel(k), h('span', { class: 'sb-muted sb-small' }, unitSymbol(unit) ? ` (${unitSymbol(unit)})` : '')),
+        h('th', { scope: 'row' }, specLabel(k, labels), h('span', { class: 'sb-muted sb-small' }, unitSymbol(unit) ? ` (${unitSymbol(unit)})` : '')),
         chips.map((c) => {
           const s = c.specs[k];
           if (!s) return h('td', { class: 'sb-muted', 'data-chip': c.id }, '—');
-          return h('td', { 'data-chip': c.id, title: s.note || '' }, specText(k, s), ref(s.source), s.note ? h('span', { class: 'sb-note-mark', title: s.note }, '*') : null);
+          return h('td', { 'data-chip': c.id, title: s.note || '' }, specText(s), ref(s.source), s.note ? h('span', { class: 'sb-note-mark', title: s.note }, '*') : null);
         }));
     });
     const notes = [];
-    for (const c of chips) for (const [k, s] of Object.entries(c.specs)) if (s.note) notes.push(h('li', {}, `${c.name}, ${specLabel(k)}: ${s.note}`));
+    for (const c of chips) for (const [k, s] of Object.entries(c.specs)) if (s.note) notes.push(h('li', {}, `${c.name}, ${specLabel(k, labels)}: ${s.note}`));
     return h('section', { class: 'sb-chip-kind', 'data-kind': kind },
       h('h2', {}, title),
       h('div', { class: 'sb-table-scroll' }, h('table', { class: 'sb-specs' }, h('thead', {}, head), h('tbody', {}, rows))),
       h('h3', { class: 'sb-small-head' }, 'Sources'),
-      h('ol', { class: 'sb-sources' }, sources.map((s, i) => h('li', { id: `src-${kind}-${i + 1}` },
-        h('strong', {}, s), about[s] ? ` — ${about[s]}` : ''))),
+      // Where in the book (chips.json "sources": the Part, its title and which table or text).
+      h('ol', { class: 'sb-sources' }, sources.map((s, i) => h('li', { id: `src-${kind}-${i + 1}` }, about[s] || s))),
       notes.length ? h('details', { class: 'sb-spec-notes' }, h('summary', {}, `Notes on the figures (${notes.length}, marked *)`), h('ul', {}, notes)) : null);
   }
 

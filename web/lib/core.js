@@ -10,21 +10,28 @@ const modules = new Map();  // chapter -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
 
-// The chapter of a calculator name or problem id: "roofline.matmul" -> "roofline".
-export function chapterOf(nameOrId) {
+// The chapter records, in part order: [{id, prefix, part, title, slug, bases}] (data/catalog.json).
+export async function chapters() {
+  return (await catalog()).chapters || [];
+}
+
+// The chapter (folder id) whose module computes a calculator name or problem id:
+// "roofline.matmul" -> "roofline", "applied-training.Q1" -> "applied_training". The text before the
+// first '.' is a record's prefix; null if no record has it.
+export async function chapterOf(nameOrId) {
   const s = String(nameOrId || '');
-  const dot = s.indexOf('.');
-  return dot > 0 ? s.slice(0, dot) : s;
+  const prefix = s.includes('.') ? s.slice(0, s.indexOf('.')) : s;
+  return (await chapters()).find((c) => c.prefix === prefix)?.id ?? null;
 }
 
 // Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.problem, ...) over the module of
-// `chapter`; loads each chapter's module once. A chapter the catalogue does not know rejects
-// without a request.
+// chapter `id` (a record's id, the folder name); loads each chapter's module once. A chapter with
+// no record rejects without a request.
 export function scaling(chapter) {
   const ch = String(chapter || '');
   if (!modules.has(ch)) {
-    const p = catalog().then(({ calculators, problems }) => {
-      if (!calculators.some((c) => c.chapter === ch) && !problems.some((q) => q.chapter === ch)) {
+    const p = chapters().then((records) => {
+      if (!records.some((c) => c.id === ch)) {
         throw new Error(ch ? `no module for chapter "${ch}"` : 'scaling(chapter): no chapter given');
       }
       return load(new URL(`../wasm/scaling-${ch}.mjs`, import.meta.url));
@@ -45,8 +52,8 @@ async function siteData(file) {
   return r;
 }
 
-// The catalogue: every chapter's `list` response merged (calculators with schemas, problems),
-// from data/catalog.json; fetched once.
+// The catalogue: the chapter records and every chapter's `list` response merged (calculators with
+// schemas, problems), from data/catalog.json; fetched once.
 export function catalog() {
   if (!cachedList) {
     cachedList = siteData('catalog.json');
@@ -64,6 +71,16 @@ export function chipTable() {
   return cachedChips;
 }
 
+// The `units` response (the core's unit table), from data/units.json; fetched once.
+let cachedUnits = null;
+export function unitTable() {
+  if (!cachedUnits) {
+    cachedUnits = siteData('units.json');
+    cachedUnits.catch(() => { cachedUnits = null; });
+  }
+  return cachedUnits;
+}
+
 export async function calculatorInfo(name) {
   const { calculators } = await catalog();
   return calculators.find((c) => c.name === name) || null;
@@ -75,8 +92,24 @@ export async function problemsOf(chapter) {
 }
 
 // ---------------------------------------------------------------- URL state
-// Widget inputs live in the query string as `<widget-id>.<input>=value`; writing uses
-// history.replaceState so typing does not flood the history.
+// On the companion's own pages (lib/page.js calls useUrlState()) widgets keep their inputs in the
+// query string as `<widget-id>.<input>=value`, and the page chip as `chip=`, so the address is a
+// shareable link; writing uses history.replaceState so typing does not flood the history. Embedded
+// in another site's page (lib/embed.js) they keep them in memory and leave the host's query string
+// alone, unless the host opts in with a `url-state` attribute on the widget or an element around it
+// (`<body url-state>`: every widget and the page chip).
+let ownPage = false;
+export function useUrlState() {
+  ownPage = true;
+}
+
+// Whether `el` (or, with no element, the page chip) keeps its state in the URL.
+export function urlStateOn(el = null) {
+  if (ownPage) return true;
+  if (typeof document === 'undefined') return false;
+  return el ? !!el.closest?.('[url-state]') : !!document.querySelector('[url-state]');
+}
+
 export function urlGet(key) {
   return new URLSearchParams(location.search).get(key);
 }
@@ -105,6 +138,26 @@ export function urlClearGroup(prefix) {
   history.replaceState(history.state, '', `${location.pathname}${s ? '?' + s : ''}${location.hash}`);
 }
 
+// A widget's saved inputs under `prefix` (its widgetKey): in the URL where urlStateOn(el), else in
+// memory for the life of the page. all() -> {input: value}; set(input, value) (null clears it);
+// clear() drops them all.
+const memory = new Map();  // prefix -> Map(input -> value)
+export function widgetState(el, prefix) {
+  const mem = () => {
+    if (!memory.has(prefix)) memory.set(prefix, new Map());
+    return memory.get(prefix);
+  };
+  return {
+    all: () => (urlStateOn(el) ? urlGroup(prefix) : Object.fromEntries(mem())),
+    set(input, value) {
+      if (urlStateOn(el)) return urlSet(`${prefix}.${input}`, value);
+      if (value === null || value === undefined || value === '') mem().delete(input);
+      else mem().set(input, String(value));
+    },
+    clear: () => (urlStateOn(el) ? urlClearGroup(prefix) : mem().clear()),
+  };
+}
+
 // A widget's state key prefix: its id attribute, else the given fallback (calculator name,
 // problem id). Two copies of one widget on a page need distinct ids to keep distinct state.
 export function widgetKey(el, fallback) {
@@ -124,16 +177,32 @@ export const DEFAULT_CHIP = 'v5e';
 
 // The page's chip: the URL's `chip=` wins (a shared link), then the reader's last choice.
 export function getChip() {
-  return urlGet('chip') || storeGet(CHIP_KEY) || DEFAULT_CHIP;
+  return (urlStateOn() && urlGet('chip')) || storeGet(CHIP_KEY) || DEFAULT_CHIP;
 }
 
-// Sets the page chip, records it in the URL and localStorage, and tells every widget
-// (document event 'sb-chip', detail {chip}).
+// Sets the page chip, records it in the URL (where the page keeps state there) and localStorage,
+// and tells every widget (document event 'sb-chip', detail {chip}).
 export function setChip(id) {
-  if (!id || id === getChip() && urlGet('chip') === id) return;
-  urlSet('chip', id);
+  if (!id || id === getChip() && (!urlStateOn() || urlGet('chip') === id)) return;
+  if (urlStateOn()) urlSet('chip', id);
   storeSet(CHIP_KEY, id);
   document.dispatchEvent(new CustomEvent('sb-chip', { detail: { chip: id } }));
+}
+
+// Makes the page's address carry the chip it shows, so that a link copied from it opens on the
+// same chip: a known chip in the URL becomes the reader's choice for the next page too; otherwise
+// the reader's choice (or the default) is written to the URL. `known` is the chip table's ids.
+export function syncChip(known) {
+  if (!urlStateOn()) return;
+  const inUrl = urlGet('chip');
+  if (inUrl && known.includes(inUrl)) {
+    storeSet(CHIP_KEY, inUrl);
+    return;
+  }
+  const stored = storeGet(CHIP_KEY);
+  urlSet('chip', stored && known.includes(stored) ? stored : DEFAULT_CHIP);
+  // A link with an unknown chip showed the fallback; say which one it is now.
+  if (inUrl) document.dispatchEvent(new CustomEvent('sb-chip', { detail: { chip: getChip() } }));
 }
 
 // Calls fn(chipId) on every change of the page chip; returns an unsubscribe function.
@@ -159,7 +228,7 @@ export function isSolved(id) {
   return solvedSet().has(id);
 }
 
-// Marks a problem solved (all its slots correct); fires 'sb-progress' on document.
+// Marks a problem done (all its slots correct, or a conceptual one read); fires 'sb-progress' on document.
 export function markSolved(id) {
   const s = solvedSet();
   if (s.has(id)) return;

@@ -3,10 +3,10 @@
 // answers recomputed by the model). State in the URL: `<id>.seed` and `<id>.<slot>`.
 // Fires 'sb-checked' (detail {id, response}) after each check.
 import {
-  scaling, chapterOf, urlGroup, urlSet, urlClearGroup, widgetKey, h, fieldName, markSolved, isSolved,
+  scaling, chapterOf, widgetState, widgetKey, h, fieldName, markSolved, isSolved,
   ensureWidgetStyles,
 } from './core.js';
-import { unitExample, unitSymbol, derivationToggle, fmtValue } from './format.js';
+import { derivationToggle, fmtValue, loadUnits } from './format.js';
 
 const VERDICT_TEXT = {
   correct: 'Correct', close: 'Close, but outside the tolerance', wrong: 'Not right',
@@ -24,8 +24,11 @@ export class SbExercise extends HTMLElement {
     this.classList.add('sb-widget', 'sb-exercise');
     this.replaceChildren(h('p', { class: 'sb-muted' }, `Loading ${this.problemId}…`));
     try {
-      this.sb = await scaling(chapterOf(this.problemId));
-      const saved = urlGroup(this.key);
+      const chapter = await chapterOf(this.problemId);
+      if (!chapter) throw new Error(`no chapter has the prefix of "${this.problemId}"`);
+      [this.sb] = await Promise.all([scaling(chapter), loadUnits()]);
+      this.state = widgetState(this, this.key);
+      const saved = this.state.all();
       const seed = saved.seed && /^\d+$/.test(saved.seed) ? Number(saved.seed) : null;
       this.load(seed, saved);
     } catch (e) {
@@ -59,7 +62,7 @@ export class SbExercise extends HTMLElement {
     this.slots = new Map();
     const head = h('header', { class: 'sb-widget-head' },
       h('h3', {}, h('span', { class: 'sb-pid' }, p.id), ' ', p.title),
-      h('span', { class: 'sb-solved-badge', hidden: !isSolved(p.id) }, '✓ solved'));
+      h('span', { class: 'sb-solved-badge', hidden: !isSolved(p.id) }, '✓ done'));
     const parts = [head, h('p', { class: 'sb-statement' }, this.statement(p))];
     if (p.given && p.given.length) {
       parts.push(h('details', { class: 'sb-given', open: true },
@@ -82,9 +85,11 @@ export class SbExercise extends HTMLElement {
     } else {
       const answer = h('div', { class: 'sb-model-answer', hidden: true }, h('strong', {}, 'A model answer: '), p.model_answer || 'This question has no short answer here.');
       parts.push(answer);
+      // A question with nothing to grade counts as done once its model answer has been read.
       actions.append(h('button', { type: 'button', class: 'sb-btn sb-primary', 'data-action': 'reveal', onclick: (e) => {
         answer.hidden = !answer.hidden;
         e.currentTarget.textContent = answer.hidden ? 'Reveal the answer' : 'Hide the answer';
+        if (!answer.hidden) this.done();
       } }, 'Reveal the answer'));
     }
     if (p.hint) {
@@ -130,7 +135,7 @@ export class SbExercise extends HTMLElement {
       input = h('input', {
         id, name: s.name, type: 'text', autocomplete: 'off', spellcheck: 'false',
         inputmode: s.kind === 'number' ? 'decimal' : 'text',
-        placeholder: s.kind === 'formula' ? `an expression in ${(s.vars || []).map((v) => v.name).join(', ')}` : unitExample(s.unit),
+        placeholder: s.kind === 'formula' ? `an expression in ${(s.vars || []).map((v) => v.name).join(', ')}` : (s.example || ''),
       });
       if (saved) input.value = saved;
     }
@@ -139,12 +144,12 @@ export class SbExercise extends HTMLElement {
     const hint = h('span', { class: 'sb-slot-hint' });
     input.setAttribute('aria-describedby', error.id);
     input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
-      urlSet(`${this.key}.${s.name}`, input.value);
+      this.state.set(s.name, input.value);
       verdict.textContent = ''; verdict.className = 'sb-slot-verdict'; error.textContent = ''; hint.textContent = '';
       input.removeAttribute('aria-invalid');
     });
     this.slots.set(s.name, { slot: s, input, verdict, error, hint });
-    const unit = s.kind === 'number' && unitSymbol(s.unit) ? h('span', { class: 'sb-unit' }, unitSymbol(s.unit)) : null;
+    const unit = s.kind === 'number' && s.symbol ? h('span', { class: 'sb-unit' }, s.symbol) : null;
     const vars = s.kind === 'formula' && s.vars?.length
       ? h('ul', { class: 'sb-vars' }, s.vars.map((v) => h('li', {}, h('code', {}, v.name), ' ', v.doc || '')))
       : null;
@@ -191,24 +196,29 @@ export class SbExercise extends HTMLElement {
     this.summary.className = 'sb-summary';
     this.summary.textContent = `${correct} of ${total} correct.`;
     if (total > 0 && correct === total) {
-      markSolved(this.problemId);
-      this.summary.textContent = total === 1 ? 'Correct: solved.' : `All ${total} correct: solved.`;
-      this.querySelector('.sb-solved-badge')?.removeAttribute('hidden');
+      this.done();
+      this.summary.textContent = total === 1 ? 'Correct: done.' : `All ${total} correct: done.`;
     }
     this.derivation.refresh();
     this.dispatchEvent(new CustomEvent('sb-checked', { bubbles: true, detail: { id: this.problemId, response: r } }));
     return r;
   }
 
-  newVariant() {
+  // Counts the exercise in the reader's progress (home page) and shows the badge.
+  done() {
+    markSolved(this.problemId);
+    this.querySelector('.sb-solved-badge')?.removeAttribute('hidden');
+  }
+
+    newVariant() {
     const seed = 1 + Math.floor(Math.random() * 999999);
-    urlClearGroup(this.key);
-    urlSet(`${this.key}.seed`, seed);
+    this.state.clear();
+    this.state.set('seed', seed);
     this.load(seed);
   }
 
   bookValues() {
-    urlClearGroup(this.key);
+    this.state.clear();
     this.load(null);
   }
 }

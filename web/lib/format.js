@@ -1,6 +1,6 @@
-// Formatting numbers with units and rendering derivations with KaTeX. Text from the module or the
+// Formatting numbers with units (the core's unit table) and rendering derivations with KaTeX. Text from the module or the
 // reader is always set as textContent; KaTeX renders into its own element.
-import { h } from './core.js';
+import { h, unitTable } from './core.js';
 
 // KaTeX (600 KB of script) loads the first time a formula is shown, not with the page: every
 // derivation starts closed, and as a static import it held up a chapter page's first result by a
@@ -12,65 +12,61 @@ function loadKatex() {
   return katexLoading;
 }
 
-// Unit ids (core/units.hpp) -> symbol, an example of what to type, and whether SI prefixes apply.
-const UNITS = {
-  s: { sym: 's', example: '1.2 ms', si: true },
-  B: { sym: 'B', example: '16 GB', si: true },
-  flop: { sym: 'FLOPs', example: '2.4e12 FLOPs', si: true },
-  flop_per_s: { sym: 'FLOPs/s', example: '197 TFLOPs/s', si: true },
-  B_per_s: { sym: 'B/s', example: '820 GB/s', si: true },
-  flop_per_B: { sym: 'FLOPs/B', example: '100 FLOPs/B', si: false },
-  tokens: { sym: 'tokens', example: '4096', si: false },
-  tokens_per_s: { sym: 'tokens/s', example: '1200 tokens/s', si: false },
-  per_s: { sym: '/s', example: '30 /s', si: false },
-  count: { sym: '', example: '512', si: false },
-  ratio: { sym: '', example: '0.5 or 50%', si: false },
-  chips: { sym: 'chips', example: '256', si: false },
-  usd: { sym: 'USD', example: '1200', si: false },
-  usd_per_hour: { sym: 'USD/h', example: '1.20', si: false },
-  bool: { sym: '', example: 'yes / no', si: false },
-  hz: { sym: 'Hz', example: '1.5 GHz', si: true },
-};
+// The core's unit table (op "units", written by the site build to data/units.json): per unit id
+// its symbol, an example of what to type and the forms the core writes it in. The one unit table:
+// format.js makes no unit decisions of its own. Widgets await loadUnits() before they format.
+let units = null;  // Map: unit id -> {id, symbol, example, prefixes, before, after, forms?, words?}
+let unitsLoading = null;
+export function loadUnits() {
+  unitsLoading ??= unitTable().then((r) => { units = new Map(r.units.map((u) => [u.id, u])); });
+  unitsLoading.catch(() => { unitsLoading = null; });  // a failed load may be retried
+  return unitsLoading;
+}
 
+// The unit's symbol for labels ("B/s", "FLOPs"; "" for plain counts).
 export function unitSymbol(unit) {
-  return UNITS[unit]?.sym ?? (unit || '');
+  return units?.get(unit)?.symbol ?? '';
 }
 
-// Placeholder text for an input of this unit.
+// Whether the core writes this unit with decimal prefixes ("820 GB/s") rather than plain ("1.97e14
+// FLOPs/s"): the unit table's `prefixes`.
+export function unitHasPrefixes(unit) {
+  return units?.get(unit)?.prefixes === 'si';
+}
+
+// An example of what the reader may type ("820 GB/s"), for placeholders.
 export function unitExample(unit) {
-  return UNITS[unit]?.example ?? '';
+  return units?.get(unit)?.example ?? '';
 }
 
-// A number with `sig` significant digits: 240.2439 -> "240.2", 1.97e14 -> "1.97e14", 8192 -> "8,192".
+// A plain number with `sig` significant digits, as the core writes it (units::number): exponent
+// form outside [1e-3, 1e6) ("1.97e14"), a whole number keeps its digits ("123457"), else rounded
+// ("240.2").
 export function fmtNumber(v, sig = 4) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  if (typeof v !== 'number') return String(v);
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
   if (v === 0) return '0';
   const a = Math.abs(v);
-  if (a >= 1e-3 && a < 1e6) {
-    const r = Number(v.toPrecision(sig));
-    return Number.isInteger(r) ? r.toLocaleString('en-US') : String(r);
+  if (a >= 1e6 || a < 1e-3) {
+    const [m, e] = v.toExponential(sig - 1).split('e');
+    return `${Number(m)}e${Number(e)}`;
   }
-  const [m, e] = v.toExponential(sig - 1).split('e');
-  return `${Number(m)}e${Number(e)}`;
+  const r = Number(v.toPrecision(sig));
+  if (Math.abs(r) >= 10 ** (sig - 1)) return String(Math.sign(v) * Math.round(a));
+  return String(r);
 }
 
-const PREFIX = [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, ''], [1e-3, 'm'], [1e-6, 'µ'], [1e-9, 'n']];
-
-// A quantity in base units as text with a decimal prefix where the unit takes one:
-// (8.2e11, 'B_per_s') -> "820 GB/s"; (1.37e-3, 's') -> "1.37 ms"; (240.2, 'flop_per_B') -> "240.2 FLOPs/B".
+// A quantity in base units as text, in the form the core writes it (the unit table's forms):
+// (8.2e11, 'B_per_s') -> "820 GB/s"; (1.37e-3, 's') -> "1.37 ms"; (1.97e14, 'flop_per_s') ->
+// "1.97e14 FLOPs/s". Before the table has loaded: the number and the unit id.
 export function fmtQuantity(v, unit, sig = 4) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
-  if (unit === 'bool') return v ? 'yes' : 'no';
-  if (unit === 'ratio' && Math.abs(v) < 10) return `${fmtNumber(v, sig)}`;
-  const info = UNITS[unit];
-  const sym = unitSymbol(unit);
-  if (info?.si && v !== 0) {
-    const a = Math.abs(v);
-    const [scale, p] = PREFIX.find(([s]) => a >= s * 0.9995) || PREFIX[PREFIX.length - 1];
-    const n = v / scale;
-    return `${Number(n.toPrecision(sig))} ${p}${sym}`;
-  }
-  return sym ? `${fmtNumber(v, sig)} ${sym}` : fmtNumber(v, sig);
+  const u = units?.get(unit);
+  if (!u) return unit ? `${fmtNumber(v, sig)} ${unit}` : fmtNumber(v, sig);
+  if (u.words) return u.words[v ? 1 : 0];
+  if (typeof v !== 'number' || !Number.isFinite(v)) return `${u.before}${fmtNumber(v, sig)}${u.after}`;
+  const form = (u.forms || []).find((f) => Math.abs(v) >= f.at);
+  return form ? `${u.before}${fmtNumber(v / form.scale, sig)}${form.after}` : `${u.before}${fmtNumber(v, sig)}${u.after}`;
 }
 
 // A result value from the module ({value, unit, text}) as text: the module's own text first.

@@ -3,7 +3,7 @@
 //   const r = rooflinePlot(el, {peak, bw, intensity, label, roofs: [{label, peak, bw}]})
 //   r.update({...same options}); r.destroy()
 import uPlot from '../vendor/uplot/uPlot.esm.js';
-import { fmtQuantity } from './format.js';
+import { fmtNumber, fmtQuantity, unitHasPrefixes } from './format.js';
 import { ensureWidgetStyles } from './core.js';
 
 const COLORS = ['#1f5fbf', '#15803d', '#7e22ce', '#0e7490', '#b45309', '#be185d'];
@@ -18,8 +18,11 @@ export function logGrid(lo, hi, n = 120, extra = []) {
   return xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
 }
 
+// Tick labels: with a prefix where the unit takes one ("10 GB"); a plain number ("1e14") otherwise,
+// the unit being in the axis label.
 function axisValues(unit) {
-  return (u, splits) => splits.map((v) => (v == null ? '' : fmtQuantity(v, unit, 3)));
+  const text = unitHasPrefixes(unit) ? (v) => fmtQuantity(v, unit, 3) : (v) => fmtNumber(v, 3);
+  return (u, splits) => splits.map((v) => (v == null ? '' : text(v)));
 }
 
 // uPlot's own log filter would blank some of the ticks chosen above.
@@ -57,6 +60,8 @@ export function logLogPlot(el, opts) {
   const build = (o) => ({
     ...sizeOf(el, height),
     title: o.title || '',
+    // Room on the right for the last tick label, centred on the plot's edge.
+    padding: [null, 36, null, null],
     // time: false, or uPlot treats x as a date axis and its log ticks come out unlabelled.
     scales: { x: { time: false, distr: 3, log: 10 }, y: { distr: 3, log: 10 } },
     axes: [

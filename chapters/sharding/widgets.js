@@ -1,5 +1,6 @@
-// Chapter widgets for sharding.html. The page shell (nav, chip choice, calculators and one exercise
-// per problem) comes from lib/page.js; chapter widgets are defined below it and fill the page's
+// Chapter widgets of the sharding page (its content: chapters/sharding/page.html); the site serves
+// this file as widgets/sharding.js. The page shell (calculators and one exercise per problem) comes
+// from lib/page.js; chapter widgets are defined below it and fill the page's
 // <section data-widget=...> slots. See web/README.md.
 //
 // <sb-sharded-matmul>: the sharded-matmul explorer. The sharding.matmul calculator (two shardings,

@@ -1,5 +1,6 @@
-// Chapter widgets for roofline.html. The page shell (nav, chip choice, calculators and one exercise
-// per problem) comes from lib/page.js; chapter widgets are defined below it and fill the page's
+// Chapter widgets of the roofline page (its content: chapters/roofline/page.html); the site serves
+// this file as widgets/roofline.js. The page shell (calculators and one exercise per problem) comes
+// from lib/page.js; chapter widgets are defined below it and fill the page's
 // <section data-widget=...> slots. See web/README.md.
 //
 // <sb-roofline>: the roofline explorer. The generic matmul calculator (roofline.matmul) with a

@@ -1,5 +1,6 @@
-// Chapter widgets for tpus.html. The page shell (nav, chip choice, calculators and one exercise
-// per problem) comes from lib/page.js; chapter widgets are defined below it and fill the page's
+// Chapter widgets of the tpus page (its content: chapters/tpus/page.html); the site serves
+// this file as widgets/tpus.js. The page shell (calculators and one exercise per problem) comes
+// from lib/page.js; chapter widgets are defined below it and fill the page's
 // <section data-widget=...> slots. See web/README.md.
 //
 // <sb-slice-explorer>: pick a TPU and a slice shape; the ICI torus is drawn as SVG (a 3D slice as
@@ -9,7 +10,7 @@
 // transfer-time calculator (tpus.transfer) with its stages drawn as bars, the bottleneck marked.
 // Everything shown is computed by the core (tpus.topology, tpus.inventory, tpus.transfer).
 import '../lib/page.js';
-import { SbCalc, scaling, chipTable, getChip, onChip, urlGroup, urlSet, widgetKey, h } from '../lib/widgets.js';
+import { SbCalc, scaling, chipTable, getChip, onChip, widgetState, widgetKey, h } from '../lib/widgets.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const MAX_DRAWN = 4096;  // chips; larger slices are summarised instead of drawn
@@ -191,7 +192,8 @@ class SbSliceExplorer extends HTMLElement {
     if (this.built) return;
     this.built = true;
     this.key = widgetKey(this, 'slice');
-    const saved = urlGroup(this.key);
+    this.state = widgetState(this, this.key);
+    const saved = this.state.all();
     this.classList.add('sb-widget');
     this.chipSel = h('select', { 'aria-label': 'chip', name: 'chip' });
     this.shapeIn = h('input', { type: 'text', name: 'shape', value: saved.shape || '4x4x4', 'aria-label': 'slice shape', size: 10, spellcheck: 'false' });
@@ -260,11 +262,11 @@ class SbSliceExplorer extends HTMLElement {
   }
 
   persist() {
-    urlSet(`${this.key}.chip`, this.chipSel.value);
-    urlSet(`${this.key}.shape`, this.shapeIn.value);
-    urlSet(`${this.key}.wrap`, this.wrapSel.value === 'auto' ? null : this.wrapSel.value);
-    urlSet(`${this.key}.from`, this.from ? this.from.join(',') : null);
-    urlSet(`${this.key}.to`, this.to ? this.to.join(',') : null);
+    this.state.set('chip', this.chipSel.value);
+    this.state.set('shape', this.shapeIn.value);
+    this.state.set('wrap', this.wrapSel.value === 'auto' ? null : this.wrapSel.value);
+    this.state.set('from', this.from ? this.from.join(',') : null);
+    this.state.set('to', this.to ? this.to.join(',') : null);
   }
 
   // The torus in the width the page gives it; redrawn when that width changes (phone rotation).

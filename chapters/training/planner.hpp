@@ -1,0 +1,162 @@
+// Part 5's planner: for a model, a chip, a slice (or a chip count) and a global batch, every way to
+// lay the batch and the weights over the slice, with its memory per chip, step-time bound, MFU
+// bound and bottleneck; the best plan, and why each other plan loses. Also the regime map: which
+// strategies are compute-bound for a per-chip batch and a chip count (the chapter's figure).
+//
+// What the search enumerates. Each axis of the slice (a) is split into ordered factors
+// a = x * y * z: x chips to the data axis X (DP or FSDP), y to tensor parallelism Y, z to pipeline
+// stages Z (z = 1 when pipelining is off). Whole axes are the cases where one factor is the axis;
+// a split axis puts Y's chips side by side (a contiguous segment), Z's next, X's strided outermost.
+// For each assignment: X as DP or FSDP (one mode when X = 1), each rematerialisation policy, and
+// for Z > 1 the microbatch counts 1, 4, 16, ..., 4096 (at least one token per X group); Z may not
+// exceed the layers. Across pods, DP over DCN. On a full v5p pod (16x20x28) that is
+// 15 x 18 x 18 = 4860 assignments (180 without pipelining: 1077 configurations); with LLaMA 3-70B
+// (80 layers, 4M tokens) 3961 of them and 157,632 configurations (bench/planner.cpp).
+//
+// Bandwidth of a split axis (our extension; the book counts whole axes, M_X + M_Y = 3 on a 3D
+// torus): a group's collective runs over the sum, over the axes it spans, of the axis weight
+// (V / W_ici) / t_AllGather(V) from the sharding chapter: 1 for a whole wrapped axis of even
+// length, n / 2(n - 1) for an open segment of n chips, and for X's strided sub-ring that weight
+// divided by y z, the groups sharing each link. Whole axes reproduce the book's M_X and M_Y.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chapters/training/model.hpp"
+#include "chapters/transformers/model.hpp"
+
+namespace sb::hw {
+struct Chip;
+}
+
+namespace sb::training {
+
+// ------------------------------------------------------------------ inputs
+
+// One slice: up to 3 axis lengths and whether each wraps (from the tpus chapter's rule).
+struct Slice {
+  std::vector<int> dims;
+  std::vector<bool> wrap;
+  double chips() const;
+};
+// The slices a request can run on, and how many pods (each one slice) it spans.
+struct Topology {
+  std::vector<Slice> slices;  // the candidates (one for a shape; every shape of a chip count)
+  double pods = 1;
+};
+// A slice shape ("16x20x28") the chip comes in, over `pods` pods; InputError(field) otherwise.
+Topology topology_for_shape(const hw::Chip& chip, std::string_view shape, double pods = 1,
+                            std::string_view field = "shape");
+// A chip count: every slice shape of that many chips the chip comes in, or, above one pod, whole
+// pods of the largest slice; InputError(field) for a count no slice or whole number of pods has.
+Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view field = "chips");
+
+// Which layer the planner times: the chapter's MLP (Book), or the whole transformer layer (Full:
+// attention projections and MLP, TP collectives around both blocks, the attention core at seq_len).
+enum class LayerModel : uint8_t { Book, Full };
+
+struct PlanInput {
+  transformers::Config model;  // validated by plan()
+  LayerModel layer = LayerModel::Book;
+  double seq_len = 0;  // Full: attention core per token at this context (0: left out)
+  Hardware hw;
+  Topology topo;
+  double B = 0;                       // global batch, tokens
+  double state_bytes_per_param = 10;  // bf16 weights 2 + Adam 8; 12 with bf16 gradient buffers
+  bool pipeline = true;               // enumerate pipeline stages
+};
+
+// ------------------------------------------------------------------ plans
+
+// A strategy is a set of these bits: "FSDP+TP", "DP+PP". DCN marks DP across pods.
+enum StrategyBit : uint8_t { kDP = 1, kFSDP = 2, kTP = 4, kPP = 8, kDCN = 16 };
+std::string strategy_name(uint8_t strategy);
+// The 12 strategy classes within a pod ({none, DP, FSDP} x {TP?} x {PP?}), indexed by
+// strategy_class(); 0 is the single chip.
+inline constexpr int kStrategyClasses = 12;
+int strategy_class(uint8_t strategy);
+
+// The term a plan's time is bound by.
+enum class Term : uint8_t { Math, Hbm, Fsdp, Tp, Dp, Dcn, Hop };
+const char* term_name(Term t);  // "compute", "HBM", "FSDP gathers", ...
+
+// Why a plan is not the best.
+enum class Reason : uint8_t {
+  Best,
+  OutOfMemory,     // needs more HBM than the chip has
+  CommsFsdp,       // FSDP weight gathers outlast the math
+  CommsTp,         // TP activation collectives outlast the math
+  CommsDp,         // DP gradient all-reduces outlast the math
+  CommsDcn,        // the all-reduce across pods outlasts the math
+  HbmBound,        // the local batch is too small to hide the weight loads (C / W_hbm)
+  PipelineHop,     // the copies between stages outlast a stage's work
+  PipelineBubble,  // compute-bound, but the pipeline idles (Z - 1) / (m + Z - 1)
+  Recompute,       // compute-bound, but block remat replays the forward pass (8 vs 6)
+  Tie,             // as fast as the best; loses on simplicity, comms headroom or memory
+};
+const char* reason_name(Reason r);
+const char* reason_text(Reason r);  // one sentence for a reader
+
+struct Plan {
+  int slice = 0;                                          // index into the topology's slices
+  std::array<int, 3> x{1, 1, 1}, y{1, 1, 1}, z{1, 1, 1};  // factors per axis
+  int X = 1, Y = 1, Z = 1, m = 1;                         // degrees and microbatches
+  double M_X = 0, M_Y = 0;                                // effective axes of X and Y
+  uint8_t strategy = 0;
+  transformers::Remat remat = transformers::Remat::BigMatmuls;
+  // Results.
+  double mem = 0;  // bytes per chip
+  bool fits = false;
+  double t_step = 0;       // step-time bound, s
+  double mfu = 0;          // MFU bound: useful FLOPs / (t_step chips C)
+  double comms_ratio = 0;  // max over phases of T_comms / T_math
+  Term bottleneck = Term::Math;
+  bool compute_bound = false;  // every phase: T_math the largest term
+  Reason reason = Reason::Tie;
+};
+
+struct PlanResult {
+  bool fits = false;  // some plan fits; false: "fits nowhere", best is the closest
+  Plan best;          // the fastest plan that fits (or, if none fits, least memory)
+  std::array<Plan, kStrategyClasses> by_strategy;  // the best plan of each class ...
+  std::array<bool, kStrategyClasses> has{};        // ... when the class occurs
+  long long assignments = 0;  // ways to factor the axes into X, Y, Z (summed over slices)
+  long long configs = 0;      // configurations evaluated
+  double pods = 1;
+};
+
+// The search. With `all`, every configuration's plan is appended, with its reason.
+PlanResult plan(const PlanInput& in, std::vector<Plan>* all = nullptr);
+// One layout (slice, factors, X mode, remat, microbatches) evaluated as the search does it;
+// `strategy` takes kDP or kFSDP for the X axis (ignored when X = 1). InputError for factors that do
+// not multiply to the slice's axes.
+Plan evaluate(const PlanInput& in, int slice, std::array<int, 3> x, std::array<int, 3> y,
+              std::array<int, 3> z, uint8_t x_mode, transformers::Remat remat, int m = 1);
+
+// ------------------------------------------------------------------ the regime map
+
+enum RegimeBit : uint8_t {
+  kRegimeDP = 1,        // DP compute-bound and the replicated state fits
+  kRegimeFSDP = 2,      // FSDP compute-bound (and fits)
+  kRegimeTP = 4,        // TP over every chip compute-bound (and fits)
+  kRegimeMixed = 8,     // FSDP + TP at the best split compute-bound (and fits)
+  kRegimeDCN = 16,      // more than one pod and the batch per pod above alpha_dcn
+  kRegimeMultiPod = 32  // the chip count spans more than one pod
+};
+struct RegimeMap {
+  std::vector<double> chips;           // rows
+  std::vector<double> batch_per_chip;  // columns, tokens
+  std::vector<uint8_t> cells;          // rows x columns, RegimeBit set
+  uint8_t at(size_t row, size_t col) const { return cells[row * batch_per_chip.size() + col]; }
+};
+// The chapter's closed forms on the model's layer (layer_of) and a chip: a slice of N chips spans
+// min(torus rank, log2 N) axes; FSDP + TP gives one of them to TP. Memory: 10 P plus Part 5's
+// checkpoints, replicated for DP, over N chips otherwise.
+RegimeMap regime_map(const transformers::Config& model, const Hardware& hw, int torus_rank,
+                     double pod_chips, const std::vector<double>& chips,
+                     const std::vector<double>& batch_per_chip);
+
+}  // namespace sb::training
