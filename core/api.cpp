@@ -212,6 +212,7 @@ const OpKeys kOpKeys[] = {
     {"variant", "id seed"},
     {"chips", ""},
     {"parse", "text unit"},
+    {"units", ""},
 };
 
 void check_keys(const json& req, const std::string& op) {

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   static const char* const kUnits[] = {
       "s",     "B",     "flop",  "flop_per_s", "B_per_s", "flop_per_B",   "tokens", "tokens_per_s",
-      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool"};
+      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool",   "hz"};
   for (const char* unit : kUnits) {
     if (!sb::units::known(unit)) std::abort();  // the header's list and the code disagree
     try {
