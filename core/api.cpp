@@ -284,8 +284,8 @@ std::string respond(const json& req) {
 
 }  // namespace
 
-// Parsing from a view everywhere keeps one instantiation of nlohmann's parser in the module.
-json handle(const json& req) { return json::parse(std::string_view(respond(req))); }
+// Through parse_json, as every parse: one instantiation of nlohmann's parser in a module.
+json handle(const json& req) { return parse_json(respond(req), kNoLimits); }
 
 // A request's field as the error contract names it: an input of "inputs" or "given" by its own
 // name, as the checks of core/registry.cpp do; any other value by its path of keys.

@@ -491,6 +491,8 @@ class Builder {
 
 }  // namespace
 
+// Every parse of the program goes through here, so that a module holds one instantiation of
+// nlohmann's parser, not this and json::parse's.
 json parse_json(std::string_view text, const JsonLimits& limits) {
   Builder b(limits);
   if (!json::sax_parse(text, &b)) {

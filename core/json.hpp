@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -74,6 +75,9 @@ struct JsonLimits {
   size_t key_bytes = 128;        // length of one key
   size_t string_bytes = 16384;   // length of one string value
 };
+
+// No limits: for JSON text the program holds or wrote itself (the embedded tables, a derivation).
+constexpr JsonLimits kNoLimits{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
 
 // Parses `text` into a json tree within `limits`, in one pass. Throws InputError with field =
 // the path of keys to the offending value ("inputs.B"; "request" at the top): code "bad_json"
