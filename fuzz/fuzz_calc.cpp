@@ -252,15 +252,16 @@ const char* const kKnownNonFinite[] = {
     "sharding.Q6.c",  "sharding.Q7",    "sharding.Q9.c",   "sharding.collective",
     "tpus.E3",        "tpus.E4",        "tpus.E5",         "tpus.PQ1",
     "tpus.Q1",        "tpus.Q3",        "tpus.Q4.a",       "tpus.Q4.b",
-    "tpus.Q6.b",      "tpus.Q6.d",      "tpus.Q6.e",       "tpus.mxu",
+    "tpus.Q5.b",      "tpus.Q6.b",      "tpus.Q6.c",       "tpus.Q6.d",
+    "tpus.Q6.e",      "tpus.Q6.f",      "tpus.mxu",
 };
 // Errors naming a field the request does not have (the model's own name for a value): who field.
 const char* const kKnownFields[] = {
     "sharding.EX6 bandwidth",  "sharding.Q2.a bandwidth", "sharding.Q2.b bandwidth",
-    "sharding.Q2.c bandwidth", "sharding.Q4 bandwidth",   "sharding.Q6.a a",
-    "sharding.Q6.a b",         "sharding.Q6.b a",         "sharding.Q6.b b",
-    "sharding.Q6.c a",         "sharding.Q6.c b",         "sharding.Q7 a",
-    "sharding.Q9.c a",
+    "sharding.Q2.c bandwidth", "sharding.Q4 bandwidth",   "sharding.Q4 b",
+    "sharding.Q6.a a",         "sharding.Q6.a b",         "sharding.Q6.b a",
+    "sharding.Q6.b b",         "sharding.Q6.c a",         "sharding.Q6.c b",
+    "sharding.Q7 a",           "sharding.Q9.c a",
 };
 // Problems whose solver casts a huge given to an integer (undefined behaviour, which stops the
 // sanitizer run): left out entirely.
