@@ -1,9 +1,12 @@
 // `npm run bench`: for every chapter module (build/wasm/bin/scaling-<chapter>.{mjs,wasm}) its size,
 // raw and gzipped, and for every calculator the time per call natively (bench/native.cpp, which has
-// every chapter) and in wasm under node, in its own chapter's module, paired call by call in one run so that
-// machine noise hits both sides alike. Prints ratios, not absolute verdicts.
+// every chapter) and in wasm under node, in its own chapter's module, paired call by call in one run
+// so that machine noise hits both sides alike. The roofline module is measured twice, with the
+// embind face the site ships and with the plain C export it replaced (build/wasm/bench/, built by
+// scripts/bench.sh), side by side. Prints ratios, not absolute verdicts. bench/README.md explains
+// the figures and keeps the history.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -14,6 +17,7 @@ import v8 from 'node:v8';
 v8.setFlagsFromString('--no-liftoff');
 
 const dir = new URL('../build/wasm/bin/', import.meta.url);
+const plainDir = new URL('../build/wasm/bench/', import.meta.url);
 // The issue's targets hold for the module a page loads; the roofline page's module comes first.
 const FIRST = 'roofline';
 const chapters = readdirSync(dir)
@@ -28,6 +32,7 @@ if (!chapters.length) {
 const kb = (n) => (n / 1024).toFixed(1) + ' KB';
 const gz = (b) => gzipSync(b, { level: 9 }).length;
 const TARGET_KB = 150, TARGET_RATIO = 2;
+const verdict = (ok) => (ok ? 'ok' : 'OVER');
 
 // Where the wasm bytes are: the code section (functions) and the data section (texts, tables).
 function sections(bin) {
@@ -43,27 +48,61 @@ function sections(bin) {
   return out;
 }
 
+const wrapper = readFileSync(new URL('../wasm/scaling.js', import.meta.url));
+
+// A module's files and the total a page downloads for it (wasm + glue + wrapper, gzipped).
+function sizes(where, ch) {
+  const wasm = readFileSync(new URL(`scaling-${ch}.wasm`, where));
+  const glue = readFileSync(new URL(`scaling-${ch}.mjs`, where));
+  return { wasm, glue, total: gz(wasm) + gz(glue) + gz(wrapper) };
+}
+
+async function instantiate(where, ch, wasm) {
+  const { default: factory } = await import(new URL(`scaling-${ch}.mjs`, where));
+  return factory({ wasmBinary: wasm });
+}
+
+const row = (what, bytes, width = 24) =>
+  `${what.padEnd(width)} ${kb(bytes.length).padStart(9)} raw, ${kb(gz(bytes)).padStart(9)} gzipped`;
+
 console.log(`module size per chapter page (wasm + glue + wrapper). The issue's targets (at most ${TARGET_KB} KB ` +
             `gzipped; wasm at most ${TARGET_RATIO}x native) are for the ${FIRST} page's module; the others are ` +
             'reported for the record');
-const wrapper = readFileSync(new URL('../wasm/scaling.js', import.meta.url));
-const modules = {};  // chapter -> {mod, calculators}
+const modules = {};  // chapter -> {mod, plain?, calculators}
 for (const ch of chapters) {
-  const wasm = readFileSync(new URL(`scaling-${ch}.wasm`, dir));
-  const glue = readFileSync(new URL(`scaling-${ch}.mjs`, dir));
-  const total = gz(wasm) + gz(glue) + gz(wrapper);
+  const { wasm, glue, total } = sizes(dir, ch);
   const name = `scaling-${ch}`;
   console.log(`  ${name}`);
-  console.log(`    ${(name + '.wasm').padEnd(24)} ${kb(wasm.length).padStart(9)} raw, ${kb(gz(wasm)).padStart(9)} gzipped`);
-  for (const [what, bytes] of Object.entries(sections(wasm)))
-    console.log(`      ${what.padEnd(22)} ${kb(bytes.length).padStart(9)} raw, ${kb(gz(bytes)).padStart(9)} gzipped`);
-  console.log(`    ${(name + '.mjs').padEnd(24)} ${kb(glue.length).padStart(9)} raw, ${kb(gz(glue)).padStart(9)} gzipped`);
-  console.log(`    ${'scaling.js'.padEnd(24)} ${kb(wrapper.length).padStart(9)} raw, ${kb(gz(wrapper)).padStart(9)} gzipped`);
+  console.log(`    ${row(name + '.wasm', wasm)}`);
+  for (const [what, bytes] of Object.entries(sections(wasm))) console.log(`      ${row(what, bytes, 22)}`);
+  console.log(`    ${row(name + '.mjs', glue)}`);
+  console.log(`    ${row('scaling.js', wrapper)}`);
   console.log(`    ${'total gzipped'.padEnd(24)} ${kb(total).padStart(9)} (target: at most ${TARGET_KB} KB) ` +
-              `${total <= TARGET_KB * 1024 ? 'ok' : 'OVER'}${ch === FIRST ? '' : ' (for the record)'}`);
-  const { default: factory } = await import(new URL(`scaling-${ch}.mjs`, dir));
-  const mod = await factory({ wasmBinary: wasm });
+              `${verdict(total <= TARGET_KB * 1024)}${ch === FIRST ? '' : ' (for the record)'}`);
+  const mod = await instantiate(dir, ch, wasm);
   modules[ch] = { mod, calculators: JSON.parse(mod.api('{"op":"list"}')).calculators };
+}
+
+// The embind face beside the plain C export, for the roofline module.
+const hasPlain = existsSync(new URL(`scaling-${FIRST}.wasm`, plainDir));
+if (!hasPlain) {
+  console.log(`\n(no plain-export build in ${plainDir.pathname}: scripts/bench.sh builds it, ` +
+              'cmake --build --preset wasm --target scaling_roofline_plain)');
+} else {
+  const e = sizes(dir, FIRST), p = sizes(plainDir, FIRST);
+  console.log(`\nthe ${FIRST} module's face: embind (shipped) vs the plain C export it replaced, gzipped`);
+  console.log('  '.padEnd(26) + 'embind'.padStart(10) + 'plain'.padStart(10) + 'embind - plain'.padStart(17));
+  const line = (what, a, b) => console.log(`  ${what.padEnd(24)}${kb(a).padStart(10)}${kb(b).padStart(10)}${kb(a - b).padStart(17)}`);
+  line('wasm', gz(e.wasm), gz(p.wasm));
+  line('glue (.mjs)', gz(e.glue), gz(p.glue));
+  line('scaling.js', gz(wrapper), gz(wrapper));
+  line('total', e.total, p.total);
+  console.log(`  target at most ${TARGET_KB} KB: embind ${verdict(e.total <= TARGET_KB * 1024)}, ` +
+              `plain ${verdict(p.total <= TARGET_KB * 1024)}`);
+  const plain = await instantiate(plainDir, FIRST, p.wasm);
+  const probe = '{"op":"calc","name":"roofline.matmul","inputs":{}}';
+  if (plain.api(probe) !== modules[FIRST].mod.api(probe)) throw new Error('bench: the plain and embind builds answer differently');
+  modules[FIRST].plain = plain;
 }
 
 function wasmNs(mod, req, budgetS) {
@@ -80,46 +119,65 @@ function wasmNs(mod, req, budgetS) {
 }
 
 // Paired samples: in each round every calculator runs natively (a short sb_bench run of that
-// calculator alone) and straight after in wasm, so both sides of a pair see the same machine. This
-// VM has slow phases lasting seconds, in which a call takes up to 1.5x as long; with whole rounds of
-// native then whole rounds of wasm, one side could land in a slow phase and the other not, and the
-// same build read 1.7x in one run and 2.4x in the next. The median of the pairs' ratios is reported.
+// calculator alone) and straight after in wasm (both faces for the roofline module, in alternating
+// order), so every side of a pair sees the same machine. This VM has slow phases lasting seconds, in
+// which a call takes up to 1.5x as long; with whole rounds of native then whole rounds of wasm, one
+// side could land in a slow phase and the other not, and the same build read 1.7x in one run and
+// 2.4x in the next. The median of the pairs' ratios is reported.
 const rounds = 7, budget = 0.08;
-const native = {}, inWasm = {}, ratio = {};
+const samples = {};  // calculator -> {native: [], embind: [], plain: [], embindRatio: [], plainRatio: []}
 const nativeNs = (name) => {
   const out = execFileSync(new URL('../build/native/bin/sb_bench', import.meta.url).pathname, [String(budget), name]);
   const line = out.toString().trim().split('\n')[0];
   return line ? JSON.parse(line).ns_per_call : null;
 };
 for (let r = 0; r < rounds; r++) {
-  for (const { mod, calculators } of Object.values(modules)) {
+  for (const { mod, plain, calculators } of Object.values(modules)) {
     for (const c of calculators) {
       const n = nativeNs(c.name);
       if (n === null) continue;
-      const w = wasmNs(mod, JSON.stringify({ op: 'calc', name: c.name, inputs: {} }), budget);
-      (native[c.name] ??= []).push(n);
-      (inWasm[c.name] ??= []).push(w);
-      (ratio[c.name] ??= []).push(w / n);
+      const req = JSON.stringify({ op: 'calc', name: c.name, inputs: {} });
+      const s = (samples[c.name] ??= { native: [], embind: [], plain: [], embindRatio: [], plainRatio: [] });
+      const faces = plain ? [['embind', mod], ['plain', plain]] : [['embind', mod]];
+      if (r % 2) faces.reverse();
+      s.native.push(n);
+      for (const [face, m] of faces) {
+        const w = wasmNs(m, req, budget);
+        s[face].push(w);
+        s[face + 'Ratio'].push(w / n);
+      }
     }
   }
 }
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const geomean = (a) => Math.exp(a.reduce((s, x) => s + Math.log(x), 0) / a.length);
+const us = (ns) => `${(ns / 1000).toFixed(2)} us`;
 console.log(`\ntime per call, each calculator in its own chapter's module (medians of ${rounds} paired rounds; ` +
             `target: wasm at most ${TARGET_RATIO}x native, for the ${FIRST} module)`);
-console.log('  calculator'.padEnd(28) + 'native'.padStart(12) + 'wasm'.padStart(12) + 'ratio'.padStart(9));
-for (const [ch, { calculators }] of Object.entries(modules)) {
-  const ratios = [];
+console.log('  calculator'.padEnd(28) + 'native'.padStart(11) + 'embind'.padStart(11) + 'ratio'.padStart(8) +
+            (hasPlain ? 'plain'.padStart(11) + 'ratio'.padStart(8) : ''));
+for (const [ch, { calculators, plain }] of Object.entries(modules)) {
+  const ratios = { embind: [], plain: [] };
   for (const c of calculators) {
-    if (!native[c.name]) {
+    const s = samples[c.name];
+    if (!s) {
       console.log(`  ${c.name}`.padEnd(28) + 'not in the native bench (rebuild build/native)'.padStart(12));
       continue;
     }
-    const n = median(native[c.name]), w = median(inWasm[c.name]), q = median(ratio[c.name]);
-    ratios.push(q);
-    console.log(`  ${c.name}`.padEnd(28) + `${(n / 1000).toFixed(2)} us`.padStart(12) +
-                `${(w / 1000).toFixed(2)} us`.padStart(12) + `${q.toFixed(2)}x`.padStart(9));
+    let text = `  ${c.name}`.padEnd(28) + us(median(s.native)).padStart(11);
+    for (const face of plain ? ['embind', 'plain'] : ['embind']) {
+      const q = median(s[face + 'Ratio']);
+      ratios[face].push(q);
+      text += us(median(s[face])).padStart(11) + `${q.toFixed(2)}x`.padStart(8);
+    }
+    console.log(text);
   }
-  const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
-  console.log(`  ${ch}: geometric mean ratio ${geo.toFixed(2)}x ${geo <= TARGET_RATIO ? 'ok' : 'OVER'}` +
-              `${ch === FIRST ? '' : ' (for the record)'}\n`);
+  const record = ch === FIRST ? '' : ' (for the record)';
+  const e = geomean(ratios.embind);
+  let text = `  ${ch}: geometric mean ratio, embind ${e.toFixed(2)}x ${verdict(e <= TARGET_RATIO)}`;
+  if (plain) {
+    const p = geomean(ratios.plain);
+    text += `; plain export ${p.toFixed(2)}x ${verdict(p <= TARGET_RATIO)}`;
+  }
+  console.log(text + record + '\n');
 }

@@ -1,19 +1,32 @@
-// Appended to the emscripten glue: Module.api(text) -> text over the exported C functions sb_api
-// and sb_api_size. Nothing the core returns is ever thrown; the strings cross as UTF-8 in the
-// module's heap, with their lengths passed along so that neither side scans for a NUL.
-var sbEncoder = new TextEncoder();
+// Appended to the emscripten glue: Module.api(text) -> text, the module's face (docs/API.md), over
+// the embind entry point Module.sb_api (wasm/bindings.cpp), which takes the request as a string and
+// returns a view of the answer's bytes in the module's heap. Responses are ASCII JSON. Module.api
+// never throws: the core returns its errors as values, and a failure of the call itself (a broken
+// module) comes back as an `internal` error value too.
 var sbDecoder = new TextDecoder();
+
+// The core refuses a request over 1 MiB of UTF-8 (core/api.cpp). The same refusal here, before
+// the text is copied into the heap, keeps a huge request from growing the heap for good (wasm
+// memory never shrinks). A UTF-16 unit takes 1 to 3 bytes of UTF-8: a text of up to a third of the
+// cap in units passes as it is, a longer one is encoded here to count its bytes, and its bytes are
+// what crosses (wasm/embind.lib.js takes a std::string as either).
+var sbEncoder = new TextEncoder();
+var sbMaxRequest = 1 << 20;
+var sbTooLarge =
+  '{"ok":false,"error":{"code":"too_large","field":"request","message":"the request is over 1 MiB"}}';
+
 Module['api'] = function (text) {
-  text = String(text);
-  // Encoded straight into the heap: UTF-8 takes at most 3 bytes per UTF-16 unit.
-  var room = text.length * 3 + 1;
-  var ptr = _malloc(room);
   try {
-    var size = sbEncoder.encodeInto(text, HEAPU8.subarray(ptr, ptr + room)).written;
-    var out = _sb_api(ptr, size);
-    // HEAPU8 is read again after the call: the heap may have grown during it.
-    return sbDecoder.decode(HEAPU8.subarray(out, out + _sb_api_size()));
-  } finally {
-    _free(ptr);
+    text = String(text);
+    if (text.length > sbMaxRequest) return sbTooLarge;
+    var request = text.length * 3 > sbMaxRequest ? sbEncoder.encode(text) : text;
+    if (request.length > sbMaxRequest) return sbTooLarge;
+    // Decoded at once: the view is valid until the next call.
+    return sbDecoder.decode(Module['sb_api'](request));
+  } catch (e) {
+    return JSON.stringify({
+      ok: false,
+      error: { code: 'internal', field: '', message: 'module call failed: ' + (e && e.message ? e.message : e) },
+    });
   }
 };

@@ -94,6 +94,7 @@ export function wrap(mod) {
     request,
     list: () => request({ op: 'list' }),
     chips: () => request({ op: 'chips' }),
+    units: () => request({ op: 'units' }),
     calc: (name, inputs = {}) => request({ op: 'calc', name, inputs }),
     problem: (id, given) => request(withGiven({ op: 'problem', id }, given)),
     check: (id, answers = {}, given) => request(withGiven({ op: 'check', id, answers }, given)),

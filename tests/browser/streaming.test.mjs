@@ -1,0 +1,26 @@
+// Every chapter page's module compiles while it downloads: the emscripten 3.1.6 glue
+// (-sENVIRONMENT=web) fetches the .wasm and passes the response to WebAssembly.instantiateStreaming,
+// which needs the server to send Content-Type application/wasm; with any other type it warns and
+// falls back to compiling the whole buffer after the download.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildSite, startSite } from './harness.mjs';
+import { chapterPages, loadPage } from './pageload.mjs';
+
+test('each chapter page instantiates its module with instantiateStreaming, served as application/wasm', async () => {
+  const pages = chapterPages(await buildSite());
+  assert.ok(pages.length > 0, 'the catalogue names chapter pages');
+  const site = await startSite();
+  try {
+    for (const { file } of pages) {
+      const r = await loadPage(site, file);
+      assert.equal(r.streaming, 1, `${file}: one instantiateStreaming`);
+      assert.equal(r.buffer, 0, `${file}: no fallback to an ArrayBuffer`);
+      assert.deepEqual(r.mime, ['application/wasm'], file);
+      assert.ok(r.wasm !== null && r.first !== null, `${file}: the module answered and a calculator shows a number`);
+    }
+    site.assertClean();
+  } finally {
+    await site.close();
+  }
+});
