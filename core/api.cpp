@@ -76,7 +76,7 @@ json op_list() {
     text << "]}";
   }
   text << (text.empty() ? "[]" : "]");
-  json chapters = json::parse(text.view());
+  json chapters = parse_json(text.view(), kNoLimits);
   for (const auto& c : r.calculators())
     calcs.push_back({{"name", c.name},
                      {"chapter", c.chapter},
