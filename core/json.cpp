@@ -97,11 +97,14 @@ struct Fp {
   int e;
 };
 
-// x * y rounded to 64 bits: the high half of the 128-bit product, rounded.
+// x * y rounded to 64 bits: the high half of the 128-bit product, rounded. Built from 32-bit
+// halves: wasm has no 128-bit product, and __int128 there is a library call.
 Fp times(Fp x, Fp y) {
-  const unsigned __int128 p = static_cast<unsigned __int128>(x.f) * y.f;
-  const uint64_t hi = static_cast<uint64_t>(p >> 64), lo = static_cast<uint64_t>(p);
-  return {hi + (lo >> 63), x.e + y.e + 64};
+  const uint64_t a = x.f >> 32, b = x.f & 0xFFFFFFFF, c = y.f >> 32, d = y.f & 0xFFFFFFFF;
+  const uint64_t ac = a * c, bc = b * c, ad = a * d, bd = b * d;
+  // The middle 32 bits of the product, with half of the low 64 bits' unit added to round.
+  const uint64_t mid = (bd >> 32) + (ad & 0xFFFFFFFF) + (bc & 0xFFFFFFFF) + (uint64_t{1} << 31);
+  return {ac + (ad >> 32) + (bc >> 32) + (mid >> 32), x.e + y.e + 64};
 }
 
 Fp normalized(Fp x) {
@@ -148,8 +151,10 @@ constexpr int kAlpha = -60, kGamma = -32;
 
 // The cached power c with kAlpha <= e + c.e + 64 <= kGamma, and its decimal exponent.
 Fp cached_power(int e, int& k10) {
-  // c.e is about k10 * log2(10) - 63; the estimate from log10(2) is corrected by the loops.
-  const int want = static_cast<int>(std::ceil((kAlpha - e - 1) * 0.30102999566398120));
+  // c.e is about k10 * log2(10) - 63, so k10 >= (kAlpha - e - 1) * log10(2): the ceiling of
+  // that, with 78913 / 2^18 for log10(2) (a shift floors, so the ceiling is minus the floor of
+  // minus it). The loops below correct the estimate where it is one off.
+  const int want = -((-(kAlpha - e - 1) * 78913) >> 18);
   int i = (want - kFirstPower + kPowerStep - 1) / kPowerStep;
   constexpr int n = static_cast<int>(sizeof(kPowers) / sizeof(kPowers[0]));
   i = std::max(0, std::min(n - 1, i));
@@ -177,9 +182,12 @@ void digits(char* buf, int& len, int& k10, Fp lo, Fp w, Fp hi) {
   const uint64_t one = uint64_t{1} << shift;
   uint32_t p1 = static_cast<uint32_t>(hi.f >> shift);  // integer part
   uint64_t p2 = hi.f & (one - 1);                      // fraction
-  uint32_t pow10 = 1;
-  int n = 1;
-  while (n < 10 && p1 / pow10 >= 10) pow10 *= 10, ++n;
+  // The largest power of ten at most p1, and its number of digits.
+  static const uint32_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                    100000, 1000000, 10000000, 100000000, 1000000000};
+  int n = 10;
+  while (n > 1 && p1 < kPow10[n - 1]) --n;
+  uint32_t pow10 = kPow10[n - 1];
   while (n > 0) {
     buf[len++] = static_cast<char>('0' + p1 / pow10);
     p1 %= pow10;
