@@ -182,7 +182,13 @@ export interface SlotResult {
   /** The reader's answer as read. */
   got?: number;
   got_text?: string;
+  /** Which rule decided a number: the exact value, a shortcut the book takes, a prefix read as
+   * binary, the digits typed, a known slip, a factor that fits the slot, close, wrong. */
+  rule?: 'exact' | 'book' | 'binary' | 'digits' | 'slip' | 'factor' | 'close' | 'wrong';
+  /** wrong or close: the likely mistake. */
   hint?: string;
+  /** correct by a rule other than the exact value: which one, and the exact value. */
+  note?: string;
   /** invalid: why the answer could not be read. */
   error?: ApiError;
 }
