@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -52,6 +55,8 @@ std::string render(Text statement, const Problem& p, const Inputs& in) {
       const size_t bar2 = forms.find('|');
       const bool one = g->kind == Param::Kind::Number && in.num(name) == 1;
       out.append(one ? forms.substr(0, bar2) : forms.substr(bar2 == Text::npos ? 0 : bar2 + 1));
+    } else if (g->chip) {
+      out += hw::chip(in.text(name)).name;  // "TPU v5e", as a reader names it
     } else {
       out += g->kind == Param::Kind::Number
                  ? units::format(in.num(name), g->unit.empty() ? "count" : g->unit)
@@ -63,10 +68,15 @@ std::string render(Text statement, const Problem& p, const Inputs& in) {
   return out;
 }
 
-// Whether "new variant" has anything to change: a given with variant values or a chip spec.
+// Whether a given may change in a variant: it has variant values or is a chip's spec.
+bool varies(const Param& g) {
+  return !g.variants.empty() || !g.text_variants.empty() || !g.chip_spec.empty();
+}
+
+// Whether "new variant" has anything to change.
 bool variable(const Problem& p) {
   for (const auto& g : p.given)
-    if (!g.variants.empty() || !g.chip_spec.empty()) return true;
+    if (varies(g)) return true;
   return false;
 }
 
@@ -133,6 +143,78 @@ std::string op_calc(const json& req) {
   return out.str();
 }
 
+// A spec of a chip for a chip_spec given: a number, a ratio "a/b" of two, or a text.
+bool chip_has(const hw::Chip& c, Text key) {
+  const size_t slash = key.find('/');
+  if (slash == Text::npos) return c.has(key);
+  return c.has(key.substr(0, slash)) && c.has(key.substr(slash + 1));
+}
+json chip_value(const hw::Chip& c, const Param& g) {
+  const Text key = g.chip_spec;
+  if (g.kind != Param::Kind::Number) return c.get_text(key);
+  const size_t slash = key.find('/');
+  if (slash == Text::npos) return c.get(key);
+  return c.get(key.substr(0, slash)) / c.get(key.substr(slash + 1));
+}
+
+// One draw of new givens: a real chip for the chip specs (and the chip param), one position per
+// linked group, a value for every other given that varies.
+json draw(const Problem& p, std::mt19937_64& rng) {
+  json given = json::object();
+  const Param* chip_param = nullptr;
+  bool specs = false;
+  for (const auto& g : p.given) {
+    if (g.chip) chip_param = &g;
+    specs = specs || !g.chip_spec.empty();
+  }
+  if (specs) {
+    const std::string kind = chip_param ? hw::chip(chip_param->def_text).kind : "";
+    std::vector<const hw::Chip*> fit;
+    for (const auto& c : hw::chips()) {
+      bool all = kind.empty() || c.kind == kind;
+      for (const auto& g : p.given) all = all && (g.chip_spec.empty() || chip_has(c, g.chip_spec));
+      if (all) fit.push_back(&c);
+    }
+    if (!fit.empty()) {
+      const hw::Chip& c = *fit[rng() % fit.size()];
+      if (chip_param) given[chip_param->name] = c.id;
+      for (const auto& g : p.given)
+        if (!g.chip_spec.empty()) given[g.name] = chip_value(c, g);
+    }
+  }
+  std::vector<std::pair<Text, size_t>> picked;  // linked group -> position
+  for (const auto& g : p.given) {
+    const size_t n = g.variants.empty() ? g.text_variants.size() : g.variants.size();
+    if (n == 0 || !g.chip_spec.empty()) continue;
+    size_t at = rng() % n;
+    if (!g.linked.empty()) {
+      bool seen = false;
+      for (const auto& [group, pos] : picked)
+        if (group == g.linked) at = pos, seen = true;
+      if (!seen) picked.emplace_back(g.linked, at);
+    }
+    if (at >= n)
+      throw std::logic_error("registry: linked variant lists of unequal length in " +
+                             std::string(p.id));
+    if (g.variants.empty())
+      given[g.name] = g.text_variants[at];
+    else
+      given[g.name] = g.variants[at];
+  }
+  return given;
+}
+
+// Whether the drawn givens change anything but the chip's name: a variant that repeats the
+// book's values (or renames the chip alone) is no variant.
+bool changes(const Problem& p, const Inputs& in) {
+  for (const auto& g : p.given) {
+    if (g.chip) continue;
+    if (g.kind == Param::Kind::Number ? in.num(g.name) != g.def : in.text(g.name) != g.def_text)
+      return true;
+  }
+  return false;
+}
+
 json op_variant(const json& req) {
   const auto& p = Registry::get().problem(str(req, "id"));
   uint64_t seed = 1;
@@ -142,15 +224,15 @@ json op_variant(const json& req) {
     if (!std::isfinite(s)) fail("seed", "seed must be finite", "bad_number");
     seed = static_cast<uint64_t>(std::fabs(std::fmod(s, 1e15)));
   }
+  if (!variable(p))
+    fail("id", std::string(p.id) + " has no variants: its inputs are the book's alone",
+         "no_variant");
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 1);
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    json given = json::object();
-    for (const auto& g : p.given) {
-      if (g.variants.empty()) continue;
-      given[g.name] = g.variants[rng() % g.variants.size()];
-    }
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    json given = draw(p, rng);
     try {
       Inputs in(p.given, given);
+      if (!changes(p, in)) continue;
       Trace tr;
       if (p.solve) {
         Answers a = p.solve(in, tr);
@@ -163,7 +245,7 @@ json op_variant(const json& req) {
       continue;  // this combination is not a valid problem; draw again
     }
   }
-  return {{"id", p.id}, {"given", json::object()}};
+  fail("id", "no variant of " + std::string(p.id) + " could be drawn with this seed", "no_variant");
 }
 
 json op_parse(const json& req) {
@@ -196,7 +278,7 @@ json solve_problem(const std::string& id, const json& given) {
     j["text"] = param.kind == Param::Kind::Number
                     ? units::format(in.num(param.name), param.unit.empty() ? "count" : param.unit)
                     : in.text(param.name);
-    j["variable"] = !param.variants.empty() || !param.chip_spec.empty();
+    j["variable"] = varies(param);
     g.push_back(j);
   }
   json slots = json::array(), answers = json::object();

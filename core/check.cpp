@@ -141,15 +141,6 @@ std::string generic_hint(double r, const Slot& s, double tol) {
   return "";
 }
 
-// v rounded to `digits` significant digits, half away from zero: 1024 to 1 digit is 1000.
-double rounded(double v, int digits) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  const double e = std::floor(std::log10(std::fabs(v)));
-  const double unit = std::pow(10.0, e - digits + 1);
-  const double r = std::round(v / unit) * unit;
-  return std::isfinite(r) ? r : v;
-}
-
 std::string digits_text(int d) { return std::to_string(d) + (d == 1 ? " digit" : " digits"); }
 
 // The value as the slot's unit writes it.
@@ -303,10 +294,10 @@ Result answer(const std::string& text, const Slot& slot, double want,
                            std::fabs(want) < 100 && std::floor(want) == want;
   const int d = std::min(typed_digits(text), 17);
   if (!slipped && d > 0 && q != Quantity::Hops && q != Quantity::Bool && !small_whole) {
-    if (near(got, rounded(want, d), 1e-9))
+    if (near(got, units::round_sig(want, d), 1e-9))
       return correct("digits", "correct to " + digits_text(d) + "; " + exact);
     for (const auto& a : books)
-      if (a.slot == slot.name && near(got, rounded(a.value, d), 1e-9))
+      if (a.slot == slot.name && near(got, units::round_sig(a.value, d), 1e-9))
         return correct("digits", "correct to " + digits_text(d) + " of the book's " +
                                      shown(a.value, slot) + " (the book " + a.text + "); " + exact);
   }
@@ -314,7 +305,8 @@ Result answer(const std::string& text, const Slot& slot, double want,
   out = miss(got, want, slot, slips, tol);
   if (out.verdict == Verdict::Close && d > 0 && d < 6)
     out.hint = "Close, but outside the tolerance of " + units::number(tol * 100, 3) + "%: to " +
-               digits_text(d) + " the exact value is " + shown(rounded(want, d), slot) + ".";
+               digits_text(d) + " the exact value is " + shown(units::round_sig(want, d), slot) +
+               ".";
   return out;
 }
 

@@ -41,10 +41,15 @@ struct Param {
   bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
   Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
   Variants variants;      // problems: values "new variant" may draw from
+  std::span<const Text> text_variants;  // problems: the same for a text given
   // Problems: the key of a chip spec this given states ("hbm_bw", "peak_flops_bf16"; see
-  // data/chips.json). A variant draws one real chip that has every such spec of the problem and
-  // gives all of them that chip's values together, so that no variant mixes two chips.
+  // data/chips.json), or a ratio of two ("peak_flops_int8/peak_flops_bf16"). A variant draws one
+  // real chip that has every such spec of the problem and gives all of them that chip's values
+  // together, so that no variant mixes two chips; the problem's chip param takes that chip.
   Text chip_spec;
+  // Problems: givens of one group draw the same position of their variant lists (which have
+  // equal lengths), for values that go together: an array's text and its bytes.
+  Text linked;
 };
 
 // The allowed values of a choice (for a chip or dtype param: the hardware tables').
@@ -90,6 +95,15 @@ constexpr Param dtype_param(Text name, Text def, Text doc) {
 }
 constexpr Param with_variants(Param p, Variants v) {
   p.variants = v;
+  return p;
+}
+constexpr Param with_texts(Param p, std::span<const Text> v) {
+  p.text_variants = v;
+  return p;
+}
+// Givens that vary together: linked(with_texts(text("a", ...), kAs), "array").
+constexpr Param linked(Param p, Text group) {
+  p.linked = group;
   return p;
 }
 // A given that is a fact of the chip: chip_spec(given("hbm_bw_Bps", ...), "hbm_bw").

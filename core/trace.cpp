@@ -86,6 +86,11 @@ void Trace::note(Text text) {
   close("", 0, "");
 }
 
+void Trace::equation(Text what, Text formula) {
+  open(what, formula);
+  out_ << '}';
+}
+
 json Trace::to_json() const {
   Out o;
   write(o);

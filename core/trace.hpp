@@ -21,8 +21,12 @@ class Trace {
   // typeset by tex(): step("T", "F / W", "\\frac{#}{#}", {flops, bw}, t, "s").
   double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs, double value,
               Text unit);
-  // A sentence with no number (a verdict, an assumption).
+  // A sentence with no number (a verdict, an assumption). Math in it stays raw text on the page:
+  // a relation belongs in equation().
   void note(Text text);
+  // A relation the derivation uses, typeset, with no value of its own:
+  // equation("Weight bytes dominate", "I \approx 2BDF / (b_w DF) = 2B / b_w").
+  void equation(Text what, Text formula);
   bool empty() const { return out_.empty(); }
   // The steps as a JSON array: [{"what", "formula", "numbers", "value", "unit", "text"}, ...].
   void write(Out& out) const { out << '[' << out_.view() << ']'; }

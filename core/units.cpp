@@ -1,5 +1,6 @@
 #include "core/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -369,6 +370,35 @@ Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string
 
 double parse(std::string_view text, std::string_view unit, std::string_view field) {
   return parse_quantity(text, unit, field).value;
+}
+
+double round_sig(double v, int digits) {
+  if (v == 0 || !std::isfinite(v) || digits < 1) return v;
+  const double e = std::floor(std::log10(std::fabs(v)));
+  const double unit = std::pow(10.0, e - std::min(digits, 17) + 1);
+  const double r = std::round(v / unit) * unit;
+  return std::isfinite(r) && unit > 0 ? r : v;
+}
+
+std::string decimal_name_text(double bytes) {
+  static const char* const kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double binary = 1;
+  int k = 0;
+  for (; k < 5 && std::fabs(bytes) >= binary * 1024; ++k) binary *= 1024;
+  const std::string named = number(bytes / binary) + " " + kBinary[k];
+  const double e = bytes > 0 ? std::log2(bytes) : 0.5;
+  std::string out = named;
+  if (k > 0 && std::floor(e) == e) out = "2^" + number(e) + " B (" + named + ")";
+  return out + " as " + format(decimal_name(bytes), "B");
+}
+
+double decimal_name(double bytes) {
+  double binary = 1, decimal = 1;
+  for (int k = 0; k < 5 && std::fabs(bytes) >= binary * 1024; ++k) {
+    binary *= 1024;
+    decimal *= 1000;
+  }
+  return bytes / binary * decimal;
 }
 
 namespace {

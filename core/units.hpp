@@ -57,6 +57,20 @@ struct Bound {
 };
 Bound parse_bound(std::string_view text, std::string_view unit, std::string_view field);
 
+// v rounded to `digits` significant digits, half away from zero: 1024 to 1 digit is 1000,
+// 1.342e8 to 2 is 1.3e8. The book rounds its intermediate figures so (a solver's shortcuts), and
+// the grader reads an answer typed with fewer digits against it.
+double round_sig(double v, int digits);
+
+// A size in bytes called by the decimal name of its binary size, as the book often does: 2^34 B
+// is 16 GiB and reads "16 GB" = 16e9 B; 2^21 B reads 2e6, 32768 B reads 32e3. The largest binary
+// prefix (Ki to Pi) at or below the size is swapped for its decimal one; below 1024 B the size
+// is unchanged.
+double decimal_name(double bytes);
+// The two names of such a size for a shortcut's note: "2^34 B (16 GiB) as 16 GB",
+// "3 MiB as 3 MB"; below 1 KiB, "512 B as 512 B".
+std::string decimal_name_text(double bytes);
+
 // "1.37 ms", "820 GB/s", "1.97e14 FLOPs/s", "240 FLOPs/B", "1,024 tokens" (4 significant digits).
 std::string format(double value, std::string_view unit);
 // The same written at out, which has room for kFormatRoom chars; returns the length.

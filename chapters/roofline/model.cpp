@@ -60,9 +60,14 @@ double critical_batch_approx(double weight_bytes, double i_hw) { return weight_b
 
 std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw) {
   // 2BDF / I_hw = b_x BD + b_w DF + b_o BF  =>  B (2DF / I_hw - b_x D - b_o F) = b_w DF.
-  const double denom = 2 * D * F / i_hw - b.x * D - b.o * F;
+  return critical_batch_from_costs(2 * D * F, b.w * D * F, b.x * D + b.o * F, i_hw);
+}
+
+std::optional<double> critical_batch_from_costs(double flops_per_token, double weight_bytes,
+                                                double io_bytes_per_token, double i_hw) {
+  const double denom = flops_per_token / i_hw - io_bytes_per_token;
   if (!(denom > 0)) return std::nullopt;  // activation+output traffic alone outpaces the MXU
-  return b.w * D * F / denom;
+  return weight_bytes / denom;
 }
 
 double global_batch_tokens(double sequences, double tokens_per_sequence) {

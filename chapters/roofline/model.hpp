@@ -95,6 +95,11 @@ double critical_batch_approx(double weight_bytes, double i_hw);
 //   B_crit = b_w DF / (2DF / I_hw - b_x D - b_o F); std::nullopt ("never") when the denominator
 //   is <= 0: the activation and output bytes alone take longer than the arithmetic.
 std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw);
+// A.4 (derived): the same crossover from the per-token costs, B f / I_hw = w + B io:
+//   B_crit = w / (f / I_hw - io), with f = 2DF FLOPs and io = b_x D + b_o F bytes per token and
+//   w = b_w DF weight bytes; std::nullopt when f / I_hw <= io.
+std::optional<double> critical_batch_from_costs(double flops_per_token, double weight_bytes,
+                                                double io_bytes_per_token, double i_hw);
 // A.4 caveat: the batch counts tokens: sequences x tokens per sequence ...
 double global_batch_tokens(double sequences, double tokens_per_sequence);
 // ... and B_crit applies per replica (per device here): global tokens / devices.

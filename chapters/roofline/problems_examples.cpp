@@ -10,6 +10,7 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 // Problems are written with designated initializers; the members left out keep their
 // defaults, which is what this warning is about.
@@ -28,8 +29,8 @@ constexpr Param kE1Given[] = {given("work_flops", "flop", 1e12, "FLOPs to perfor
                                     "H100 dense bf16 peak", kE1H100PeakBf16FlopsPerS),
                               given("v6e_peak_bf16_flops_per_s", "flop_per_s", 9.1e14,
                                     "v6e bf16 peak", kE1V6ePeakBf16FlopsPerS)};
-constexpr Slot kE1Slots[] = {number("t_math_h100", "s", "time on the H100"),
-                             number("t_math_v6e", "s", "time on the v6e")};
+constexpr Slot kE1Slots[] = {derived(number("t_math_h100", "s", "time on the H100"), From::Flops),
+                             derived(number("t_math_v6e", "s", "time on the v6e"), From::Flops)};
 constexpr Problem kE1{
     .id = "roofline.E1",
     .title = "Time for 1e12 FLOPs on two chips",
@@ -223,7 +224,7 @@ constexpr Slot::Hint kE6DCritHints[] = {
      "Off by 2: each chip holds only D/2 of the contraction (intensity "
      "D/2), and the full-duplex link counts one way."}};
 constexpr Slot kE6Slots[] = {
-    number("i_crit_link", "flop_per_B", "critical intensity of the link"),
+    derived(number("i_crit_link", "flop_per_B", "critical intensity of the link"), From::Link),
     hinted(number("d_crit", "count", "smallest compute-bound D"), kE6DCritHints)};
 constexpr Problem kE6{
     .id = "roofline.E6",
@@ -247,6 +248,9 @@ constexpr Problem kE6{
           a["i_crit_link"] =
               tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW", "\\frac{#}{#}",
                       {p, bw}, critical_intensity(p, bw), "flop_per_B");
+          a.slip("i_crit_link", critical_intensity(p, 2 * bw),
+                 "That divides by the bidirectional bandwidth: each chip sends its partial sum "
+                 "one way over the full-duplex link, so the one-way figure applies.");
           a["d_crit"] = tr.step("Compute-bound iff D/2 > I_link", "D_{crit} = 2 I_{link}",
                                 "2 \\cdot #", {a["i_crit_link"]}, network_d_crit(p, bw), "count");
           return a;

@@ -10,6 +10,7 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 // Problems are written with designated initializers; the members left out keep their
 // defaults, which is what this warning is about.
@@ -155,8 +156,8 @@ constexpr Param kQ1dGiven[] = {
 constexpr Slot::Hint kQ1dTMathHints[] = {{2, kTwoForMultiplyAdd}};
 constexpr Slot::Hint kQ1dTCommsHints[] = {{2, kInt8OneByte}};
 constexpr Slot kQ1dSlots[] = {
-    hinted(number("t_math", "s", "T_math"), kQ1dTMathHints),
-    hinted(number("t_comms", "s", "T_comms"), kQ1dTCommsHints),
+    hinted(derived(number("t_math", "s", "T_math"), From::Flops), kQ1dTMathHints),
+    hinted(derived(number("t_comms", "s", "T_comms"), From::Bytes), kQ1dTCommsHints),
     number("t_lower", "s", "T_lower (full overlap)"),
     number("t_upper", "s", "T_upper (no overlap)"),
     formula(
@@ -205,12 +206,7 @@ constexpr Param kQ2Given[] = {
     dtype_param("dtype_w", "int8", "storage type of the weights"),
     given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
     given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
-constexpr Slot::Hint kQ2BCritHints[] = {
-    {2,
-     "The weights set the bytes: with 1-byte weights I ~ 2B, so the "
-     "critical batch is half of I_hw, while the arithmetic stays at the "
-     "bf16 rate."}};
-constexpr Slot kQ2Slots[] = {hinted(number("b_crit", "tokens", "critical batch"), kQ2BCritHints)};
+constexpr Slot kQ2Slots[] = {number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ2{
     .id = "roofline.Q2",
     .title = "int8 weights with bf16 activations",
@@ -229,10 +225,19 @@ constexpr Problem kQ2{
           const double ih =
               tr.step("Critical intensity (bf16 arithmetic)", "I_{hw} = \\mathrm{peak}_{bf16} / BW",
                       "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw), "flop_per_B");
-          tr.note("Weight bytes dominate: I ~ 2BDF / (b_w DF) = 2B / b_w.");
-          return Answers{{"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
-                                            "\\frac{# \\cdot #}{2}", {bw_bytes, ih},
-                                            critical_batch_approx(bw_bytes, ih), "tokens")}};
+          tr.equation("Weight bytes dominate", "I \\approx \\frac{2BDF}{b_w DF} = \\frac{2B}{b_w}");
+          Answers a{{"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
+                                       "\\frac{# \\cdot #}{2}", {bw_bytes, ih},
+                                       critical_batch_approx(bw_bytes, ih), "tokens")}};
+          // The bf16 habit: weights taken at 2 bytes whatever their storage type.
+          if (bw_bytes != 2)
+            a.slip("b_crit", critical_batch_approx(2, ih),
+                   "The weights set the bytes: with " + units::number(bw_bytes) +
+                       "-byte weights I ~ 2B / b_w = " +
+                       (bw_bytes == 1 ? std::string("2B") : "2B / " + units::number(bw_bytes)) +
+                       ", so the critical batch is b_w I_hw / 2, while the arithmetic stays at "
+                       "the bf16 rate; that answer takes the weights as bf16 (2 bytes).");
+          return a;
         },
 };
 
@@ -280,6 +285,11 @@ constexpr Problem kQ3{
           const std::pair<const char*, double> shapes[] = {{"d4096", big}, {"d1024", small}};
           for (const auto& [tag, d] : shapes) {
             const auto b = critical_batch_exact(d, d, ob, ih);
+            // Dropping the activation and output bytes is the Q2 shortcut, wrong here.
+            a.slip(std::string("b_crit_") + tag, critical_batch_approx(ob.w, ih),
+                   "That keeps only the weight bytes, as Q2 does for B much smaller than D and F; "
+                   "this question counts every byte, 2BD + DF + 2BF, which moves the crossover "
+                   "later, the more so the smaller D and F.");
             if (b) {
               a[std::string("b_crit_") + tag] = tr.step(
                   "Exact crossover at D = F = " + tex(d),
@@ -371,17 +381,8 @@ constexpr Param kQ5Given[] = {
           "spec-sheet bf16 peak (with sparsity)", kQ5PeakBf16SparseFlopsPerS),
     given("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", kQ5SparsityFactor),
     given("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", kQ5HbmBwBps)};
-constexpr Slot::Hint kQ5PeakDenseHints[] = {
-    {2,
-     "The spec-sheet figure assumes 2:4 sparsity; the dense rate is "
-     "half."}};
-constexpr Slot::Hint kQ5BCritHints[] = {
-    {2,
-     "Use the dense peak (half the spec sheet's sparse figure), and for "
-     "bf16 weights B_crit = I_hw."}};
-constexpr Slot kQ5Slots[] = {
-    hinted(number("peak_dense", "flop_per_s", "dense bf16 peak"), kQ5PeakDenseHints),
-    hinted(number("b_crit", "tokens", "critical batch"), kQ5BCritHints)};
+constexpr Slot kQ5Slots[] = {number("peak_dense", "flop_per_s", "dense bf16 peak"),
+                             number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ5{
     .id = "roofline.Q5",
     .title = "H100 critical batch for bf16 matmul",
@@ -407,6 +408,16 @@ constexpr Problem kQ5{
           a["b_crit"] =
               tr.step("Critical batch (bf16 weights)", "B_{crit} \\approx 2 I_{hw} / 2",
                       "\\frac{2 \\cdot #}{2}", {ih}, critical_batch_approx(2, ih), "tokens");
+          // The spec sheet's sparse figure taken as the peak.
+          if (k != 1) {
+            a.slip("peak_dense", sp,
+                   "That is the spec sheet's figure, which assumes structured sparsity; the dense "
+                   "rate is that figure divided by the sparsity factor.");
+            a.slip("b_crit", critical_batch_approx(2, critical_intensity(sp, bw)),
+                   "That uses the spec sheet's sparse peak; a dense matmul runs at the dense rate "
+                   "(the sparse figure over the sparsity factor), and for bf16 weights "
+                   "B_crit = I_hw.");
+          }
           return a;
         },
 };

@@ -51,6 +51,26 @@ void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
   a["shard_bytes"] = shard;
   a["total_bytes"] = V;
   a["t_full_ring_s"] = full.t;
+  // The book rounds the gathered bytes to 2 digits (34 MB) and divides those.
+  const double vr = units::round_sig(V, 2);
+  a.book("t_full_ring_s",
+         collective_cost(Op::AllGather, vr, axes_of(m, gax, ring), l, nullptr, "").t,
+         "rounds V to " + units::format(vr, "B") + " first");
+  // An open line taken for a ring, and N shards counted where N-1 travel.
+  if (!wired[0].wrap) {
+    const double n = wired[0].size;
+    a.slip("t_open_line_s", full.t,
+           "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
+           "through one link, one way, 2(N-1)/N = " +
+               units::number(2 * (n - 1) / n, 3) + " times the ring's time here.");
+    a.slip("t_open_line_s", std::max(real.t_lat, n * shard / l.w_uni),
+           "That counts N shards through the far device's link; it already holds its own, so "
+           "N-1 arrive.");
+  }
+  // The shard called by its decimal name (32 KiB as 32 kB), as the book computes with it.
+  a.book("shard_bytes", units::decimal_name(shard), "writes " + units::decimal_name_text(shard));
+  a.book("per_hop_transfer_s", units::decimal_name(shard) / l.w_uni,
+         "computes with " + units::decimal_name_text(shard));
   a["latency_term_s"] = real.t_lat;
   a["t_open_line_s"] = real.t;
   a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard", "\\frac{V/N}{W_{uni}}",
@@ -86,10 +106,6 @@ constexpr Param kPQ2bGiven[] = {kPQ2Chip,
                                 count("size_F", 256, "global size of F", kPQ2Fs),
                                 kPQ2WUni,
                                 kTMin};
-constexpr Text kHintOpenLine =
-    "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
-    "through one link one way, 2(N-1)/N = 1.5 times the ring on 4 chips.";
-
 // Question 2: gathers on a v4p 4x4x4 cube, and the free reshard onto the idle Z axis.
 constexpr double kQ2Bs[] = {512, 1024, 4096};
 constexpr double kQ2Ds[] = {2048, 4096, 8192};
@@ -202,13 +218,12 @@ constexpr Problem kEX5{
         },
 };
 
-constexpr Slot::Hint kPQ2aTOpenLineSHints[] = {{1.5, kHintOpenLine}};
 constexpr Slot kPQ2aSlots[] = {
     number("shard_bytes", "B", "bytes per shard"),
     number("total_bytes", "B", "bytes of the gathered array"),
-    number("t_full_ring_s", "s", "time on an ideal ring"),
+    derived(number("t_full_ring_s", "s", "time on an ideal ring"), From::Link),
     number("latency_term_s", "s", "latency term"),
-    hinted(number("t_open_line_s", "s", "time without wraparound"), kPQ2aTOpenLineSHints),
+    derived(number("t_open_line_s", "s", "time without wraparound"), From::Link),
     boolean("is_latency_bound", "latency-bound?")};
 constexpr Problem kPQ2a{
     .id = "sharding.PQ2.a",
@@ -237,10 +252,10 @@ constexpr Problem kPQ2a{
         "one way.",
 };
 
-constexpr Slot kPQ2bSlots[] = {number("shard_bytes", "B", "bytes per shard", 0.03),
-                               number("per_hop_transfer_s", "s", "transfer time of one hop", 0.05),
-                               number("t_total_s", "s", "total time", 0.15),
-                               boolean("is_latency_bound", "latency-bound?")};
+constexpr Slot kPQ2bSlots[] = {
+    number("shard_bytes", "B", "bytes per shard"),
+    derived(number("per_hop_transfer_s", "s", "transfer time of one hop"), From::Link),
+    number("t_total_s", "s", "total time", 0.15), boolean("is_latency_bound", "latency-bound?")};
 constexpr Problem kPQ2b{
     .id = "sharding.PQ2.b",
     .title = "Small AllGather on v5e is latency-bound",
@@ -257,24 +272,22 @@ constexpr Problem kPQ2b{
         [](const Inputs& in, Trace& tr) {
           Answers a;
           pq2_solve(in, tr, a);
-          Answers out;
-          for (const char* k :
-               {"shard_bytes", "per_hop_transfer_s", "t_total_s", "is_latency_bound"})
-            out[k] = a[k];
-          return out;
+          for (const char* k : {"total_bytes", "t_full_ring_s", "latency_term_s", "t_open_line_s"})
+            a.erase(k);
+          return a;
         },
-    .erratum =
-        "The book writes the shard as 32 kB and computes with 32e3 B; it is "
-        "32,768 B (32 KiB).",
     .hint = "Compare one hop's transfer with the 1 us hop latency.",
 };
 
 constexpr Slot::Hint kQ2aTAllgatherXSHints[] = {{2, kHintBothWays}};
 constexpr Slot kQ2aSlots[] = {
     number("gathered_bytes_per_group", "B", "bytes gathered per Y group"),
-    hinted(number("t_allgather_x_s", "s", "time of AllGather_X"), kQ2aTAllgatherXSHints),
+    hinted(derived(number("t_allgather_x_s", "s", "time of AllGather_X"), From::Link),
+           kQ2aTAllgatherXSHints),
     number("latency_term_s", "s", "latency floor"),
-    number("t_allgather_xz_after_free_reshard_s", "s", "time of AllGather_{XZ} after the reshard")};
+    derived(number("t_allgather_xz_after_free_reshard_s", "s",
+                   "time of AllGather_{XZ} after the reshard"),
+            From::Link)};
 constexpr Problem kQ2a{
     .id = "sharding.Q2.a",
     .title = "AllGather over one v4p axis",
@@ -306,11 +319,13 @@ constexpr Problem kQ2a{
         },
 };
 
-constexpr Slot kQ2bSlots[] = {number("gathered_bytes", "B", "bytes gathered"),
-                              number("t_allgather_xy_s", "s", "time of AllGather_{XY}"),
-                              number("latency_term_s", "s", "latency floor"),
-                              number("t_allgather_xyz_after_free_reshard_s", "s",
-                                     "time of AllGather_{XYZ} after the reshard")};
+constexpr Slot kQ2bSlots[] = {
+    number("gathered_bytes", "B", "bytes gathered"),
+    derived(number("t_allgather_xy_s", "s", "time of AllGather_{XY}"), From::Link),
+    number("latency_term_s", "s", "latency floor"),
+    derived(number("t_allgather_xyz_after_free_reshard_s", "s",
+                   "time of AllGather_{XYZ} after the reshard"),
+            From::Link)};
 constexpr Problem kQ2b{
     .id = "sharding.Q2.b",
     .title = "AllGather over two v4p axes",
@@ -340,7 +355,8 @@ constexpr Problem kQ2b{
 constexpr Slot::Hint kQ2cTAllreduceZSHints[] = {{2, kHintTwoPasses}};
 constexpr Slot kQ2cSlots[] = {
     number("per_device_bytes", "B", "bytes per device"),
-    hinted(number("t_allreduce_z_s", "s", "time of AllReduce_Z"), kQ2cTAllreduceZSHints)};
+    hinted(derived(number("t_allreduce_z_s", "s", "time of AllReduce_Z"), From::Link),
+           kQ2cTAllreduceZSHints)};
 constexpr Problem kQ2c{
     .id = "sharding.Q2.c",
     .title = "AllReduce over the Z axis",
@@ -377,8 +393,8 @@ constexpr Param kQ3Given[] = {
 constexpr Slot::Hint kQ3TTotalSHints[] = {{1.5, kHintWrappedHops}};
 constexpr Slot kQ3Slots[] = {number("total_bytes", "B", "bytes of the gathered vector"),
                              number("bytes_per_device", "B", "bytes per device before"),
-                             number("hops", "count", "hops"),
-                             number("bandwidth_term_s", "s", "bandwidth term"),
+                             measures(number("hops", "count", "hops"), Quantity::Hops),
+                             derived(number("bandwidth_term_s", "s", "bandwidth term"), From::Link),
                              hinted(number("t_total_s", "s", "total time", 0.2), kQ3TTotalSHints),
                              boolean("is_latency_bound", "latency-bound?")};
 constexpr Problem kQ3{
@@ -402,9 +418,18 @@ constexpr Problem kQ3{
           CollectiveCost c =
               collective_cost(Op::AllGather, V, axes_of(m, {"X"}, chip_wraps(in.text("chip"), m)),
                               link_of(in.num("w_uni_Bps"), in.num("t_min_s")), &tr, "AllGather_X");
-          return Answers{{"total_bytes", V}, {"bytes_per_device", per},
-                         {"hops", c.hops},   {"bandwidth_term_s", c.t_bw},
-                         {"t_total_s", c.t}, {"is_latency_bound", c.latency_bound ? 1.0 : 0.0}};
+          Answers a{{"total_bytes", V}, {"bytes_per_device", per},
+                    {"hops", c.hops},   {"bandwidth_term_s", c.t_bw},
+                    {"t_total_s", c.t}, {"is_latency_bound", c.latency_bound ? 1.0 : 0.0}};
+          // An axis that wraps counted as an open line: N-1 hops instead of floor(N/2).
+          std::vector<Axis> line = axes_of(m, {"X"}, chip_wraps(in.text("chip"), m));
+          if (line[0].wrap) {
+            line[0].wrap = false;
+            const CollectiveCost open = collective_cost(
+                Op::AllGather, V, line, link_of(in.num("w_uni_Bps"), in.num("t_min_s")));
+            a.slip("hops", open.hops, std::string(kHintWrappedHops));
+          }
+          return a;
         },
 };
 
@@ -421,14 +446,15 @@ constexpr Slot kEX6Slots[] = {
     number("a2a_to_allgather_ratio_1d", "ratio", "1-D AllToAll / AllGather"),
     number("chunk_hops_per_device_even_ring", "count", "chunk-hops per device"),
     number("bisection_links_crossed", "count", "links crossing the bisection"),
-    number("t_alltoall_s", "s", "AllToAll time"),
-    formula(
-        "formula", "s", "AllToAll time as a formula", kEX6Vars,
-        [](const Vars& v) {
-          const double mx = std::max({at(v, "A"), at(v, "B"), at(v, "C")});
-          return t_alltoall_per_device(at(v, "V") / at(v, "N"), mx, at(v, "W"));
-        },
-        "\\frac{V \\max(A, B, C)}{4 N W}")};
+    derived(number("t_alltoall_s", "s", "AllToAll time"), From::Link),
+    derived(formula(
+                "formula", "s", "AllToAll time as a formula", kEX6Vars,
+                [](const Vars& v) {
+                  const double mx = std::max({at(v, "A"), at(v, "B"), at(v, "C")});
+                  return t_alltoall_per_device(at(v, "V") / at(v, "N"), mx, at(v, "W"));
+                },
+                "\\frac{V \\max(A, B, C)}{4 N W}"),
+            From::Link)};
 constexpr Problem kEX6{
     .id = "sharding.EX6",
     .title = "AllToAll cost on an N-D torus",

@@ -49,7 +49,7 @@ constexpr Slot kQ7Slots[] = {
     boolean("tp_fits_in_cap", "TP fits in the cap?"),
     boolean("fsdp_full_weight_exceeds_cap", "FSDP's gathered weight exceeds the cap?"),
     number("flops_per_chip", "flop", "FLOPs per chip"),
-    number("t_math_s", "s", "FLOPs time per chip")};
+    derived(number("t_math_s", "s", "FLOPs time per chip"), From::Flops)};
 constexpr Problem kQ7{
     .id = "sharding.Q7",
     .title = "Memory-capped MLP layer on v5e 2x2",
@@ -106,13 +106,17 @@ constexpr Problem kQ7{
                       a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
           const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", "\\frac{#}{#}",
                                     {flops, C}, roofline::t_math(flops, C), "s");
-          return Answers{{"weight_bytes_each", wbytes},
-                         {"input_bytes", ibytes},
-                         {"tp_weight_bytes_per_chip", tpw},
-                         {"tp_fits_in_cap", peak_tp <= cap ? 1.0 : 0.0},
-                         {"fsdp_full_weight_exceeds_cap", af.plan.peak_bytes_b > cap ? 1.0 : 0.0},
-                         {"flops_per_chip", flops},
-                         {"t_math_s", tm}};
+          Answers a{{"weight_bytes_each", wbytes},
+                    {"input_bytes", ibytes},
+                    {"tp_weight_bytes_per_chip", tpw},
+                    {"tp_fits_in_cap", peak_tp <= cap ? 1.0 : 0.0},
+                    {"fsdp_full_weight_exceeds_cap", af.plan.peak_bytes_b > cap ? 1.0 : 0.0},
+                    {"flops_per_chip", flops},
+                    {"t_math_s", tm}};
+          // Power-of-two sizes called by their decimal names (2^29 B as 512 MB).
+          for (const char* k : {"weight_bytes_each", "input_bytes", "tp_weight_bytes_per_chip"})
+            a.book(k, units::decimal_name(a[k]), "writes " + units::decimal_name_text(a[k]));
+          return a;
         },
     .hint =
         "Compare one whole weight with the cap: a layout that gathers it cannot "

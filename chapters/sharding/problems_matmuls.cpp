@@ -124,35 +124,44 @@ constexpr Param kQ4Given[] = {
     text("mesh", "{'X': 4}", "a reference mesh axis (the thresholds do not depend on it)"),
     count("ref_size", 8192, "reference B = D = F the thresholds are scaled from")};
 constexpr Slot kQ4Slots[] = {
-    number("b_threshold_strategy1_comms_bound", "tokens",
-           "B below which strategy 1 is comms-bound"),
-    number("d_threshold_strategy2_wins_large_batch", "count", "D above which strategy 2 wins"),
-    number("x_max_strategy2_compute_bound", "count", "largest X with strategy 2 compute-bound"),
-    formula(
-        "t_math_strategy1", "s", "T_math of strategy 1", kQ4Math1,
-        [](const Vars& v) {
-          return roofline::t_math(roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}),
-                                  at(v, "C"));
-        },
-        "\\frac{2BDF}{C}"),
-    formula(
-        "t_comms_strategy1", "s", "T_comms of strategy 1", kQ4Comms1,
-        [](const Vars& v) { return t_allgather_multi(2 * at(v, "D") * at(v, "F"), 1, at(v, "W")); },
-        "\\frac{2DF}{W}"),
-    formula(
-        "t_math_strategy2", "s", "T_math of strategy 2", kQ4Math2,
-        [](const Vars& v) {
-          return roofline::t_math(
-              roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}) / at(v, "X"),
-              at(v, "C"));
-        },
-        "\\frac{2BDF}{XC}"),
-    formula(
-        "t_comms_strategy2", "s", "T_comms of strategy 2", kQ4Comms2,
-        [](const Vars& v) {
-          return t_allreduce_from_ag(t_allgather_multi(2 * at(v, "B") * at(v, "F"), 1, at(v, "W")));
-        },
-        "\\frac{4BF}{W}")};
+    at_most(number("b_threshold_strategy1_comms_bound", "tokens",
+                   "B below which strategy 1 is comms-bound")),
+    at_least(
+        number("d_threshold_strategy2_wins_large_batch", "count", "D above which strategy 2 wins")),
+    at_most(number("x_max_strategy2_compute_bound", "count",
+                   "largest X with strategy 2 compute-bound")),
+    derived(formula(
+                "t_math_strategy1", "s", "T_math of strategy 1", kQ4Math1,
+                [](const Vars& v) {
+                  return roofline::t_math(
+                      roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}), at(v, "C"));
+                },
+                "\\frac{2BDF}{C}"),
+            From::Flops),
+    derived(formula(
+                "t_comms_strategy1", "s", "T_comms of strategy 1", kQ4Comms1,
+                [](const Vars& v) {
+                  return t_allgather_multi(2 * at(v, "D") * at(v, "F"), 1, at(v, "W"));
+                },
+                "\\frac{2DF}{W}"),
+            From::Link),
+    derived(formula(
+                "t_math_strategy2", "s", "T_math of strategy 2", kQ4Math2,
+                [](const Vars& v) {
+                  return roofline::t_math(
+                      roofline::matmul_flops({at(v, "B"), at(v, "D"), at(v, "F")}) / at(v, "X"),
+                      at(v, "C"));
+                },
+                "\\frac{2BDF}{XC}"),
+            From::Flops),
+    derived(formula(
+                "t_comms_strategy2", "s", "T_comms of strategy 2", kQ4Comms2,
+                [](const Vars& v) {
+                  return t_allreduce_from_ag(
+                      t_allgather_multi(2 * at(v, "B") * at(v, "F"), 1, at(v, "W")));
+                },
+                "\\frac{4BF}{W}"),
+            From::Link)};
 constexpr Problem kQ4{
     .id = "sharding.Q4",
     .title = "Gather-first versus local matmul plus AllReduce",
@@ -246,17 +255,20 @@ constexpr Problem kQ5{
 };
 
 constexpr Slot kQ6aSlots[] = {
-    number("comm_time_per_IK_open_line_s", "s", "comms time per I*K, open line"),
-    number("comm_time_per_IK_full_ring_s", "s", "comms time per I*K, full ring"),
-    number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"),
+    derived(number("comm_time_per_IK_open_line_s", "s", "comms time per I*K, open line"),
+            From::Link),
+    derived(number("comm_time_per_IK_full_ring_s", "s", "comms time per I*K, full ring"),
+            From::Link),
+    derived(number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"), From::Flops),
     number("flops_fraction_per_chip", "ratio", "share of the FLOPs per chip"),
-    formula(
-        "formula", "s", "communication time (open line)", vIK,
-        [](const Vars& v) {
-          return t_allreduce_from_ag(t_allgather_line(2 * at(v, "I") * at(v, "K") / at(v, "X"),
-                                                      at(v, "Y"), at(v, "W_uni")));
-        },
-        "2 \\cdot \\frac{Y-1}{Y} \\cdot \\frac{2IK/X}{W_{uni}}")};
+    derived(formula(
+                "formula", "s", "communication time (open line)", vIK,
+                [](const Vars& v) {
+                  return t_allreduce_from_ag(t_allgather_line(
+                      2 * at(v, "I") * at(v, "K") / at(v, "X"), at(v, "Y"), at(v, "W_uni")));
+                },
+                "2 \\cdot \\frac{Y-1}{Y} \\cdot \\frac{2IK/X}{W_{uni}}"),
+            From::Link)};
 constexpr Problem kQ6a{
     .id = "sharding.Q6.a",
     .title = "Contraction sharded on Y in both operands",
@@ -283,17 +295,20 @@ constexpr Problem kQ6a{
 };
 
 constexpr Slot kQ6bSlots[] = {
-    number("comm_time_per_JK_open_line_s", "s", "comms time per J*K, open line"),
-    number("comm_time_per_JK_full_ring_s", "s", "comms time per J*K, full ring"),
-    number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"),
+    derived(number("comm_time_per_JK_open_line_s", "s", "comms time per J*K, open line"),
+            From::Link),
+    derived(number("comm_time_per_JK_full_ring_s", "s", "comms time per J*K, full ring"),
+            From::Link),
+    derived(number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"), From::Flops),
     number("flops_fraction_per_chip", "ratio", "share of the FLOPs per chip"),
-    formula(
-        "formula", "s", "communication time (open line)", vJK,
-        [](const Vars& v) {
-          return t_allgather_line(2 * at(v, "J") * at(v, "K") / at(v, "Y"), at(v, "X"),
-                                  at(v, "W_uni"));
-        },
-        "\\frac{X-1}{X} \\cdot \\frac{2JK/Y}{W_{uni}}")};
+    derived(formula(
+                "formula", "s", "communication time (open line)", vJK,
+                [](const Vars& v) {
+                  return t_allgather_line(2 * at(v, "J") * at(v, "K") / at(v, "Y"), at(v, "X"),
+                                          at(v, "W_uni"));
+                },
+                "\\frac{X-1}{X} \\cdot \\frac{2JK/Y}{W_{uni}}"),
+            From::Link)};
 constexpr Problem kQ6b{
     .id = "sharding.Q6.b",
     .title = "Data plus tensor plus FSDP training layout",
@@ -318,17 +333,19 @@ constexpr Problem kQ6b{
 };
 
 constexpr Slot kQ6cSlots[] = {
-    number("comm_time_s", "s", "communication time"),
-    number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"),
+    derived(number("comm_time_s", "s", "communication time"), From::Link),
+    derived(number("math_time_per_IJK_s", "s", "FLOPs time per I*J*K"), From::Flops),
     number("flops_fraction_per_chip", "ratio", "share of the FLOPs per chip"),
-    formula(
-        "formula", "s", "compute time", vIJK,
-        [](const Vars& v) {
-          return roofline::t_math(roofline::matmul_flops({at(v, "I"), at(v, "J"), at(v, "K")}) /
-                                      (at(v, "X") * at(v, "Y")),
-                                  at(v, "C"));
-        },
-        "\\frac{2IJK}{XYC}")};
+    derived(formula(
+                "formula", "s", "compute time", vIJK,
+                [](const Vars& v) {
+                  return roofline::t_math(
+                      roofline::matmul_flops({at(v, "I"), at(v, "J"), at(v, "K")}) /
+                          (at(v, "X") * at(v, "Y")),
+                      at(v, "C"));
+                },
+                "\\frac{2IJK}{XYC}"),
+            From::Flops)};
 constexpr Problem kQ6c{
     .id = "sharding.Q6.c",
     .title = "Inference layout with no contracting sharding",

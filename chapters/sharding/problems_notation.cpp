@@ -70,9 +70,10 @@ constexpr Param kPQ0Given[] = {
     count("size_I", 1024, "global size of I", kPQ0SizeI),
     count("size_J", 4096, "global size of J", kPQ0SizeJ),
     given("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth (H100)", kPQ0HbmBwBps)};
-constexpr Slot kPQ0Slots[] = {number("local_size_I", "count", "local size of I"),
-                              number("bytes_per_device", "B", "bytes per device"),
-                              number("hbm_load_time_s", "s", "time to read them from HBM", 0.06)};
+constexpr Slot kPQ0Slots[] = {
+    number("local_size_I", "count", "local size of I"),
+    number("bytes_per_device", "B", "bytes per device"),
+    derived(number("hbm_load_time_s", "s", "time to read them from HBM"), From::Bytes)};
 constexpr Problem kPQ0{
     .id = "sharding.PQ0",
     .title = "Per-device bytes and HBM load time",
@@ -94,13 +95,13 @@ constexpr Problem kPQ0{
           double t =
               tr.step("HBM read time", "T = \\frac{\\text{bytes}}{W_{hbm}}", "\\frac{#}{#}",
                       {L.bytes_per_device, bw}, roofline::t_comms(L.bytes_per_device, bw), "s");
-          return Answers{{"local_size_I", L.local[0]},
-                         {"bytes_per_device", L.bytes_per_device},
-                         {"hbm_load_time_s", t}};
+          Answers a{{"local_size_I", L.local[0]},
+                    {"bytes_per_device", L.bytes_per_device},
+                    {"hbm_load_time_s", t}};
+          a.book("hbm_load_time_s", roofline::t_comms(units::decimal_name(L.bytes_per_device), bw),
+                 "reads " + units::decimal_name_text(L.bytes_per_device));
+          return a;
         },
-    .erratum =
-        "The book rounds 1 MiB to 1e6 B and prints about 294 ns; the exact 1,048,576 B "
-        "give 308 ns. Both are accepted.",
     .hint = "A two-axis subscript splits over |X| x |Y| devices; fp32 is 4 bytes.",
 };
 

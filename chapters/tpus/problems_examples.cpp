@@ -9,6 +9,7 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 // Problems are written with designated initializers; the members left out keep their defaults,
 // which is what this warning is about.
@@ -78,8 +79,7 @@ constexpr Param kE2Given[] = {
     given("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
     given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
           kE2PeakBf16FlopsPerSPerChip)};
-constexpr Slot kE2Slots[] = {
-    number("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod", 0.115)};
+constexpr Slot kE2Slots[] = {number("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod")};
 constexpr Problem kE2{
     .id = "tpus.E2",
     .title = "Peak FLOPs/s of a v5p pod",
@@ -103,10 +103,15 @@ constexpr Problem kE2{
           double per = in.num("peak_bf16_flops_per_s_per_chip");
           double total = tr.step("Aggregate peak", "N_{chips} \\cdot R_{chip}", "# \\cdot #",
                                  {chips, per}, chips * per, "flop_per_s");
-          tr.note(
-              "With the spec table's 4.59e14 per chip instead, the pod gives about 4.1e18 "
-              "FLOPs/s.");
-          return Answers{{"pod_flops_per_s", total}};
+          Answers a{{"pod_flops_per_s", total}};
+          const double table = hw::chip(in.text("chip")).get("peak_flops_bf16");
+          if (table != per) {
+            tr.step("With the spec table's figure per chip instead", "N_{chips} \\cdot R_{table}",
+                    "# \\cdot #", {chips, table}, chips * table, "flop_per_s");
+            a.book("pod_flops_per_s", chips * table,
+                   "'s spec table gives " + units::format(table, "flop_per_s") + " per chip");
+          }
+          return a;
         },
 };
 
@@ -151,7 +156,7 @@ constexpr Param kE4Given[] = {
     chip("v4p"), given("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kE4PcieBwBps),
     given("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", kE4HbmBwBps)};
 constexpr Slot kE4Slots[] = {
-    number("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth", 0.355)};
+    number("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth")};
 constexpr Problem kE4{
     .id = "tpus.E4",
     .title = "PCIe versus HBM bandwidth on v4",
@@ -164,8 +169,15 @@ constexpr Problem kE4{
     .solve =
         [](const Inputs& in, Trace& tr) {
           double h = in.num("hbm_bw_Bps"), pc = in.num("pcie_bw_Bps");
-          return Answers{{"hbm_to_pcie_ratio", tr.step("Ratio", "BW_{HBM}/BW_{PCIe}",
-                                                       "\\frac{#}{#}", {h, pc}, h / pc, "ratio")}};
+          const double r =
+              tr.step("Ratio", "BW_{HBM}/BW_{PCIe}", "\\frac{#}{#}", {h, pc}, h / pc, "ratio");
+          Answers a{{"hbm_to_pcie_ratio", r}};
+          // "Close to 100x": the order of magnitude.
+          const double order = std::pow(10.0, std::round(std::log10(r)));
+          a.book("hbm_to_pcie_ratio", order,
+                 "rounds " + units::number(r, 2) + "x to the nearest power of ten, " +
+                     units::number(order) + "x");
+          return a;
         },
     .hint = "The book calls it close to 100x; the table figures give the exact ratio.",
 };
@@ -283,8 +295,8 @@ constexpr Param kE8Given[] = {chip("v5p"),
                               big_count("lanes", 128, "lanes"),
                               given("bytes_per_word", "B", 4, "bytes per 32-bit word"),
                               big_count("cores_per_chip", 2, "cores per chip", kE8CoresPerChip)};
-constexpr Slot kE8Slots[] = {number("vreg_bytes_per_core", "B", "VREG bytes per core", 0.03),
-                             number("vreg_bytes_per_chip", "B", "VREG bytes per chip", 0.03)};
+constexpr Slot kE8Slots[] = {number("vreg_bytes_per_core", "B", "VREG bytes per core"),
+                             number("vreg_bytes_per_chip", "B", "VREG bytes per chip")};
 constexpr Problem kE8{
     .id = "tpus.E8",
     .title = "Vector register capacity on v5p",
@@ -305,7 +317,12 @@ constexpr Problem kE8{
           double c = in.num("cores_per_chip");
           double chip = tr.step("Per chip", "n_{core} \\cdot \\mathrm{per\\ core}", "# \\cdot #",
                                 {c, core}, c * core, "B");
-          return Answers{{"vreg_bytes_per_core", core}, {"vreg_bytes_per_chip", chip}};
+          Answers a{{"vreg_bytes_per_core", core}, {"vreg_bytes_per_chip", chip}};
+          a.book("vreg_bytes_per_core", units::decimal_name(core),
+                 "writes " + units::decimal_name_text(core));
+          a.book("vreg_bytes_per_chip", units::decimal_name(chip),
+                 "writes " + units::decimal_name_text(chip));
+          return a;
         },
 };
 
@@ -442,10 +459,18 @@ constexpr Problem kPQ1{
                                  "\\frac{#}{#}", {mxu_core, core}, mxu_core / core, "ratio");
           double chip = tr.step("VPU FLOPs/s of the chip", "n_{core} \\cdot R_{VPU,core}",
                                 "# \\cdot #", {c, core}, c * core, "flop_per_s");
-          return Answers{{"vpu_flops_per_cycle_core", cyc},
-                         {"vpu_flops_per_s_core", core},
-                         {"mxu_to_vpu_ratio", ratio},
-                         {"vpu_flops_per_s_chip", chip}};
+          Answers out{{"vpu_flops_per_cycle_core", cyc},
+                      {"vpu_flops_per_s_core", core},
+                      {"mxu_to_vpu_ratio", ratio},
+                      {"vpu_flops_per_s_chip", chip}};
+          // The prose's round MXU figure: 5e14 per chip, 2.5e14 per core for v5p's 4.59e14.
+          const double round = units::round_sig(mxu, 1);
+          if (round != mxu)
+            out.book("mxu_to_vpu_ratio", round / c / core,
+                     "rounds the MXU peak to " + units::format(round, "flop_per_s") +
+                         " per chip (" + units::format(round / c, "flop_per_s") +
+                         " per core), as its prose does");
+          return out;
         },
     .hint = "Compare like with like: one core's VPU against one core's share of the MXU peak.",
 };

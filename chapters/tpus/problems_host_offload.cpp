@@ -9,6 +9,7 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 // Problems are written with designated initializers; the members left out keep their defaults,
 // which is what this warning is about.
@@ -29,6 +30,10 @@ constexpr Param kQ6Slice = text("slice", "v5e 4x4", "chip and slice shape");
 constexpr Param kQ6NChips = given("n_chips", "chips", 16, "chips in the slice", {}, true);
 constexpr Param kQ6NHosts = given("n_hosts", "count", 2, "hosts serving the slice", {}, true);
 constexpr Param kQ6Dest = text("dest", "TPU{0,0}", "the chip that gathers A");
+
+// The shortcut the book's answer takes: "reads 2^34 B (16 GiB) as 16 GB", a binary size called by
+// its decimal name (units::decimal_name) and carried through every later step.
+std::string reads_as(double bytes) { return "reads " + units::decimal_name_text(bytes); }
 
 // The four stages of route 1 (PCIe per chip, ICI gather, HBM stream, compute).
 Pipeline q6_pipeline(double a_bytes, double n_chips, double pcie, int links, double ici, double hbm,
@@ -97,7 +102,7 @@ constexpr Param kQ6bGiven[] = {
     kQ6Dest,
     given("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6bPcieBwPerChipBps)};
 constexpr Slot kQ6bSlots[] = {number("bytes_per_chip", "B", "shard bytes"),
-                              number("t_pcie", "s", "PCIe load time")};
+                              derived(number("t_pcie", "s", "PCIe load time"), From::Link)};
 constexpr Problem kQ6b{
     .id = "tpus.Q6.b",
     .title = "Parallel PCIe load time",
@@ -113,7 +118,15 @@ constexpr Problem kQ6b{
           double per = tr.step("Shard per chip", "A / N", "\\frac{#}{#}", {A, N}, A / N, "B");
           double t = tr.step("All links in parallel", "\\frac{A/N}{BW_{PCIe}}", "\\frac{#}{#}",
                              {per, bw}, pcie_sharded_time(A, N, bw), "s");
-          return Answers{{"bytes_per_chip", per}, {"t_pcie", t}};
+          Answers a{{"bytes_per_chip", per}, {"t_pcie", t}};
+          const double Ad = units::decimal_name(A);
+          const std::string reads = reads_as(A);
+          a.book("bytes_per_chip", Ad / N, reads);
+          a.book("t_pcie", pcie_sharded_time(Ad, N, bw), reads);
+          a.slip("t_pcie", roofline::t_comms(A, bw),
+                 "That pushes all of A through one PCIe link; every chip loads its own shard over "
+                 "its own link, in parallel.");
+          return a;
         },
 };
 
@@ -129,9 +142,10 @@ constexpr Param kQ6cGiven[] = {
     given("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", {}, false, 1),
     big_count("links_into_dest", 2, "ICI links into the destination", kQ6cLinksIntoDest),
     given("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6cIciBwOneWayBps)};
-constexpr Slot kQ6cSlots[] = {number("bytes_received", "B", "bytes received over ICI"),
-                              number("t_ici", "s", "gather time (lower bound)"),
-                              number("t_allgather_estimate", "s", "AllGather estimate")};
+constexpr Slot kQ6cSlots[] = {
+    number("bytes_received", "B", "bytes received over ICI"),
+    derived(number("t_ici", "s", "gather time (lower bound)"), From::Link),
+    derived(number("t_allgather_estimate", "s", "AllGather estimate"), From::Link)};
 constexpr Problem kQ6c{
     .id = "tpus.Q6.c",
     .title = "ICI gather time onto one chip",
@@ -160,7 +174,20 @@ constexpr Problem kQ6c{
           tr.note(
               "The load on the links is uneven in practice, so the real gather may take up to "
               "twice the bound.");
-          return Answers{{"bytes_received", got}, {"t_ici", t}, {"t_allgather_estimate", ag}};
+          Answers out{{"bytes_received", got}, {"t_ici", t}, {"t_allgather_estimate", ag}};
+          const double Ad = units::decimal_name(A);
+          const std::string reads = reads_as(A);
+          out.book("bytes_received", f * Ad, reads);
+          out.book("t_ici", gather_time(f * Ad, k, bw), reads);
+          out.book("t_allgather_estimate", gather_time(Ad, k, bw), reads);
+          out.slip("t_ici", gather_time(got, k, 2 * bw),
+                   "That takes each link at its bidirectional figure; the destination only "
+                   "receives, one way on each of its links.");
+          if (k > 1)
+            out.slip("t_ici", gather_time(got, 1, bw),
+                     "That receives over one link; the destination takes data over all " +
+                         units::number(k) + " of its links at once.");
+          return out;
         },
 };
 
@@ -177,7 +204,7 @@ constexpr Param kQ6dGiven[] = {
     given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6dHbmBwBps),
     given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ6dHbmCapacityPerChipB)};
 constexpr Slot kQ6dSlots[] = {
-    number("t_hbm", "s", "HBM streaming time"),
+    derived(number("t_hbm", "s", "HBM streaming time"), From::Bytes),
     boolean("a_fits_in_dest_hbm", "does A fit in the destination's HBM?")};
 constexpr Problem kQ6d{
     .id = "tpus.Q6.d",
@@ -201,7 +228,10 @@ constexpr Problem kQ6d{
             tr.note(
                 "It does not: A alone is larger than one chip's HBM, so the plan only works in "
                 "pieces.");
-          return Answers{{"t_hbm", t}, {"a_fits_in_dest_hbm", fits}};
+          Answers a{{"t_hbm", t}, {"a_fits_in_dest_hbm", fits}};
+          a.book("t_hbm", roofline::t_comms(units::decimal_name(A), bw),
+                 reads_as(A) + " and leaves out the small vector");
+          return a;
         },
 };
 
@@ -216,7 +246,7 @@ constexpr Param kQ6eGiven[] = {
     text("vector", "bf16[8, 131072]", "the vector"),
     given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6ePeakBf16FlopsPerS)};
 constexpr Slot kQ6eSlots[] = {number("flops", "flop", "FLOPs"),
-                              number("t_flops", "s", "compute time")};
+                              derived(number("t_flops", "s", "compute time"), From::Flops)};
 constexpr Problem kQ6e{
     .id = "tpus.Q6.e",
     .title = "FLOPs and compute time of final matmul",
@@ -239,7 +269,14 @@ constexpr Problem kQ6e{
                              roofline::matmul_flops({B, D, F}), "flop");
           double t = tr.step("At peak", "\\mathrm{FLOPs}/\\mathrm{peak}", "\\frac{#}{#}", {f, peak},
                              roofline::t_math(f, peak), "s");
-          return Answers{{"flops", f}, {"t_flops", t}};
+          Answers out{{"flops", f}, {"t_flops", t}};
+          // The book counts A's elements as its decimal size: 2^34 int8 elements as 16e9.
+          const double per = hw::dtype_bytes(a.dtype, "a");
+          const double fd = roofline::matmul_flops({B, 1, units::decimal_name(D * F * per) / per});
+          const std::string reads = reads_as(D * F * per) + " and counts its elements so";
+          out.book("flops", fd, reads);
+          out.book("t_flops", roofline::t_math(fd, peak), reads);
+          return out;
         },
 };
 
@@ -261,8 +298,9 @@ constexpr Param kQ6fGiven[] = {
     given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6fHbmBwBps),
     given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6fPeakBf16FlopsPerS),
     given("vector_bytes", "B", 2097152, "bytes of the bf16 vector")};
-constexpr Slot kQ6fSlots[] = {number("t_pipelined_lower", "s", "time with full overlap"),
-                              number("t_serial_upper", "s", "time with no overlap")};
+constexpr Slot kQ6fSlots[] = {
+    derived(number("t_pipelined_lower", "s", "time with full overlap"), From::Link),
+    derived(number("t_serial_upper", "s", "time with no overlap"), From::Link)};
 constexpr Problem kQ6f{
     .id = "tpus.Q6.f",
     .title = "End-to-end time of the gather-and-multiply job",
@@ -302,7 +340,16 @@ constexpr Problem kQ6f{
               tr.step("Full overlap: the slowest stage (" + pl.stages[pl.bottleneck].name + ")",
                       "\\max_i T_i", "\\max(" + list + ")", pl.t_lower, "s");
           double hi = tr.step("No overlap: the sum", "\\sum_i T_i", sum, pl.t_upper, "s");
-          return Answers{{"t_pipelined_lower", lo}, {"t_serial_upper", hi}};
+          Answers out{{"t_pipelined_lower", lo}, {"t_serial_upper", hi}};
+          // Every stage with A read as its decimal size, as the book carries it through.
+          const double Ad = units::decimal_name(A), per = A / (a.dims[0] * a.dims[1]);
+          const Pipeline book = q6_pipeline(
+              Ad, N, in.num("pcie_bw_per_chip_Bps"), static_cast<int>(in.num("links_into_dest")),
+              in.num("ici_bw_one_way_Bps"), in.num("hbm_bw_Bps"), v,
+              roofline::matmul_flops({rows, 1, Ad / per}), in.num("peak_bf16_flops_per_s"));
+          out.book("t_pipelined_lower", book.t_lower, reads_as(A));
+          out.book("t_serial_upper", book.t_upper, reads_as(A) + " in every stage");
+          return out;
         },
 };
 

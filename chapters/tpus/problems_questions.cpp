@@ -9,6 +9,7 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 
 // Problems are written with designated initializers; the members left out keep their defaults,
 // which is what this warning is about.
@@ -32,7 +33,7 @@ constexpr Param kQ1Given[] = {
     given("hbm_capacity_per_chip_B", "B", 3.2e10, "HBM per chip", kQ1HbmCapacityPerChipB)};
 constexpr Slot kQ1Slots[] = {number("total_bytes", "B", "weight bytes"),
                              number("bytes_per_chip", "B", "bytes per chip"),
-                             number("t_load", "s", "time to read them once"),
+                             derived(number("t_load", "s", "time to read them once"), From::Bytes),
                              boolean("fits_in_hbm", "does a chip's share fit in HBM?")};
 constexpr Problem kQ1{
     .id = "tpus.Q1",
@@ -99,11 +100,18 @@ constexpr Problem q2(Text id, Text title, std::span<const Param> given,
                                {chips, peak}, chips * peak, "flop_per_s");
             double m = tr.step("Total HBM", "N_{chips} \\cdot C_{HBM}", "# \\cdot #", {chips, hbm},
                                chips * hbm, "B");
-            return Answers{{"chips", chips},
-                           {"hosts", hosts},
-                           {"tensorcores", cores},
-                           {"pod_flops_per_s", f},
-                           {"pod_hbm", m}};
+            Answers a{{"chips", chips},
+                      {"hosts", hosts},
+                      {"tensorcores", cores},
+                      {"pod_flops_per_s", f},
+                      {"pod_hbm", m}};
+            // The prose's round per-chip figure (2e14 for v5e's 1.97e14).
+            const double round = units::round_sig(peak, 1);
+            if (round != peak)
+              a.book(
+                  "pod_flops_per_s", chips * round,
+                  "multiplies by the rounded " + units::format(round, "flop_per_s") + " per chip");
+            return a;
           },
   };
 }
@@ -123,7 +131,7 @@ constexpr Slot kQ2Hosts = number("hosts", "count", "hosts");
 constexpr Slot kQ2Cores = number("tensorcores", "count", "TensorCores");
 constexpr Slot kQ2Flops = number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s");
 constexpr Slot kQ2aSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
-                              number("pod_hbm", "B", "total HBM", 0.025)};
+                              number("pod_hbm", "B", "total HBM")};
 constexpr double kQ2bPeaks[] = {4.59e14, 2e14, 5e14};
 constexpr double kQ2bHbm[] = {9.6e10, 1.6e10, 3.2e10, 9.6e10};
 constexpr Param kQ2bGiven[] = {
@@ -216,15 +224,15 @@ constexpr Param kQ4bGiven[] = {
     given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm),
     given("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", kQ4VmemRatios)};
 constexpr Slot kQ4aSlots[] = {
-    number("flops_per_token", "flop", "FLOPs per token", 0.035),
+    number("flops_per_token", "flop", "FLOPs per token"),
     number("weight_bytes", "B", "weight bytes"),
-    number("io_bytes_per_token", "B", "activation + output bytes per token", 0.025),
-    number("b_crit", "tokens", "critical batch", 0.035),
-    number("t_at_b1", "s", "time at B = 1"),
-    number("t_at_b1024", "s", "time at B = 1024")};
+    number("io_bytes_per_token", "B", "activation + output bytes per token"),
+    number("b_crit", "tokens", "critical batch"),
+    derived(number("t_at_b1", "s", "time at B = 1"), From::Bytes),
+    derived(number("t_at_b1024", "s", "time at B = 1024"), From::Flops)};
 constexpr Slot kQ4bSlots[] = {number("vmem_bw_Bps", "B_per_s", "VMEM bandwidth"),
                               number("b_crit_vmem", "tokens", "critical batch from VMEM"),
-                              number("t_at_b1_vmem", "s", "time at B = 1")};
+                              derived(number("t_at_b1_vmem", "s", "time at B = 1"), From::Bytes)};
 template <bool kVmem>
 constexpr Problem q4() {
   return Problem{
@@ -277,6 +285,15 @@ constexpr Problem q4() {
             double t1 = tr.step("T at B = 1 (memory-bound)", "\\frac{b\\,DF + b(D+F)}{BW}",
                                 "\\frac{# + #}{#}", {wb, io, bw},
                                 roofline::matmul_t_lower({1, D, F}, ob, peak, bw), "s");
+            // The book rounds the three per-token figures to 2 digits before solving.
+            const auto rounded = roofline::critical_batch_from_costs(
+                units::round_sig(fpt, 2), units::round_sig(wb, 2), units::round_sig(io, 2), I);
+            if (rounded)
+              a.book(kVmem ? "b_crit_vmem" : "b_crit", *rounded,
+                     "rounds its coefficients to 2 digits first (" +
+                         units::number(units::round_sig(fpt, 2)) + ", " +
+                         units::number(units::round_sig(wb, 2)) + ", " +
+                         units::number(units::round_sig(io, 2)) + ")");
             if (kVmem) {
               a["b_crit_vmem"] = bc;
               a["t_at_b1_vmem"] = t1;
@@ -294,9 +311,9 @@ constexpr Problem q4() {
             }
             return a;
           },
-      .hint = kVmem ? ""
-                    : "The book rounds its coefficients (1.3e8, 6.7e7, 2e4) and prints 267; "
-                      "unrounded they cross at about 259.",
+      .hint = kVmem ? "Only the bandwidth changes: VMEM is k times HBM."
+                    : "Write T(B) as the larger of its compute and memory branches and find "
+                      "where they cross.",
   };
 }
 
@@ -325,12 +342,13 @@ constexpr Param kQ5bGiven[] = {
     given("link_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way bandwidth per link", kQ5LinkBw),
     big_count("ports_used", 2, "outgoing links carrying a share", kQ5Ports),
     kQ5HopLatency};
-constexpr Slot kQ5aSlots[] = {number("hops", "count", "hops"),
+constexpr Slot kQ5aSlots[] = {measures(number("hops", "count", "hops"), Quantity::Hops),
                               number("t_first_byte", "s", "first-byte arrival")};
-constexpr Slot kQ5bSlots[] = {number("array_bytes", "B", "array bytes"),
-                              number("send_bw_Bps", "B_per_s", "send bandwidth"),
-                              number("t_bulk", "s", "bandwidth term"),
-                              number("t_transfer", "s", "time until the last byte arrives")};
+constexpr Slot kQ5bSlots[] = {
+    number("array_bytes", "B", "array bytes"),
+    derived(number("send_bw_Bps", "B_per_s", "send bandwidth"), From::Link),
+    derived(number("t_bulk", "s", "bandwidth term"), From::Link),
+    derived(number("t_transfer", "s", "time until the last byte arrives"), From::Link)};
 template <bool kBulk>
 constexpr Problem q5() {
   return Problem{
@@ -369,7 +387,20 @@ constexpr Problem q5() {
         double lat = in.num("hop_latency_s");
         double first = tr.step("First byte", "h \\cdot t_{hop}", "# \\cdot #",
                                {static_cast<double>(hh), lat}, ici_first_byte(hh, lat), "s");
-        if (!kBulk) return Answers{{"hops", static_cast<double>(hh)}, {"t_first_byte", first}};
+        // The wraparound a slice without it does not have: the hops of a full torus.
+        Torus ring = t;
+        ring.wrap.assign(t.wrap.size(), true);
+        const double ring_hops = hops(ring, a, b);
+        const std::string wrap_slip =
+            "That counts wraparound links the slice does not have (" + wrap_rule(c).text + ").";
+        if (!kBulk) {
+          Answers out{{"hops", static_cast<double>(hh)}, {"t_first_byte", first}};
+          if (!any_wrap && ring_hops != hh) {
+            out.slip("hops", ring_hops, wrap_slip);
+            out.slip("t_first_byte", ici_first_byte(static_cast<int>(ring_hops), lat), wrap_slip);
+          }
+          return out;
+        }
         ArraySpec arr = parse_array(in.text("array"), "array");
         double be = in.num("bytes_per_elem"), bw = in.num("link_bw_one_way_Bps");
         int ports = static_cast<int>(in.num("ports_used"));
@@ -383,8 +414,26 @@ constexpr Problem q5() {
                             "\\frac{#}{#}", {bytes, sbw}, ici_bulk(bytes, ports, bw), "s");
         double tt = tr.step("Last byte arrives", "T_{bulk} + h \\cdot t_{hop}", "# + #",
                             {tb, first}, ici_p2p_time(bytes, ports, bw, hh, lat), "s");
-        return Answers{
+        Answers out{
             {"array_bytes", bytes}, {"send_bw_Bps", sbw}, {"t_bulk", tb}, {"t_transfer", tt}};
+        // The book divides the bytes rounded to 2 digits (1.7e7 for 2^24).
+        const double rb = units::round_sig(bytes, 2);
+        const std::string rounds = "rounds the array to " + units::format(rb, "B") + " first";
+        out.book("t_bulk", ici_bulk(rb, ports, bw), rounds);
+        out.book("t_transfer", ici_p2p_time(rb, ports, bw, hh, lat), rounds);
+        out.slip("t_transfer", tb,
+                 "That is the bandwidth term alone: the last byte still has to cross the " +
+                     std::to_string(hh) + " hops, at " + units::format(lat, "s") +
+                     " each, after it leaves.");
+        if (ports > 1) {
+          const std::string one =
+              "That sends over one link; the sender splits the array over its " +
+              std::to_string(ports) + " links toward the receiver.";
+          out.slip("send_bw_Bps", bw, one);
+          out.slip("t_bulk", ici_bulk(bytes, 1, bw), one);
+          out.slip("t_transfer", ici_p2p_time(bytes, 1, bw, hh, lat), one);
+        }
+        return out;
       },
   };
 }

@@ -91,9 +91,14 @@ TEST(Api, EveryProblemSolvesAndHasUniqueId) {
     for (const auto& x : g["results"])
       if (x["verdict"] != "empty")
         EXPECT_EQ(x["verdict"], "correct") << p.id << "." << x["slot"] << " " << x.dump();
-    // A variant still solves.
+    // A problem that varies draws a variant that still solves; one that does not says so.
     json v = sb::api::handle(json{{"op", "variant"}, {"id", p.id}, {"seed", 3}});
-    ASSERT_TRUE(v["ok"].get<bool>()) << p.id;
+    if (!r["variable"].get<bool>()) {
+      EXPECT_FALSE(v["ok"].get<bool>()) << p.id;
+      EXPECT_EQ(v["error"]["code"], "no_variant") << p.id;
+      continue;
+    }
+    ASSERT_TRUE(v["ok"].get<bool>()) << p.id << " " << v.dump();
     json again = sb::api::handle(json{{"op", "problem"}, {"id", p.id}, {"given", v["given"]}});
     EXPECT_TRUE(again["ok"].get<bool>())
         << p.id << " variant " << v["given"].dump() << " " << again.dump();

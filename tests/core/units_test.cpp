@@ -169,3 +169,27 @@ TEST(Units, TableDescribesFormat) {
   EXPECT_EQ(by_table(unit("hz"), 9.4e8), "940 MHz");
   EXPECT_EQ(by_table(unit("usd_per_hour"), 4.2), "$4.2/h");
 }
+
+// The book's shortcuts: rounding to a few digits, and a binary size called by its decimal name.
+TEST(Units, RoundSigAndDecimalName) {
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(1024, 1), 1000);
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(134217728, 2), 1.3e8);  // tpus Q4: 2 x 4096 x 16384
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(20480, 2), 2e4);
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(1.5, 1), 2);  // half away from zero
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(-1.5, 1), -2);
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(0.0671, 1), 0.07);
+  EXPECT_DOUBLE_EQ(sb::units::round_sig(0, 3), 0);
+  // 2^34 B = 16 GiB reads 16 GB; 2^21 = 2 MiB reads 2e6; 32768 = 32 KiB reads 32e3;
+  // 3 x 2^20 reads 3e6; under 1 KiB nothing changes.
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(17179869184.0), 16e9);
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(2097152), 2e6);
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(32768), 32e3);
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(3145728), 3e6);
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(1000), 1000);
+  // 2^50 B = 1 PiB reads 1e15; larger sizes keep the PiB step (2^60 B reads 1024e15).
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(1125899906842624.0), 1e15);
+  EXPECT_DOUBLE_EQ(sb::units::decimal_name(1152921504606846976.0), 1024e15);
+  EXPECT_EQ(sb::units::decimal_name_text(17179869184.0), "2^34 B (16 GiB) as 16 GB");
+  EXPECT_EQ(sb::units::decimal_name_text(3145728), "3 MiB as 3 MB");
+  EXPECT_EQ(sb::units::decimal_name_text(512), "512 B as 512 B");
+}

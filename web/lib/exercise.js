@@ -42,6 +42,7 @@ export class SbExercise extends HTMLElement {
     if (seed !== null) {
       const v = this.sb.variant(this.problemId, seed);
       if (v.ok) given = v.given;
+      else if (v.error.code === 'no_variant') seed = null; // a link's seed for a problem that no longer varies: the book's values
       else return this.fail(v.error);
     }
     const p = this.sb.problem(this.problemId, given);
@@ -97,7 +98,7 @@ export class SbExercise extends HTMLElement {
       actions.append(h('button', { type: 'button', class: 'sb-btn', 'data-action': 'hint', onclick: () => { hint.hidden = false; } }, 'Hint'));
       parts.push(hint);
     }
-    if (p.given && p.given.length) {
+    if (p.variable) {
       actions.append(h('button', { type: 'button', class: 'sb-btn', 'data-action': 'variant', onclick: () => this.newVariant() }, 'New variant'));
       if (this.seed !== null) actions.append(h('button', { type: 'button', class: 'sb-btn', 'data-action': 'book', onclick: () => this.bookValues() }, 'Book values'));
     }
