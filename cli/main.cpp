@@ -26,6 +26,7 @@ usage:
                                              grade answers; exit 0 correct, 1 wrong, 2 bad input
   scaling problems [--json]                  every problem's computed answers
   scaling chips [--json]                     the hardware tables with sources
+  scaling models [--json]                    the model table: configs and computed counts
 Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 )";
 
@@ -335,6 +336,25 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
+// The transformers chapter's model table (calculator transformers.models): per model its config
+// and what the chapter's formulas derive, KV bytes in bf16.
+int cmd_models(bool as_json) {
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", "transformers.models"}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) {
+    std::cout << r["models"].dump(1) << "\n";
+    return 0;
+  }
+  std::printf("%-18s %8s %12s %12s %14s\n", "model", "nominal", "params", "active", "KV B/token");
+  for (const auto& m : r["models"])
+    std::printf("%-18s %8s %12s %12s %14s\n", m["id"].get<std::string>().c_str(),
+                m["nominal_text"].get<std::string>().c_str(),
+                sb::units::number(m["params_total"].get<double>()).c_str(),
+                sb::units::number(m["params_active"].get<double>()).c_str(),
+                sb::units::format(m["kv_bytes_per_token"].get<double>(), "B").c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -371,6 +391,13 @@ int main(int argc, char** argv) {
         return 0;
       }
       return cmd_chips(as_json);
+    }
+    if (cmd == "models") {
+      if (help) {
+        std::cout << "usage: scaling models [--json]\n";
+        return 0;
+      }
+      return cmd_models(as_json);
     }
     std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
