@@ -231,6 +231,21 @@ void config_note(const Chosen& ch, Trace& tr) {
   tr.note(s + ".");
 }
 
+// The figures a model's makers state, each beside what our formulas give for it.
+json published_json(const ModelEntry& m) {
+  json out = json::array();
+  for (const Published& q : m.published) {
+    const double computed = computed_counterpart(m, q.what);
+    out.push_back({{"what", q.what},
+                   {"value", q.value},
+                   {"text", q.text},
+                   {"source", q.source},
+                   {"computed", computed},
+                   {"computed_over_published", computed / q.value}});
+  }
+  return out;
+}
+
 double bytes_of(const Inputs& in, Text name) { return hw::dtype_bytes(in.text(name), name); }
 
 // ------------------------------------------------------------------ transformers.accounting
@@ -366,16 +381,7 @@ void accounting_calc(const Inputs& in, Trace& tr, Result& r) {
   fpart("unembed", "unembedding", mf.unembed);
   r.extra["breakdown"] = {{"params", std::move(pbk)}, {"flops", std::move(fbk)}};
   config_json(ch, r.extra);
-  if (ch.entry) {
-    json pub = json::array();
-    for (const Published& q : ch.entry->published)
-      pub.push_back({{"what", q.what},
-                     {"value", q.value},
-                     {"text", q.text},
-                     {"source", q.source},
-                     {"computed", computed_counterpart(*ch.entry, q.what)}});
-    r.extra["published"] = std::move(pub);
-  }
+  if (ch.entry) r.extra["published"] = published_json(*ch.entry);
   for (const std::string& s : conventions(c)) r.note(s);
 }
 
@@ -508,8 +514,13 @@ void context_calc(const Inputs& in, Trace& tr, Result& r) {
                       {"intensity_prefill", std::move(ips)},
                       {"intensity_decode", std::move(ids)},
                       {"time_ratio", std::move(trs)}};
-  r.extra["markers"] = {
-      {"T", T}, {"crossover", tx}, {"crossover_8d", t8d}, {"i_hw", i_hw}, {"min_T_prefill", t_min}};
+  const ModelFlops at8d = model_flops(c, 1, t8d, Pass::Train, causal);
+  r.extra["markers"] = {{"T", T},
+                        {"crossover", tx},
+                        {"crossover_8d", t8d},
+                        {"ratio_at_8d", at8d.core / (at8d.layers - at8d.core)},
+                        {"i_hw", i_hw},
+                        {"min_T_prefill", t_min}};
   config_json(ch, r.extra);
 }
 
@@ -735,13 +746,6 @@ json model_row(const ModelEntry& m, double b, double T) {
     keys[f] = key;
     if (all.contains(f)) cfg[f] = all[f];
   }
-  json pub = json::array();
-  for (const Published& q : m.published)
-    pub.push_back({{"what", q.what},
-                   {"value", q.value},
-                   {"text", q.text},
-                   {"source", q.source},
-                   {"computed", computed_counterpart(m, q.what)}});
   json conv = json::array(), notes = json::array();
   for (const std::string& s : conventions(c)) conv.push_back(s);
   for (const std::string& s : m.notes) notes.push_back(s);
@@ -760,10 +764,12 @@ json model_row(const ModelEntry& m, double b, double T) {
               {"flops_per_token", train_flops_per_token(c, T)},
               {"flops_6p", six_p_tokens(p.active, 1)},
               {"crossover", attention_crossover(c)},
-              {"published", std::move(pub)},
+              {"published", published_json(m)},
               {"conventions", std::move(conv)},
               {"notes", std::move(notes)}};
   if (p.mtp > 0) row["params_mtp"] = p.mtp;
+  // How far the name's size is from the count: a large gap means a component the name leaves out.
+  if (m.nominal > 0) row["total_over_nominal"] = p.total / m.nominal;
   return row;
 }
 
