@@ -107,7 +107,7 @@ function customValues(config) {
   for (const k of CONFIG_NUMBERS) out[k] = String(config[k] ?? 0);
   out.gated = config.gated ? 'yes' : 'no';
   out.tied = config.tied ? 'yes' : 'no';
-  out.norms = [0, 1, 2, 4].includes(config.norms) ? String(config.norms) : 'model';
+  out.norms = [0, 1, 2, 4].includes(config.norms_per_layer) ? String(config.norms_per_layer) : 'model';
   return out;
 }
 
