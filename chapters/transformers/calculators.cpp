@@ -605,9 +605,9 @@ void kv_calc(const Inputs& in, Trace& tr, Result& r) {
       weights + batch <= hbm ? "fits on one " + chip.name : "does not fit on one " + chip.name;
   // Bytes per sequence against S for the page's plot.
   json ss = json::array(), bs = json::array();
-  const double hi = std::max(4 * S, 4 * c.window);
+  const double lo = std::min(128.0, S), hi = std::max({4 * S, 4 * c.window, 32 * lo});
   for (int i = 0; i < 48; ++i) {
-    const double s = std::round(std::max(1.0, 128 * std::pow(hi / 128, i / 47.0)));
+    const double s = std::round(lo * std::pow(hi / lo, i / 47.0));
     ss.push_back(s);
     bs.push_back(kv_bytes_per_sequence(c, s, b));
   }

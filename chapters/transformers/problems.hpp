@@ -30,6 +30,13 @@ constexpr Param elem_bytes(Text name, double def, Text doc, Variants variants = 
   return with_variants(num(name, "B", def, doc, 0.5, 8), variants);
 }
 
+// A chip figure or a run's total (a peak, a bandwidth, GPU-hours) in [lo, hi]: bounded away from 0
+// and from overflow, so that their ratios stay finite.
+constexpr Param figure(Text name, Text unit, double def, Text doc, Variants variants = {},
+                       double lo = 1e6, double hi = 1e18) {
+  return with_variants(num(name, unit, def, doc, lo, hi), variants);
+}
+
 // x rounded to `digits` significant digits (4096 -> 4000 with 1, 16384 -> 16000 with 2): the
 // book's rounded factors.
 inline double round_sig(double x, int digits) {

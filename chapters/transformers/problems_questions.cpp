@@ -335,8 +335,8 @@ constexpr double kPeaks[] = {1.97e14, 4.59e14, 9.2e14};
 constexpr double kHbm[] = {8.2e11, 2.8e12, 1.6e12};
 constexpr double kQ4bGDecode[] = {1, 8, 16};
 constexpr Param kQ4bGiven[] = {
-    given("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    given("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
+    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
     elem_bytes("bytes_per_elem", 2, "bytes per element (bf16)"),
     dim("G_mha", 1, "G for the MHA question"),
     dim("G_decode", 8, "G when decoding", kQ4bGDecode),
@@ -393,8 +393,8 @@ constexpr Problem kQ4b{
 };
 
 constexpr Param kQ4cGiven[] = {
-    given("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    given("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
+    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
     dim("D", 8192, "model width (F = 4D, N H = D, MHA) for the comparison"),
 };
 constexpr Problem kQ4c{
@@ -410,7 +410,7 @@ constexpr Problem kQ4c{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double D = in.num("D");
-          const Config c = dense(1, D, 4 * D, D / 128, D / 128, 128);
+          const Config c = dense(1, D, 4 * D, 1, 1, D);  // N H = D: one head is enough here
           const double i_hw =
               roofline::critical_intensity(in.num("peak_flops_per_s"), in.num("hbm_bw"));
           tr.step("Critical intensity", "I_{hw} = C / W_{hbm}", "", i_hw, "flop_per_B");
@@ -541,11 +541,11 @@ constexpr double kQ7Hours[] = {2e6, 2.79e6, 3.5e6};
 constexpr double kQ7Tokens[] = {1e13, 1.48e13, 2e13};
 constexpr double kQ7Params[] = {2.2e10, 3.7e10, 5e10};
 constexpr Param kQ7Given[] = {
-    given("gpu_hours", "count", 2.79e6, "H800 GPU-hours of pre-training", kQ7Hours),
-    given("peak_dense", "flop_per_s", 1.513e15, "FP8 peak of one H800, dense"),
-    given("peak_sparse", "flop_per_s", 3.026e15, "FP8 peak with structured sparsity"),
+    figure("gpu_hours", "count", 2.79e6, "H800 GPU-hours of pre-training", kQ7Hours, 1, 1e12),
+    figure("peak_dense", "flop_per_s", 1.513e15, "FP8 peak of one H800, dense"),
+    figure("peak_sparse", "flop_per_s", 3.026e15, "FP8 peak with structured sparsity"),
     token_count("tokens", 1.48e13, "training tokens", kQ7Tokens, 1e16),
-    given("active_params", "count", 3.7e10, "active parameters per token", kQ7Params),
+    figure("active_params", "count", 3.7e10, "active parameters per token", kQ7Params, 1, 1e15),
 };
 constexpr Slot kQ7Slots[] = {
     number("available_flops", "flop", "FLOPs the GPUs could have done"),
@@ -599,8 +599,8 @@ constexpr Problem kQ7{
 constexpr double kQ8E[] = {64, 128, 256};
 constexpr double kQ8k[] = {2, 4, 8};
 constexpr Param kQ8aGiven[] = {
-    given("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    given("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
+    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
     elem_bytes("weight_bytes", 1, "bytes per weight (int8)"),
 };
 constexpr Slot::Var kQ8Vars[] = {{"E", "experts", 1, 512},
@@ -658,8 +658,8 @@ constexpr Problem kQ8a{
 };
 
 constexpr Param kQ8bGiven[] = {
-    given("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    given("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
+    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
     elem_bytes("weight_bytes", 1, "bytes per weight (int8)"),
     dim("E", 256, "routed experts", kQ8E),
     dim("k", 8, "experts per token", kQ8k),

@@ -3,8 +3,10 @@
 // arithmetic is in the comments); bad inputs must be errors naming their field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/api.hpp"
 #include "core/error.hpp"
@@ -500,4 +502,82 @@ TEST(TransformersProblems, BadGivens) {
   expect_field(problem("transformers.Q5", {{"N", 48}, {"K", 16}}), "N");
   expect_field(problem("transformers.Q8.b", {{"k", 512}}), "k");
   expect_field(problem("transformers.EX7", {{"bytes_per_elem", 0}}), "bytes_per_elem");
+}
+
+// ---- every input at the ends of its declared range
+// ------------------------------------------------
+
+namespace {
+
+// No null (a NaN or inf written out) anywhere in a response.
+bool all_finite(const json& j) {
+  if (j.is_null()) return false;
+  if (j.is_number()) return std::isfinite(j.get<double>());
+  if (j.is_object() || j.is_array())
+    for (const auto& x : j)
+      if (!all_finite(x)) return false;
+  return true;
+}
+
+// A response is fine if it is ok with every number finite, or an error naming one of `names`.
+void expect_sound(const json& r, const std::vector<std::string>& names, const std::string& what) {
+  if (r["ok"].get<bool>()) {
+    EXPECT_TRUE(all_finite(r)) << what << ": " << r.dump().substr(0, 400);
+    return;
+  }
+  const std::string field = r["error"]["field"].get<std::string>();
+  EXPECT_NE(std::find(names.begin(), names.end(), field), names.end()) << what << ": " << r.dump();
+}
+
+}  // namespace
+
+TEST(TransformersRanges, CalculatorsAtTheEndsOfEveryRange) {
+  for (const sb::Calculator& c : sb::Registry::get().calculators()) {
+    if (c.chapter != "transformers") continue;
+    std::vector<std::string> names;
+    for (const sb::Param& p : c.params) names.emplace_back(p.name);
+    // Each number at its min and its max, alone and all at once; on a model and on a custom one.
+    for (const char* model : {"llama-3-70b", "deepseek-v3", "gemma-2-27b", "custom"}) {
+      json lo = json::object(), hi = json::object();
+      for (const sb::Param& p : c.params) {
+        if (p.kind != sb::Param::Kind::Number) continue;
+        for (double v : {p.min, p.max}) {
+          json in = {{p.name, v}};
+          if (std::find(names.begin(), names.end(), "model") != names.end()) in["model"] = model;
+          expect_sound(calc(std::string(c.name), in), names,
+                       std::string(c.name) + " " + std::string(p.name) + "=" + std::to_string(v));
+        }
+        lo[p.name] = p.min;
+        hi[p.name] = p.max;
+      }
+      for (json in : {lo, hi}) {
+        if (std::find(names.begin(), names.end(), "model") != names.end()) in["model"] = model;
+        expect_sound(calc(std::string(c.name), in), names, std::string(c.name) + " " + in.dump());
+      }
+    }
+  }
+}
+
+TEST(TransformersRanges, ProblemsAtTheEndsOfEveryRange) {
+  for (const sb::Problem& p : sb::Registry::get().problems()) {
+    if (p.chapter != "transformers") continue;
+    std::vector<std::string> names;
+    for (const sb::Param& g : p.given) names.push_back("given." + std::string(g.name));
+    for (const sb::Param& g : p.given) names.emplace_back(g.name);
+    names.emplace_back("given");
+    json lo = json::object(), hi = json::object();
+    for (const sb::Param& g : p.given) {
+      if (g.kind != sb::Param::Kind::Number) continue;
+      for (double v : {g.min, g.max}) {
+        const json r = sb::api::handle(
+            json{{"op", "problem"}, {"id", p.id}, {"given", {{std::string(g.name), v}}}});
+        expect_sound(r, names, std::string(p.id) + " " + std::string(g.name));
+      }
+      lo[g.name] = g.min;
+      hi[g.name] = g.max;
+    }
+    for (const json& g : {lo, hi})
+      expect_sound(sb::api::handle(json{{"op", "problem"}, {"id", p.id}, {"given", g}}), names,
+                   std::string(p.id) + " " + g.dump());
+  }
 }
