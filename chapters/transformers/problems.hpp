@@ -9,8 +9,8 @@
 
 namespace sb::transformers {
 
-void add_text_problems(Registry& r);      // problems_text.cpp: the worked examples
-void add_question_problems(Registry& r);  // problems_questions.cpp: the end-of-chapter problems
+void add_problems_examples(Registry& r);   // problems_examples.cpp: the worked examples
+void add_problems_questions(Registry& r);  // problems_questions.cpp: the end-of-chapter problems
 
 namespace problems {
 

@@ -701,6 +701,6 @@ constexpr Problem kProblems[] = {kQ1a, kQ1b, kQ1c, kQ2a, kQ2b, kQ3,  kQ4a,
 
 }  // namespace
 
-void add_question_problems(Registry& r) { r.add(kProblems); }
+void add_problems_questions(Registry& r) { r.add(kProblems); }
 
 }  // namespace sb::transformers

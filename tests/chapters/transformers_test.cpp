@@ -9,31 +9,24 @@
 #include <vector>
 
 #include "core/api.hpp"
-#include "core/error.hpp"
 #include "core/registry.hpp"
-#include "core/trace.hpp"
+#include "tests/support/support.hpp"
 
 using sb::json;
+using sb::test::calc;
+using sb::test::near_rel;
+using sb::test::slot;
+using sb::test::solve;
 
 namespace {
 
-void near_rel(double got, double want, double rel = 1e-9) {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
-}
-
-json calc(const std::string& name, json inputs = json::object()) {
-  return sb::api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", std::move(inputs)}});
-}
-
 double val(const json& r, const std::string& key) {
   EXPECT_TRUE(r["values"].contains(key)) << key << " missing in " << r.dump().substr(0, 300);
-  return r["values"][key]["value"].get<double>();
+  return sb::test::value_of(r, key);
 }
 
 void expect_field(const json& r, const std::string& field) {
-  ASSERT_FALSE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
-  EXPECT_EQ(r["error"]["field"], field) << r["error"]["message"];
-  EXPECT_FALSE(r["error"]["message"].get<std::string>().empty());
+  sb::test::expect_error_value(r, field);
 }
 
 // A small custom model: L = 2, D = 8, F = 32, N = 2 query heads, K = 1 KV head, V = 10.
@@ -347,23 +340,6 @@ TEST(TransformersCalc, ModelTableAgainstPublishedCounts) {
 }
 
 // ---- problems -----------------------------------------------------------------------------------
-
-namespace {
-
-sb::Answers solve(const std::string& id, const json& given = json::object()) {
-  const sb::Problem& p = sb::Registry::get().problem(id);
-  sb::Inputs in(p.given, given);
-  sb::Trace tr;
-  return p.solve(in, tr);
-}
-
-const sb::Slot& slot(const std::string& id, const std::string& name) {
-  for (const auto& s : sb::Registry::get().problem(id).slots)
-    if (s.name == name) return s;
-  throw std::runtime_error("no slot " + name);
-}
-
-}  // namespace
 
 TEST(TransformersProblems, EveryProblemRendersAndSolves) {
   int n = 0;

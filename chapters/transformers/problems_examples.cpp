@@ -354,6 +354,6 @@ constexpr Problem kProblems[] = {kEx1, kEx2, kEx3, kEx4, kEx5, kEx6, kEx7, kEx8}
 
 }  // namespace
 
-void add_text_problems(Registry& r) { r.add(kProblems); }
+void add_problems_examples(Registry& r) { r.add(kProblems); }
 
 }  // namespace sb::transformers
