@@ -505,8 +505,8 @@ constexpr Problem kQ6{
     .statement =
         "A remat policy saves only the outputs of the seven big matmuls (Q, K, V, O, W_in1, "
         "W_in2, W_out). What must the backward pass recompute per layer, and how many FLOPs is "
-        "that, as a formula and for B = {B} sequences of T = {T} with N = {N} heads of "
-        "dimension H = {H}? What share of the attention core's training FLOPs is it?",
+        "that, as a formula and for a batch of B = {B}, each sequence T = {T} long, with N = {N} "
+        "heads of dimension H = {H}? What share of the attention core's training FLOPs is it?",
     .kind = "formula",
     .given = kQ6Given,
     .slots = kQ6Slots,
