@@ -1,4 +1,5 @@
-// Registers the applied_training chapter's calculators and problems (its record comes from chapter.json).
+// Registers the applied_training chapter's calculators and problems (its record comes from
+// chapter.json).
 #include "core/registry.hpp"
 
 namespace sb::applied_training {
