@@ -68,14 +68,5 @@ inline Config dense(double L, double D, double F, double N, double K, double H, 
   return validated(c);
 }
 
-// The value a slot takes under one of the book's shortcuts (an answer near it is correct, with a
-// note), and the value a recognisable mistake gives (an answer near it is wrong, with the hint).
-inline void book(Answers& a, Text slot, double value, Text shortcut) {
-  (void)a, (void)slot, (void)value, (void)shortcut;
-}
-inline void slip(Answers& a, Text slot, double value, Text hint) {
-  (void)a, (void)slot, (void)value, (void)hint;
-}
-
 }  // namespace problems
 }  // namespace sb::transformers

@@ -39,7 +39,9 @@ constexpr Slot::Var kEx1Vars[] = {{"N", "tokens (rows of A)", 1, 1e5},
                                   {"M", "output dimension", 1, 1e5}};
 constexpr Slot kEx1Slots[] = {
     number("train_over_inference_ratio", "ratio", "training FLOPs / forward FLOPs"),
-    number("train_flops_per_param_per_token", "ratio", "training FLOPs per parameter per token"),
+    derived(number("train_flops_per_param_per_token", "ratio",
+                   "training FLOPs per parameter per token"),
+            From::Flops),
     formula(
         "train_flops", "flop", "training FLOPs as a formula in N, P, M", kEx1Vars,
         [](const Vars& v) { return matmul_flops(v.at("N"), v.at("P"), v.at("M"), Pass::Train); },
@@ -75,12 +77,12 @@ constexpr Problem kEx1{
           a["train_flops_per_param_per_token"] = tr.step(
               "Per parameter (PM of them) per token (N)", "\\frac{6NPM}{PM \\cdot N}",
               "\\frac{#}{# \\cdot # \\cdot #}", {train, P, M, N}, train / (P * M * N), "ratio");
-          slip(a, "train_over_inference_ratio", (fwd + bwd / 2) / fwd,
-               "The backward pass does two matmuls, one for each gradient (W and A), each as "
-               "costly as the forward one.");
-          slip(a, "train_flops_per_param_per_token", flops_per_param_token(Pass::Forward),
-               "That is the forward pass (inference) alone; training adds the two backward "
-               "matmuls.");
+          a.slip("train_over_inference_ratio", (fwd + bwd / 2) / fwd,
+                 "The backward pass does two matmuls, one for each gradient (W and A), each as "
+                 "costly as the forward one.");
+          a.slip("train_flops_per_param_per_token", flops_per_param_token(Pass::Forward),
+                 "That is the forward pass (inference) alone; training adds the two backward "
+                 "matmuls.");
           return a;
         },
     .hint =
@@ -130,13 +132,13 @@ constexpr Problem kEx2{
               tr.step("Equal when", "T = \\frac{18 D F + 12 D (N + K) H}{12 N H}", "\\frac{#}{#}",
                       {f.mlp + f.qkvo, core}, attention_crossover(c), "tokens");
           tr.note("With F = 4D, N H = D and K = N this is the book's T = 8D.");
-          book(a, "crossover_T", attention_crossover_book(D),
-               "uses its rule T = 8D (exact for F = 4D, N H = D, K = N)");
-          book(a, "crossover_T", attention_crossover_book(round_sig(D, 1)),
-               "rounds D to one digit in T = 8D (8192 as 8k gives 64k)");
-          slip(a, "crossover_T", attention_vs_projections_crossover(D, N, K),
-               "That is where the core matches the Q, K, V, O projections alone; the MLP's "
-               "18 D F counts too.");
+          a.book("crossover_T", attention_crossover_book(D),
+                 "uses its rule T = 8D (exact for F = 4D, N H = D, K = N)");
+          a.book("crossover_T", attention_crossover_book(round_sig(D, 1)),
+                 "rounds D to one digit in T = 8D (8192 as 8k gives 64k)");
+          a.slip("crossover_T", attention_vs_projections_crossover(D, N, K),
+                 "That is where the core matches the Q, K, V, O projections alone; the MLP's "
+                 "18 D F counts too.");
           return a;
         },
     .hint = "Write both costs per layer for B sequences of T tokens; B and one T cancel.",
@@ -167,9 +169,9 @@ constexpr Problem kEx3{
           tr.step("For comparison, Gemma 2 27B's own config (F = 36864, N H = 4096, K = N/2)",
                   "T^* = \\frac{18 D F + 12 D H (N + K)}{12 N H}", "", attention_crossover(g),
                   "tokens");
-          slip(a, "crossover_T", attention_vs_projections_crossover(D, 1, 1),
-               "2D is where the core matches the attention projections alone; the MLP counts "
-               "too.");
+          a.slip("crossover_T", attention_vs_projections_crossover(D, 1, 1),
+                 "2D is where the core matches the attention projections alone; the MLP counts "
+                 "too.");
           return a;
         },
 };
@@ -195,8 +197,8 @@ double saved_bytes(const Inputs& in, Trace& tr, Remat policy, Answers& a) {
                            "# \\cdot # \\cdot # \\cdot # \\cdot #", {b, c, t, D, L},
                            activation_bytes(t, D, L, c, b), "B");
   if (binary_reading(t) != t)
-    book(a, "activation_bytes", activation_bytes(binary_reading(t), D, L, c, b),
-         "reads the token count with binary prefixes (4M as 4 x 2^20)");
+    a.book("activation_bytes", activation_bytes(binary_reading(t), D, L, c, b),
+           "reads the token count with binary prefixes (4M as 4 x 2^20)");
   return m;
 }
 
@@ -216,17 +218,18 @@ constexpr Problem kEx4{
         [](const Inputs& in, Trace& tr) {
           Answers a;
           a["activation_bytes"] = saved_bytes(in, tr, Remat::SaveAll, a);
-          slip(a, "activation_bytes",
-               activation_bytes(in.num("tokens_per_batch"), in.num("D"), in.num("L"),
-                                saved_arrays_per_layer(Remat::Block), in.num("bytes_per_elem")),
-               "That keeps one array per layer (block remat); every intermediate is about 20.");
+          a.slip("activation_bytes",
+                 activation_bytes(in.num("tokens_per_batch"), in.num("D"), in.num("L"),
+                                  saved_arrays_per_layer(Remat::Block), in.num("bytes_per_elem")),
+                 "That keeps one array per layer (block remat); every intermediate is about 20.");
           return a;
         },
 };
 
-constexpr Slot kEx5Slots[] = {
-    number("activation_bytes", "B", "saved activations"),
-    number("train_flops_per_param_per_token", "ratio", "training FLOPs per parameter per token")};
+constexpr Slot kEx5Slots[] = {number("activation_bytes", "B", "saved activations"),
+                              derived(number("train_flops_per_param_per_token", "ratio",
+                                             "training FLOPs per parameter per token"),
+                                      From::Flops)};
 constexpr Problem kEx5{
     .id = "transformers.EX5",
     .title = "Block remat memory and FLOPs",
@@ -246,9 +249,9 @@ constexpr Problem kEx5{
               tr.step("Training with the forward pass replayed", "6 + 2", "# + #",
                       {flops_per_param_token(Pass::Train), flops_per_param_token(Pass::Forward)},
                       remat_flops_per_param_token(Remat::Block), "ratio");
-          slip(a, "train_flops_per_param_per_token", flops_per_param_token(Pass::Train),
-               "6 is training without remat; replaying the forward pass adds 2 per parameter "
-               "per token.");
+          a.slip("train_flops_per_param_per_token", flops_per_param_token(Pass::Train),
+                 "6 is training without remat; replaying the forward pass adds 2 per parameter "
+                 "per token.");
           return a;
         },
 };
@@ -272,8 +275,8 @@ constexpr Problem kEx6{
           a["saved_arrays_per_layer"] = tr.step("Q, K, V, O and the three MLP matmuls", "c", "",
                                                 saved_arrays_per_layer(Remat::BigMatmuls), "count");
           a["activation_bytes"] = saved_bytes(in, tr, Remat::BigMatmuls, a);
-          slip(a, "saved_arrays_per_layer", saved_arrays_per_layer(Remat::SaveAll),
-               "About 20 is every intermediate; this policy keeps only the big matmul outputs.");
+          a.slip("saved_arrays_per_layer", saved_arrays_per_layer(Remat::SaveAll),
+                 "About 20 is every intermediate; this policy keeps only the big matmul outputs.");
           return a;
         },
     .hint = "Count the matmuls of one layer: four in attention, three in a gated MLP.",
@@ -312,9 +315,9 @@ constexpr Problem kEx7{
           a["kv_cache_bytes"] = tr.step("The array [2, S, L, K, H]", "2 S L K H b",
                                         "2 \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
                                         {S, L, K, H, b}, kv_cache_bytes(S, L, K, H, b), "B");
-          slip(a, "kv_cache_bytes", kv_cache_bytes(S, L, K, H, b) / 2,
-               "The cache holds a key and a value for each token: the leading 2 of [2, S, L, K, "
-               "H].");
+          a.slip("kv_cache_bytes", kv_cache_bytes(S, L, K, H, b) / 2,
+                 "The cache holds a key and a value for each token: the leading 2 of [2, S, L, K, "
+                 "H].");
           return a;
         },
 };

@@ -82,12 +82,12 @@ constexpr Problem kQ1a{
               tr.step("Total", "L (3DF + 2D(N + K)H + nD) + 2DV", "", params(c).total, "count");
           // The book evaluates its formula with D ~ 4e3 and F ~ 16e3 (and N H = D).
           const double Dr = round_sig(D, 1), Fr = round_sig(F, 2);
-          book(a, "total_params", book_params(L, Dr, Fr, N, K, Dr / N, V, c.norms_per_layer),
-               "rounds D and F (4096 as 4e3, 16384 as 16e3) in L (3DF + 4D^2 + 2D) + 2DV");
+          a.book("total_params", book_params(L, Dr, Fr, N, K, Dr / N, V, c.norms_per_layer),
+                 "rounds D and F (4096 as 4e3, 16384 as 16e3) in L (3DF + 4D^2 + 2D) + 2DV");
           Config plain = c;
           plain.gated = false;
-          slip(a, "total_params", params(plain).total,
-               "A gated MLP has three matrices, W_in1, W_in2 and W_out: 3DF per layer, not 2DF.");
+          a.slip("total_params", params(plain).total,
+                 "A gated MLP has three matrices, W_in1, W_in2 and W_out: 3DF per layer, not 2DF.");
           return a;
         },
     .erratum =
@@ -123,8 +123,8 @@ constexpr Problem kQ1b{
               tr.step("Over the whole model (norms and vocabulary included)",
                       "\\frac{L \\cdot 2D(N + K)H}{P}", "\\frac{#}{#}", {p.attn, p.total},
                       p.attn / p.total, "ratio");
-          slip(a, "attention_fraction_layer", attn / mlp,
-               "That is attention over the MLP; the share is attention over both.");
+          a.slip("attention_fraction_layer", attn / mlp,
+                 "That is attention over the MLP; the share is attention over both.");
           return a;
         },
 };
@@ -148,8 +148,8 @@ constexpr Problem kQ1c{
           a["kv_bytes_per_token"] = tr.step("A key and a value per KV head per layer", "2 L K H b",
                                             "2 \\cdot # \\cdot # \\cdot # \\cdot #",
                                             {c.L, c.K, c.H, b}, kv_bytes_per_token(c, b), "B");
-          slip(a, "kv_bytes_per_token", kv_bytes_per_token(c, b) / 2,
-               "Each token stores a key and a value: the factor 2 in 2 L K H.");
+          a.slip("kv_bytes_per_token", kv_bytes_per_token(c, b) / 2,
+                 "Each token stores a key and a value: the factor 2 in 2 L K H.");
           return a;
         },
 };
@@ -193,9 +193,9 @@ constexpr Problem kQ2a{
           a["total_flops_in_units_of_2BDF"] = tr.step(
               "Over all X Y Z devices: the Z axis repeats the work", "XYZ \\cdot \\frac{1}{XY} = Z",
               "# \\cdot # \\cdot # \\cdot #", {X, Y, Z, per}, per * X * Y * Z, "ratio");
-          slip(a, "total_flops_in_units_of_2BDF", per * X * Y,
-               "That counts the matmul once; every device along Z (which shards neither A nor "
-               "W) does the same block again.");
+          a.slip("total_flops_in_units_of_2BDF", per * X * Y,
+                 "That counts the matmul once; every device along Z (which shards neither A nor "
+                 "W) does the same block again.");
           return a;
         },
     .hint =
@@ -218,9 +218,9 @@ constexpr Problem kQ2b{
         [](const Inputs& in, Trace& tr) {
           Answers a;
           a["per_device_flops_in_units_of_2BDF"] = q2_per_device(in, tr);
-          slip(a, "per_device_flops_in_units_of_2BDF",
-               flops_per_device(1, in.num("X") * in.num("Y") * in.num("Z")),
-               "The matmul is not split along Z: only X and Y divide the work.");
+          a.slip("per_device_flops_in_units_of_2BDF",
+                 flops_per_device(1, in.num("X") * in.num("Y") * in.num("Z")),
+                 "The matmul is not split along Z: only X and Y divide the work.");
           return a;
         },
 };
@@ -267,9 +267,9 @@ constexpr Problem kQ3{
           a["batching_axes"] =
               tr.step("Batch axes: none", "0", "", static_cast<double>(e.batching.size()), "count");
           tr.note("FLOPs: 2 times the product of every distinct axis: 2 I J K L M N O.");
-          slip(a, "batching_axes", static_cast<double>(e.contracting.size()),
-               "I and J are on both inputs but not on the output: they are contracted, not "
-               "batched.");
+          a.slip("batching_axes", static_cast<double>(e.contracting.size()),
+                 "I and J are on both inputs but not on the output: they are contracted, not "
+                 "batched.");
           return a;
         },
 };
@@ -324,19 +324,19 @@ constexpr Problem kQ4a{
               tr.step("Decoding, T = 1", "\\frac{2 S G}{b (G + S)}",
                       "\\frac{2 \\cdot # \\cdot #}{# \\cdot (# + #)}", {S, G, b, G, S},
                       attention_intensity(1, S, G, b), "flop_per_B");
-          slip(a, "intensity_prefill_test_point", attention_intensity(T, T, 1, b),
-               "That is MHA (G = 1); with G query heads per KV head, K and V are read once for G "
-               "heads.");
+          a.slip("intensity_prefill_test_point", attention_intensity(T, T, 1, b),
+                 "That is MHA (G = 1); with G query heads per KV head, K and V are read once for G "
+                 "heads.");
           return a;
         },
 };
 
-constexpr double kPeaks[] = {1.97e14, 4.59e14, 9.2e14};
-constexpr double kHbm[] = {8.2e11, 2.8e12, 1.6e12};
 constexpr double kQ4bGDecode[] = {1, 8, 16};
 constexpr Param kQ4bGiven[] = {
-    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    chip_spec(figure("peak_flops_per_s", "flop_per_s", 1.97e14,
+                     "bf16 peak of the chip (the book: TPU v5e)"),
+              "peak_flops_bf16"),
+    chip_spec(figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the chip"), "hbm_bw"),
     elem_bytes("bytes_per_elem", 2, "bytes per element (bf16)"),
     dim("G_mha", 1, "G for the MHA question"),
     dim("G_decode", 8, "G when decoding", kQ4bGDecode),
@@ -351,7 +351,7 @@ constexpr Problem kQ4b{
     .id = "transformers.Q4.b",
     .title = "Length where attention is compute-bound",
     .statement =
-        "A TPU v5e does {peak_flops_per_s} in bf16 and reads HBM at {hbm_bw}. The attention "
+        "A TPU does {peak_flops_per_s} in bf16 and reads HBM at {hbm_bw}. The attention "
         "core keeps {bytes_per_elem} per element and the sequence is not sharded. Above which "
         "sequence length is prefill attention compute-bound when G is large, and for MHA "
         "(G = {G_mha})? Can decoding one token at a time with G = {G_decode} ever be "
@@ -383,25 +383,27 @@ constexpr Problem kQ4b{
           a["decode_compute_bound"] = lim > i_hw ? 1 : 0;
           tr.note(lim > i_hw ? "Above I_hw: decoding can be compute-bound."
                              : "Far below I_hw at any context: decoding is memory-bound.");
-          book(a, "min_T_prefill_large_G", attention_min_T_large_G(round_sig(i_hw, 2), b),
-               "rounds I_hw to 240");
-          slip(a, "min_T_prefill_MHA", attention_min_T_large_G(i_hw, b),
-               "That is the large-G limit; with G = 1 the intensity is T/2, so T must be twice "
-               "as large.");
+          a.book("min_T_prefill_large_G", attention_min_T_large_G(round_sig(i_hw, 2), b),
+                 "rounds I_hw to 240");
+          a.slip("min_T_prefill_MHA", attention_min_T_large_G(i_hw, b),
+                 "That is the large-G limit; with G = 1 the intensity is T/2, so T must be twice "
+                 "as large.");
           return a;
         },
 };
 
 constexpr Param kQ4cGiven[] = {
-    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    chip_spec(figure("peak_flops_per_s", "flop_per_s", 1.97e14,
+                     "bf16 peak of the chip (the book: TPU v5e)"),
+              "peak_flops_bf16"),
+    chip_spec(figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the chip"), "hbm_bw"),
     dim("D", 8192, "model width (F = 4D, N H = D, MHA) for the comparison"),
 };
 constexpr Problem kQ4c{
     .id = "transformers.Q4.c",
     .title = "Plot attention vs FFW cost",
     .statement =
-        "On a TPU v5e ({peak_flops_per_s} in bf16, HBM at {hbm_bw}), sketch how the time of "
+        "On a TPU with {peak_flops_per_s} in bf16 and HBM at {hbm_bw}, sketch how the time of "
         "the attention core compares with the time of the MLP as the context grows, for "
         "prefill and for decoding.",
     .kind = "conceptual",
@@ -467,9 +469,9 @@ constexpr Problem kQ5{
           a["crossover_T"] =
               tr.step("Equal when", "T = \\frac{D (N + K)}{N}", "\\frac{# \\cdot (# + #)}{#}",
                       {D, N, K, N}, attention_vs_projections_crossover(D, N, K), "tokens");
-          slip(a, "crossover_T", attention_crossover_book(D),
-               "8D is where the core matches the projections and the MLP together; the "
-               "projections alone are matched sooner.");
+          a.slip("crossover_T", attention_crossover_book(D),
+                 "8D is where the core matches the projections and the MLP together; the "
+                 "projections alone are matched sooner.");
           return a;
         },
 };
@@ -505,7 +507,7 @@ constexpr Problem kQ6{
     .statement =
         "A remat policy saves only the outputs of the seven big matmuls (Q, K, V, O, W_in1, "
         "W_in2, W_out). What must the backward pass recompute per layer, and how many FLOPs is "
-        "that, as a formula and for a batch of B = {B}, each sequence T = {T} long, with N = {N} "
+        "that, as a formula and for B = {B} {B|sequence|sequences} of T = {T}, with N = {N} "
         "heads of dimension H = {H}? What share of the attention core's training FLOPs is it?",
     .kind = "formula",
     .given = kQ6Given,
@@ -525,12 +527,12 @@ constexpr Problem kQ6{
           a["fraction_of_attention_train_flops"] =
               tr.step("Against the core's training FLOPs", "\\frac{4 B T^2 N H}{12 B T^2 N H}",
                       "\\frac{#}{#}", {r, core}, r / core, "ratio");
-          slip(a, "recompute_flops_test_point", r / 2,
-               "Both products are redone: QK^T and the product of the probabilities with V, "
-               "2 B T^2 N H each.");
-          slip(a, "recompute_flops_test_point", core,
-               "Only the forward core is redone (4 B T^2 N H); its backward pass is paid in "
-               "any case.");
+          a.slip("recompute_flops_test_point", r / 2,
+                 "Both products are redone: QK^T and the product of the probabilities with V, "
+                 "2 B T^2 N H each.");
+          a.slip("recompute_flops_test_point", core,
+                 "Only the forward core is redone (4 B T^2 N H); its backward pass is paid in "
+                 "any case.");
           return a;
         },
 };
@@ -550,7 +552,7 @@ constexpr Param kQ7Given[] = {
 constexpr Slot kQ7Slots[] = {
     number("available_flops", "flop", "FLOPs the GPUs could have done"),
     number("used_flops", "flop", "FLOPs the training needed"),
-    number("mfu", "ratio", "model FLOPs utilisation"),
+    derived(number("mfu", "ratio", "model FLOPs utilisation"), From::Flops),
 };
 constexpr Problem kQ7{
     .id = "transformers.Q7",
@@ -583,13 +585,13 @@ constexpr Problem kQ7{
           const char* sparse =
               "The sparse figure counts structured sparsity, which dense "
               "training cannot use: take the dense peak, half of it.";
-          slip(a, "available_flops", available_flops(h, ps), sparse);
-          slip(a, "mfu", mfu(used, available_flops(h, ps)), sparse);
+          a.slip("available_flops", available_flops(h, ps), sparse);
+          a.slip("mfu", mfu(used, available_flops(h, ps)), sparse);
           const char* fwd =
               "Training is 6 FLOPs per parameter per token (forward 2, backward "
               "4), not 2.";
-          slip(a, "used_flops", six_p_tokens(P, t, flops_per_param_token(Pass::Forward)), fwd);
-          slip(a, "mfu", mfu(six_p_tokens(P, t, flops_per_param_token(Pass::Forward)), avail), fwd);
+          a.slip("used_flops", six_p_tokens(P, t, flops_per_param_token(Pass::Forward)), fwd);
+          a.slip("mfu", mfu(six_p_tokens(P, t, flops_per_param_token(Pass::Forward)), avail), fwd);
           return a;
         },
 };
@@ -599,8 +601,10 @@ constexpr Problem kQ7{
 constexpr double kQ8E[] = {64, 128, 256};
 constexpr double kQ8k[] = {2, 4, 8};
 constexpr Param kQ8aGiven[] = {
-    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    chip_spec(figure("peak_flops_per_s", "flop_per_s", 1.97e14,
+                     "bf16 peak of the chip (the book: TPU v5e)"),
+              "peak_flops_bf16"),
+    chip_spec(figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the chip"), "hbm_bw"),
     elem_bytes("weight_bytes", 1, "bytes per weight (int8)"),
 };
 constexpr Slot::Var kQ8Vars[] = {{"E", "experts", 1, 512},
@@ -635,7 +639,7 @@ constexpr Problem kQ8a{
     .title = "MoE compute-bound batch, general form",
     .statement =
         "An MoE layer with E experts sends each token to k of them. Its weights are int8 "
-        "({weight_bytes} each) and it computes in bf16 on a TPU v5e ({peak_flops_per_s}, HBM at "
+        "({weight_bytes} each) and it computes in bf16 on a TPU ({peak_flops_per_s}, HBM at "
         "{hbm_bw}). How large must k B / E be, for a batch of B tokens, before the expert "
         "matmuls are compute-bound, and what is the smallest B as a formula?",
     .kind = "formula",
@@ -647,19 +651,21 @@ constexpr Problem kQ8a{
           Answers a;
           a["kB_over_E_threshold"] = q8_threshold(in, tr, i_hw);
           const double bw_w = in.num("weight_bytes");
-          book(a, "kB_over_E_threshold", moe_kb_over_e_threshold(round_sig(i_hw, 2), bw_w),
-               "rounds I_hw to 240");
-          slip(a, "kB_over_E_threshold", moe_kb_over_e_threshold(i_hw, 2 * bw_w),
-               "That is what bf16 weights (2 bytes) would need, or FLOPs counted without the 2 "
-               "of a multiply-add: int8 weights are 1 byte and each weight does 2 FLOPs per "
-               "token.");
+          a.book("kB_over_E_threshold", moe_kb_over_e_threshold(round_sig(i_hw, 2), bw_w),
+                 "rounds I_hw to 240");
+          a.slip("kB_over_E_threshold", moe_kb_over_e_threshold(i_hw, 2 * bw_w),
+                 "That is what bf16 weights (2 bytes) would need, or FLOPs counted without the 2 "
+                 "of a multiply-add: int8 weights are 1 byte and each weight does 2 FLOPs per "
+                 "token.");
           return a;
         },
 };
 
 constexpr Param kQ8bGiven[] = {
-    figure("peak_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak of the TPU v5e", kPeaks),
-    figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the TPU v5e", kHbm),
+    chip_spec(figure("peak_flops_per_s", "flop_per_s", 1.97e14,
+                     "bf16 peak of the chip (the book: TPU v5e)"),
+              "peak_flops_bf16"),
+    chip_spec(figure("hbm_bw", "B_per_s", 8.2e11, "HBM bandwidth of the chip"), "hbm_bw"),
     elem_bytes("weight_bytes", 1, "bytes per weight (int8)"),
     dim("E", 256, "routed experts", kQ8E),
     dim("k", 8, "experts per token", kQ8k),
@@ -670,7 +676,7 @@ constexpr Problem kQ8b{
     .title = "DeepSeek MoE compute-bound batch",
     .statement =
         "DeepSeek v3 has E = {E} routed experts and sends each token to k = {k}. With int8 "
-        "weights ({weight_bytes} each) in bf16 on a TPU v5e ({peak_flops_per_s}, HBM at "
+        "weights ({weight_bytes} each) in bf16 on a TPU ({peak_flops_per_s}, HBM at "
         "{hbm_bw}), what is the smallest batch in tokens for which its expert matmuls are "
         "compute-bound?",
     .kind = "numeric",
@@ -686,12 +692,12 @@ constexpr Problem kQ8b{
           a["b_crit"] = tr.step("So B must exceed", "B > \\frac{E}{k} \\cdot \\frac{b_w I_{hw}}{2}",
                                 "\\frac{#}{#} \\cdot #", {E, k, thr},
                                 moe_min_batch(i_hw, E, k, bw_w), "tokens");
-          book(a, "b_crit", moe_min_batch(round_sig(i_hw, 2), E, k, bw_w), "rounds I_hw to 240");
-          slip(a, "b_crit", thr,
-               "That is the threshold on k B / E; B itself is E / k times "
-               "larger.");
-          slip(a, "b_crit", moe_min_batch(i_hw, E, k, 2 * bw_w),
-               "That is what bf16 weights would need; int8 weights are 1 byte.");
+          a.book("b_crit", moe_min_batch(round_sig(i_hw, 2), E, k, bw_w), "rounds I_hw to 240");
+          a.slip("b_crit", thr,
+                 "That is the threshold on k B / E; B itself is E / k times "
+                 "larger.");
+          a.slip("b_crit", moe_min_batch(i_hw, E, k, 2 * bw_w),
+                 "That is what bf16 weights would need; int8 weights are 1 byte.");
           return a;
         },
 };

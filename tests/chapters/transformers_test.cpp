@@ -557,3 +557,62 @@ TEST(TransformersRanges, ProblemsAtTheEndsOfEveryRange) {
                    std::string(p.id) + " " + g.dump());
   }
 }
+
+// ---- the book's shortcuts and the recognisable mistakes
+// -------------------------------------------
+
+TEST(TransformersProblems, BookShortcutsAreCorrectAndSlipsNamed) {
+  using sb::test::check;
+  using sb::test::verdict_of;
+  auto hint_of = [](const json& r, const std::string& slot) {
+    for (const json& x : r["results"])
+      if (x["slot"] == slot) return x.value("hint", std::string());
+    return std::string();
+  };
+  // EX2: the book's ~64K is 8D with D read as 8k: 8 * 8000 = 64,000 (exact 65,536).
+  EXPECT_EQ(verdict_of(check("transformers.EX2", {{"crossover_T", "64000"}}), "crossover_T"),
+            "correct");
+  // ... and the projections-only crossover D (N + K) / N = 2D = 16,384 is a named mistake.
+  json r = check("transformers.EX2", {{"crossover_T", "16384"}});
+  EXPECT_EQ(verdict_of(r, "crossover_T"), "wrong");
+  EXPECT_NE(hint_of(r, "crossover_T").find("MLP"), std::string::npos);
+  // EX4: 4M tokens read as 4 * 2^20: 2 * 20 * 4,194,304 * 8192 * 64 = 87,960,930,222,080 B.
+  EXPECT_EQ(verdict_of(check("transformers.EX4", {{"activation_bytes", "87960930222080"}}),
+                       "activation_bytes"),
+            "correct");
+  // Q1.a: the book's rounded factors, 64 (3 * 4e3 * 16e3 + 4 * (4e3)^2 + 2 * 4e3) + 2 * 4e3 *
+  // 32000 = 64 * 256,008,000 + 256,000,000 = 16,640,512,000: correct with a note. An ungated MLP
+  // (2DF) gives 17,442,537,472 - 64 * 4096 * 16384 = 13,147,570,176: wrong, with the hint.
+  EXPECT_EQ(
+      verdict_of(check("transformers.Q1.a", {{"total_params", "16640512000"}}), "total_params"),
+      "correct");
+  r = check("transformers.Q1.a", {{"total_params", "13147570176"}});
+  EXPECT_EQ(verdict_of(r, "total_params"), "wrong");
+  EXPECT_NE(hint_of(r, "total_params").find("3DF"), std::string::npos);
+  // Q1.c: 512 KiB is the exact 524,288 B; half of it forgets the values.
+  EXPECT_EQ(verdict_of(check("transformers.Q1.c", {{"kv_bytes_per_token", "512 KiB"}}),
+                       "kv_bytes_per_token"),
+            "correct");
+  r = check("transformers.Q1.c", {{"kv_bytes_per_token", "262144"}});
+  EXPECT_NE(hint_of(r, "kv_bytes_per_token").find("key and a value"), std::string::npos);
+  // Q7: the sparse peak gives 3.2856e24 / (2.79e6 * 3600 * 3.026e15) = 0.1081: wrong, named.
+  r = check("transformers.Q7", {{"mfu", "0.1081"}});
+  EXPECT_EQ(verdict_of(r, "mfu"), "wrong");
+  EXPECT_NE(hint_of(r, "mfu").find("sparsity"), std::string::npos);
+  // Q8.b: the book's rounded I_hw: 32 * 240 / 2 = 3840 is correct; 120.12 is k B / E, not B.
+  EXPECT_EQ(verdict_of(check("transformers.Q8.b", {{"b_crit", "3840"}}), "b_crit"), "correct");
+  r = check("transformers.Q8.b", {{"b_crit", "120.12"}});
+  EXPECT_EQ(verdict_of(r, "b_crit"), "wrong");
+  EXPECT_NE(hint_of(r, "b_crit").find("E / k"), std::string::npos);
+  // Q2.a (held out): 1 counts the matmul once, without the Z = 4 copies.
+  r = check("transformers.Q2.a", {{"total_flops_in_units_of_2BDF", "1"}});
+  EXPECT_EQ(verdict_of(r, "total_flops_in_units_of_2BDF"), "wrong");
+  EXPECT_NE(hint_of(r, "total_flops_in_units_of_2BDF").find("Z"), std::string::npos);
+  // A variant recomputes the shortcut: EX2 with D = 4096 (F = 16384, N = K = 32): 8D read as
+  // 8 * 4000 = 32,000 is the book's way; the exact crossover is 32,768.
+  const json g = {{"D", 4096}, {"F", 16384}, {"N", 32}, {"K", 32}};
+  EXPECT_EQ(verdict_of(check("transformers.EX2", {{"crossover_T", "32000"}}, g), "crossover_T"),
+            "correct");
+  EXPECT_EQ(verdict_of(check("transformers.EX2", {{"crossover_T", "64000"}}, g), "crossover_T"),
+            "wrong");
+}
