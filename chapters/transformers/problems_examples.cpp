@@ -245,6 +245,11 @@ constexpr Problem kEx5{
         [](const Inputs& in, Trace& tr) {
           Answers a;
           a["activation_bytes"] = saved_bytes(in, tr, Remat::Block, a);
+          a.slip("activation_bytes",
+                 activation_bytes(in.num("tokens_per_batch"), in.num("D"), in.num("L"),
+                                  saved_arrays_per_layer(Remat::SaveAll), in.num("bytes_per_elem")),
+                 "That keeps every intermediate (about 20 arrays per layer); block remat keeps "
+                 "one per layer.");
           a["train_flops_per_param_per_token"] =
               tr.step("Training with the forward pass replayed", "6 + 2", "# + #",
                       {flops_per_param_token(Pass::Train), flops_per_param_token(Pass::Forward)},
