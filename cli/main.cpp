@@ -458,13 +458,19 @@ int cmd_models(bool as_json) {
     std::cout << r["models"].dump(1) << "\n";
     return 0;
   }
-  std::printf("%-18s %8s %12s %12s %14s\n", "model", "nominal", "params", "active", "KV B/token");
+  auto line = [](const std::string& a, const std::string& b, const std::string& c,
+                 const std::string& d, const std::string& e) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%-18s %8s %12s %12s %14s\n", a.c_str(), b.c_str(), c.c_str(),
+                  d.c_str(), e.c_str());
+    std::cout << buf;
+  };
+  line("model", "nominal", "params", "active", "KV B/token");
   for (const auto& m : r["models"])
-    std::printf("%-18s %8s %12s %12s %14s\n", m["id"].get<std::string>().c_str(),
-                m["nominal_text"].get<std::string>().c_str(),
-                sb::units::number(m["params_total"].get<double>()).c_str(),
-                sb::units::number(m["params_active"].get<double>()).c_str(),
-                sb::units::format(m["kv_bytes_per_token"].get<double>(), "B").c_str());
+    line(m["id"].get<std::string>(), m["nominal_text"].get<std::string>(),
+         sb::units::number(m["params_total"].get<double>()),
+         sb::units::number(m["params_active"].get<double>()),
+         sb::units::format(m["kv_bytes_per_token"].get<double>(), "B"));
   return 0;
 }
 

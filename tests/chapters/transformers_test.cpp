@@ -1,13 +1,17 @@
 // Transformers chapter (Part 4): the calculators through the JSON entry point, the model table as
 // `scaling models` prints it, and every problem's solve(), against values derived by hand (the
 // arithmetic is in the comments); bad inputs must be errors naming their field.
+// `scaling models` is tested on the CLI itself: it is one file, compiled in without its main.
+#define SB_CLI_NO_MAIN
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/main.cpp"
 #include "core/api.hpp"
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
@@ -615,4 +619,43 @@ TEST(TransformersProblems, BookShortcutsAreCorrectAndSlipsNamed) {
             "correct");
   EXPECT_EQ(verdict_of(check("transformers.EX2", {{"crossover_T", "64000"}}, g), "crossover_T"),
             "wrong");
+}
+
+// ---- scaling models ----------------------------------------------------------------------------
+
+TEST(TransformersCli, ModelsPrintsTheTable) {
+  auto cli = [](std::vector<std::string> args, std::string& out) {
+    args.insert(args.begin(), "scaling");
+    std::ostringstream o, e;
+    auto* old_out = std::cout.rdbuf(o.rdbuf());
+    auto* old_err = std::cerr.rdbuf(e.rdbuf());
+    const int code = run(args);
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    out = o.str();
+    return code;
+  };
+  std::string out;
+  ASSERT_EQ(cli({"models", "--json"}, out), 0);
+  const json rows = json::parse(out);
+  ASSERT_TRUE(rows.is_array());
+  bool seen = false;
+  for (const json& m : rows) {
+    EXPECT_TRUE(m["config"].contains("L") && m["config"].contains("V")) << m["id"];
+    EXPECT_GT(m["params_total"].get<double>(), 0);
+    EXPECT_LE(m["params_active"].get<double>(), m["params_total"].get<double>());
+    if (m["id"] != "llama-3-70b") continue;
+    seen = true;
+    // 70,553,706,496 parameters (the checkpoint's count) beside the nominal 70e9; KV bytes per
+    // token in bf16: 2 * 80 * 8 * 128 * 2 = 327,680.
+    EXPECT_EQ(m["params_total"], 70553706496.0);
+    EXPECT_EQ(m["nominal"], 70e9);
+    EXPECT_EQ(m["kv_bytes_per_token"], 327680);
+  }
+  EXPECT_TRUE(seen);
+  // The plain table: a line per model with its nominal size.
+  ASSERT_EQ(cli({"models"}, out), 0);
+  EXPECT_NE(out.find("llama-3-70b"), std::string::npos);
+  EXPECT_NE(out.find("70B"), std::string::npos);
+  EXPECT_EQ(cli({"models", "extra"}, out), 2);
 }
