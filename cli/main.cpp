@@ -27,6 +27,7 @@ usage:
                                              grade answers; exit 0 correct, 1 wrong, 2 bad input
   scaling problems [--json]                  every problem's computed answers
   scaling chips [--json]                     the hardware tables with sources
+  scaling models [--json]                    the model table: configs and computed counts
 Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 )";
 
@@ -448,6 +449,31 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
+// The transformers chapter's model table (calculator transformers.models): per model its config
+// and what the chapter's formulas derive, KV bytes in bf16.
+int cmd_models(bool as_json) {
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", "transformers.models"}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) {
+    std::cout << r["models"].dump(1) << "\n";
+    return 0;
+  }
+  auto line = [](const std::string& a, const std::string& b, const std::string& c,
+                 const std::string& d, const std::string& e) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%-18s %8s %12s %12s %14s\n", a.c_str(), b.c_str(), c.c_str(),
+                  d.c_str(), e.c_str());
+    std::cout << buf;
+  };
+  line("model", "nominal", "params", "active", "KV B/token");
+  for (const auto& m : r["models"])
+    line(m["id"].get<std::string>(), m["nominal_text"].get<std::string>(),
+         sb::units::number(m["params_total"].get<double>()),
+         sb::units::number(m["params_active"].get<double>()),
+         sb::units::format(m["kv_bytes_per_token"].get<double>(), "B"));
+  return 0;
+}
+
 // The whole command: args as main receives them (args[0] the program), the exit status returned.
 int run(const std::vector<std::string>& args) {
   try {
@@ -474,6 +500,10 @@ int run(const std::vector<std::string>& args) {
          "usage: scaling chips [--json]\nthe hardware tables with the source of each "
          "figure\n",
          cmd_chips},
+        {"models",
+         "usage: scaling models [--json]\nthe model table: each config and its computed "
+         "totals\n",
+         cmd_models},
     };
     for (const auto& c : kPlain) {
       if (cmd != c.name) continue;
