@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <utility>
 
 #include "chapters/roofline/model.hpp"
 #include "chapters/sharding/model.hpp"
@@ -88,7 +90,9 @@ double t_pipeline_hop(double act_bytes, double Y, const Hardware& h) {
   return roofline::t_comms(act_bytes / Y, h.w_uni);
 }
 
-double pipeline_bubble(double Z, double m) { return (Z - 1) / (m + Z - 1); }
+double pipeline_slots(double Z, double m) { return m + Z - 1; }
+double pipeline_in_flight(double Z, double m) { return std::min(m, Z) / m; }
+double pipeline_bubble(double Z, double m) { return (Z - 1) / pipeline_slots(Z, m); }
 
 double t_fsdp_fwd(const Layer& l, double Y, double M_X, const Hardware& h) {
   return t_weight_gather(layer_weight_bytes(l), Y, M_X, h);
@@ -162,6 +166,249 @@ double round_split(double x, double N) {
     }
   }
   return best;
+}
+
+// ------------------------------------------------------------------ A.4 one strategy, whole
+
+const char* strategy_label(Strategy s) {
+  switch (s) {
+    case Strategy::DP:
+      return "DP";
+    case Strategy::FSDP:
+      return "FSDP";
+    case Strategy::TP:
+      return "TP";
+    case Strategy::FSDP_TP:
+      return "FSDP+TP";
+    case Strategy::Pipeline:
+      return "pipeline";
+    case Strategy::DCN:
+      return "DP over DCN";
+  }
+  return "?";
+}
+
+bool StrategyCost::compute_bound() const {
+  return t.compute_bound() && (strategy != Strategy::Pipeline || hop < stage_math);
+}
+
+namespace {
+
+std::string num_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+bool whole(double v) { return v == std::floor(v); }
+
+// The weight matrices of the chapter's layer, in forward order, and their gradients.
+struct Mats {
+  const char* const* w;
+  const char* const* dw;
+  int n;
+};
+Mats mats_of(const Layer& l) {
+  static const char* const w2[] = {"W_in", "W_out"};
+  static const char* const dw2[] = {"dW_in", "dW_out"};
+  static const char* const w3[] = {"W_in1", "W_in2", "W_out"};
+  static const char* const dw3[] = {"dW_in1", "dW_in2", "dW_out"};
+  return l.n_mats == 3 ? Mats{w3, dw3, 3} : Mats{w2, dw2, 2};
+}
+
+// FSDP's collectives per layer (A.4 (2), (4)): each weight's Y shard gathered over X forward;
+// backward, from the last matrix down, the gradient reduce-scattered and the weight gathered again.
+void fsdp_collectives(const Layer& l, double Y, double M_X, const Hardware& h,
+                      std::vector<Collective>& out) {
+  const Mats m = mats_of(l);
+  const double V = layer_weight_bytes(l) / l.n_mats / Y;
+  const double t = t_weight_gather(V * Y, Y, M_X, h);
+  for (int i = 0; i < m.n; ++i) out.push_back({"forward", "AllGather", m.w[i], "X", V, t, false});
+  for (int i = m.n - 1; i >= 0; --i) {
+    out.push_back({"backward", "ReduceScatter", m.dw[i], "X", V, t, false});
+    out.push_back({"backward", "AllGather", m.w[i], "X", V, t, false});
+  }
+}
+
+// TP's collectives per layer (A.4 (3), (4)): In gathered and Out reduce-scattered over Y forward;
+// dOut gathered and dIn reduce-scattered backward (the forward gather of In is reused). Each moves
+// the X shard of the activations, 2 B D / X bytes.
+void tp_collectives(const Layer& l, double B, double X, double M_Y, const Hardware& h,
+                    std::vector<Collective>& out) {
+  const double V = activation_row_bytes(l) * B / X;
+  const double t = t_act_gather_scatter(V * X, X, M_Y, h) / 2;
+  out.push_back({"forward", "AllGather", "In", "Y", V, t, true});
+  out.push_back({"forward", "ReduceScatter", "Out", "Y", V, t, true});
+  out.push_back({"backward", "AllGather", "dOut", "Y", V, t, true});
+  out.push_back({"backward", "ReduceScatter", "dIn", "Y", V, t, true});
+}
+
+// X_opt rounded to a divisor of N (A.4 (4)), or the reader's Y checked against N.
+double tp_degree(double Y, double B, double F, double N, double M_X, double M_Y) {
+  if (Y == 0) {
+    if (!whole(N) || N > 1e9)
+      fail("chips", "the optimal split needs a whole number of chips, got " + num_text(N),
+           "out_of_range");
+    return N / round_split(x_opt(B, F, N, M_X, M_Y), N);
+  }
+  if (!(Y >= 1) || !whole(Y) || !whole(N / Y))
+    fail("Y",
+         "the TP degree Y must be a whole number that divides the " + num_text(N) + " chips, got " +
+             num_text(Y),
+         "out_of_range");
+  return Y;
+}
+
+}  // namespace
+
+StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
+  const Layer& l = in.layer;
+  const Hardware& h = in.hw;
+  auto positive = [](double v, const char* field, const std::string& what) {
+    if (!(v > 0) || !std::isfinite(v)) fail(field, what, "out_of_range");
+  };
+  positive(l.D, "D", "D must be a positive width");
+  positive(l.F, "F", "F must be a positive width");
+  if (l.n_mats != 2 && l.n_mats != 3)
+    fail("mlp", "the MLP has 2 matrices (plain) or 3 (gated)", "out_of_range");
+  positive(in.L, "L", "the model needs at least one layer");
+  positive(in.P, "P", "the parameter count must be positive");
+  positive(in.N, "chips", "the chip count must be positive");
+  if (!(in.axes >= 1 && in.axes <= 3))
+    fail("axes", "a TPU slice has 1 to 3 ICI axes, got " + num_text(in.axes), "out_of_range");
+  for (auto [v, field] : {std::pair{h.C, "chip"}, {h.W_ici, "chip"}, {h.hbm, "chip"}})
+    positive(v, field, "the chip needs a peak, an ICI bandwidth and an HBM size");
+  const double pods = st == Strategy::DCN ? in.pods : 1;
+  if (st == Strategy::DCN) {
+    if (!(pods >= 2) || !whole(pods) || pods > 1e4)
+      fail("pods", "DP across pods needs a whole number of pods, at least 2", "out_of_range");
+    positive(h.W_dcn, "chip", "the chip has no DCN bandwidth in the tables");
+  }
+  const double chips = in.N * pods;
+  if (!(in.B >= chips) || !std::isfinite(in.B) || in.B > 1e15)
+    fail("B",
+         "the batch (" + num_text(in.B) + " tokens) is smaller than the chip count (" +
+             num_text(chips) + "): every chip needs at least one token",
+         "out_of_range");
+
+  StrategyCost c;
+  c.strategy = st;
+  const double alpha = alpha_ici(h);
+  const double B_pod = in.B / pods;
+  const double act = checkpoint_bytes(l, in.L, in.B);
+  Split& s = c.split;
+  s.pods = pods;
+  switch (st) {
+    case Strategy::DP:
+    case Strategy::FSDP: {
+      s = {in.N, 1, in.axes, 0, st == Strategy::DP ? XMode::DP : XMode::FSDP, 1};
+      c.t = layer_times(l, in.B, s, h);
+      if (st == Strategy::DP) {
+        const Mats m = mats_of(l);
+        const double V = layer_weight_bytes(l) / l.n_mats;
+        for (int i = m.n - 1; i >= 0; --i)
+          c.collectives.push_back(
+              {"backward", "AllReduce", m.dw[i], "X", V, t_grad_allreduce(V, 1, s.M_X, h), false});
+      } else {
+        fsdp_collectives(l, 1, s.M_X, h, c.collectives);
+      }
+      c.conditions.push_back(
+          {"B/N > alpha / M_X", "tokens", in.B / in.N, dp_min_batch_per_chip(alpha, s.M_X)});
+      break;
+    }
+    case Strategy::TP: {
+      s = {1, in.N, 0, in.axes, XMode::FSDP, 1};
+      c.t = layer_times(l, in.B, s, h);
+      tp_collectives(l, in.B, 1, s.M_Y, h, c.collectives);
+      c.conditions.push_back(
+          {"Y < M_Y F / alpha", "count", in.N, tp_max_degree(l.F, alpha, s.M_Y), true});
+      break;
+    }
+    case Strategy::FSDP_TP:
+    case Strategy::DCN: {
+      const bool mixed = st == Strategy::FSDP_TP || in.Y != 1;
+      const double M_Y = mixed ? in.M_Y : 0;
+      const double M_X = in.axes - M_Y;
+      if (mixed && !(M_Y > 0 && M_X > 0))
+        fail("M_Y",
+             "TP takes some of the " + num_text(in.axes) +
+                 " axes and FSDP the rest: M_Y must lie " + "strictly between 0 and the axes",
+             "out_of_range");
+      const double Y = mixed ? tp_degree(in.Y, B_pod, l.F, in.N, M_X, M_Y) : 1;
+      s = {in.N / Y, Y, M_X, M_Y, XMode::FSDP, pods};
+      c.t = layer_times(l, in.B, s, h);
+      if (Y > 1) tp_collectives(l, B_pod, s.X, M_Y, h, c.collectives);
+      if (s.X > 1) fsdp_collectives(l, Y, M_X, h, c.collectives);
+      if (mixed) {
+        c.x_opt = x_opt(B_pod, l.F, in.N, M_X, M_Y);
+        c.window = x_window(B_pod, l.F, in.N, alpha, M_X, M_Y);
+        c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "tokens", B_pod / in.N,
+                                mixed_min_batch_per_chip(alpha, l.F, M_X, M_Y)});
+        c.conditions.push_back(
+            {"B/X > alpha / M_X", "tokens", B_pod / s.X, dp_min_batch_per_chip(alpha, M_X)});
+        c.conditions.push_back(
+            {"Y < M_Y F / alpha", "count", Y, tp_max_degree(l.F, alpha, M_Y), true});
+      } else {
+        c.conditions.push_back(
+            {"B/N > alpha / M_X", "tokens", B_pod / in.N, dp_min_batch_per_chip(alpha, M_X)});
+      }
+      if (st == Strategy::DCN) {
+        const Mats m = mats_of(l);
+        const double V = layer_weight_bytes(l) / l.n_mats;
+        for (int i = m.n - 1; i >= 0; --i)
+          c.collectives.push_back({"backward", "AllReduce", m.dw[i], "DCN", V,
+                                   t_grad_allreduce_dcn(V, in.N, h), false});
+        c.conditions.push_back({"B/pods > alpha_dcn", "tokens", B_pod, alpha_dcn(h)});
+      }
+      break;
+    }
+    case Strategy::Pipeline: {
+      const double Z = in.Z, m = in.m;
+      if (!(Z >= 1) || !whole(Z) || Z > in.L || !whole(in.N / Z))
+        fail("Z",
+             "the stages must be a whole number that divides the " + num_text(in.N) +
+                 " chips and is at most the " + num_text(in.L) + " layers, got " + num_text(Z),
+             "out_of_range");
+      const double X = in.N / Z;
+      if (!(m >= 1) || !whole(m) || in.B / m < X)
+        fail("m",
+             "the microbatches must be a whole number with at least one token per chip of a "
+             "stage (at most " +
+                 num_text(std::floor(in.B / X)) + ")",
+             "out_of_range");
+      s = {X, 1, in.axes, 0, XMode::FSDP, 1};
+      // Each stage runs its L/Z layers on X chips, one microbatch of B/m tokens at a time.
+      c.t = layer_times(l, in.B / m, s, h);
+      if (X > 1) fsdp_collectives(l, 1, in.axes, h, c.collectives);
+      const double V = activation_row_bytes(l) * in.B / m / X;
+      c.hop = t_pipeline_hop(V, 1, h);
+      c.collectives.push_back({"forward", "copy", "Out", "next stage", V, c.hop, true});
+      c.collectives.push_back({"backward", "copy", "dIn", "previous stage", V, c.hop, true});
+      c.bubble = pipeline_bubble(Z, m);
+      c.stage_math = in.L / Z * (c.t.fwd.math + c.t.bwd.math);
+      c.conditions.push_back(
+          {"B/(m X) > alpha / M_X", "tokens", in.B / m / X, dp_min_batch_per_chip(alpha, in.axes)});
+      c.conditions.push_back({"T_hop < T_stage (one microbatch)", "s", c.hop, c.stage_math, true});
+      break;
+    }
+  }
+  c.per_chip_batch = in.B / chips;
+  if (st == Strategy::Pipeline) {
+    // (m + Z - 1) slots of one stage's work on one microbatch; each copy overlaps the stage's
+    // work in its direction.
+    const double Ls = in.L / in.Z;
+    const double slot = std::max(Ls * c.t.fwd.time(), c.hop) + std::max(Ls * c.t.bwd.time(), c.hop);
+    c.step = slot * pipeline_slots(in.Z, in.m);
+    c.mfu = in.m * c.stage_math / c.step;
+    c.mem = memory_per_chip(in.P, act * pipeline_in_flight(in.Z, in.m),
+                            {in.N, 1, in.axes, 0, XMode::FSDP, 1});
+  } else {
+    c.step = in.L * c.t.time();
+    c.mfu = (c.t.fwd.math + c.t.bwd.math) / c.t.time();
+    c.mem = memory_per_chip(in.P, act, s);
+  }
+  c.fits = c.mem <= h.hbm;
+  return c;
 }
 
 // ------------------------------------------------------------------ A.6, A.7

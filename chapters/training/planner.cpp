@@ -219,11 +219,11 @@ inline Terms terms(const Ctx& c, const Combo& k, int mode, int r, int m) {
   t.T_b = std::max(std::max(std::max(t.math_b, t.hbm_b), std::max(t.fsdp_b, t.tp)),
                    std::max(t.dp_b, t.dcn_b));
   const double micro = std::max(k.Ls * t.T_f, t.hop) + std::max(k.Ls * t.T_b, t.hop);
-  t.t_step = (m + k.Z - 1) * micro;
+  t.t_step = pipeline_slots(k.Z, m) * micro;
   // Parameters and optimizer over the chips that shard them; activations of the microbatches a
   // stage holds at once (1F1B: at most Z) over the stage's chips.
   const double param_shards = double(k.Y) * k.Z * (mode == 2 ? k.X : 1);
-  const double in_flight = std::min(m, k.Z) * inv_m;
+  const double in_flight = pipeline_in_flight(k.Z, m);
   t.mem = c.state / param_shards + c.act[r] * k.tokens_per_chip * in_flight * k.Ls;
   return t;
 }
