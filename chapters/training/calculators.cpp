@@ -492,6 +492,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
              : "Layer model: the whole transformer layer (attention projections, MLP, TP around "
                "both blocks, the attention core at the sequence length).");
   r.extra["fits"] = res.fits;
+  r.extra["chip_counts"] = chip_counts(chip);
   r.extra["best"] = plan_json(b, sl);
   r.extra["plans"] = std::move(plans);
   r.extra["slices"] = res.assignments > 0 ? pi.topo.slices.size() : 0;

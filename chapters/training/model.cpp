@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "chapters/roofline/model.hpp"
@@ -337,8 +339,22 @@ StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
       const double Y = mixed ? tp_degree(in.Y, B_pod, l.F, in.N, M_X, M_Y) : 1;
       s = {in.N / Y, Y, M_X, M_Y, XMode::FSDP, pods};
       c.t = layer_times(l, in.B, s, h);
-      if (Y > 1) tp_collectives(l, B_pod, s.X, M_Y, h, c.collectives);
-      if (s.X > 1) fsdp_collectives(l, Y, M_X, h, c.collectives);
+      // In the chapter's order: forward, In gathered over Y, the weights over X, Out scattered
+      // over Y; backward, dOut gathered over Y, the weights' reductions and gathers over X, dIn
+      // scattered over Y.
+      std::vector<Collective> tp, fsdp;
+      if (Y > 1) tp_collectives(l, B_pod, s.X, M_Y, h, tp);
+      if (s.X > 1) fsdp_collectives(l, Y, M_X, h, fsdp);
+      for (const char* phase : {"forward", "backward"}) {
+        const auto in_phase = [&](const Collective& k) {
+          return std::string_view(k.phase) == phase;
+        };
+        std::vector<Collective> t;
+        std::copy_if(tp.begin(), tp.end(), std::back_inserter(t), in_phase);
+        if (!t.empty()) c.collectives.push_back(t.front());
+        std::copy_if(fsdp.begin(), fsdp.end(), std::back_inserter(c.collectives), in_phase);
+        if (t.size() > 1) c.collectives.push_back(t.back());
+      }
       if (mixed) {
         c.x_opt = x_opt(B_pod, l.F, in.N, M_X, M_Y);
         c.window = x_window(B_pod, l.F, in.N, alpha, M_X, M_Y);

@@ -356,6 +356,12 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
   const tpus::Topology info = tpus::topology_of(chip, f);
   const double pod = tpus::chip_count(info.max_pod);
   Topology topo;
+  if (chips == pod) {
+    // A full pod is the pod's own shape (16x20x28 for v5p), not every shape of as many chips.
+    const tpus::Torus t = tpus::slice_torus(chip, info.max_pod, "auto", f);
+    topo.slices.push_back({t.dims, t.wrap});
+    return topo;
+  }
   if (chips > pod) {
     if (std::fmod(chips, pod) != 0)
       fail(field,
@@ -392,6 +398,22 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
   if (topo.slices.empty())
     fail(field, "no " + chip.name + " slice has " + count_text(chips) + " chips", "bad_shape");
   return topo;
+}
+
+std::vector<double> chip_counts(const hw::Chip& chip, double max_pods) {
+  const tpus::Topology info = tpus::topology_of(chip);
+  const double pod = tpus::chip_count(info.max_pod);
+  std::vector<double> out;
+  for (double n = 1; n < pod; n *= 2) {
+    try {
+      topology_for_chips(chip, n);
+      out.push_back(n);
+    } catch (const InputError&) {
+      // No slice of this many chips.
+    }
+  }
+  for (double k = 1; k <= max_pods; ++k) out.push_back(k * pod);
+  return out;
 }
 
 // ------------------------------------------------------------------ names
