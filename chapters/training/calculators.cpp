@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -492,7 +493,11 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
              : "Layer model: the whole transformer layer (attention projections, MLP, TP around "
                "both blocks, the attention core at the sequence length).");
   r.extra["fits"] = res.fits;
-  r.extra["chip_counts"] = chip_counts(chip);
+  // The counts depend on the chip only, and finding them tries every shape: once per chip.
+  static std::map<std::string, std::vector<double>, std::less<>> counts;
+  auto it = counts.find(chip.id);
+  if (it == counts.end()) it = counts.emplace(chip.id, chip_counts(chip)).first;
+  r.extra["chip_counts"] = it->second;
   r.extra["best"] = plan_json(b, sl);
   r.extra["plans"] = std::move(plans);
   r.extra["slices"] = res.assignments > 0 ? pi.topo.slices.size() : 0;
