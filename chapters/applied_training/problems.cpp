@@ -20,8 +20,30 @@ namespace {
 namespace tf = transformers;
 namespace tr = training;
 
+// Givens in ranges that keep every answer a finite number: rates (FLOPs/s, B/s) from 1 to 1e20,
+// memory sizes up to 1e15 B, bytes per parameter 1/8 to 64, parameter counts up to 1e15, MFU
+// from 0.1% to 100%, tokens up to 1e16.
+constexpr Param ranged(Text name, Text unit, double def, Text doc, double lo, double hi,
+                       Variants v = {}) {
+  return with_variants(num(name, unit, def, doc, lo, hi), v);
+}
+constexpr Param rate(Text name, Text unit, double def, Text doc, Variants v = {}) {
+  return ranged(name, unit, def, doc, 1, 1e20, v);
+}
+constexpr Param memory(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 1, 1e15, v);
+}
+constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 0.125, 64, v);
+}
+constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "count", def, doc, 1, 1e15, v);
+}
+constexpr Param mfu_given(double def, Variants v = {}) {
+  return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);
+}
 constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
-  return given(name, "tokens", def, doc, v);
+  return ranged(name, "tokens", def, doc, 1, 1e16, v);
 }
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
@@ -42,9 +64,9 @@ constexpr Param kEmbeddings = choice("embeddings", "untied", "untied|tied",
 constexpr Param kNorms = choice("norms", "left out", "left out|counted",
                                 "norm vectors: left out, as the chapter's table does, or counted");
 constexpr Param kPeak =
-    given("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
+    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
 constexpr Param kP70 =
-    given("params_book", "count", 70e9, "P as the chapter rounds it (the 70B of the name)");
+    param_count("params_book", 70e9, "P as the chapter rounds it (the 70B of the name)");
 
 tf::Config config_of(const Inputs& in) {
   tf::Config c;
@@ -188,22 +210,21 @@ constexpr Problem kIQ3{
 
 constexpr double kIQ4Mfus[] = {0.3, 0.4, 0.5};
 constexpr double kIQ4Chips[] = {8960, 17920, 35840};
-constexpr Param kIQ4Given[] = {
-    kL70,
-    kD70,
-    kF70,
-    kN70,
-    kK70,
-    kH70,
-    kV70,
-    kMlp,
-    kEmbeddings,
-    kNorms,
-    tokens("tokens", 15e12, "training tokens", kIQ3Tokens),
-    width("chips", 8960, "chips (a full v5p pod)", kIQ4Chips),
-    kPeak,
-    given("mfu", "ratio", 0.4, "model FLOPs utilisation", kIQ4Mfus, false, 1),
-    kP70};
+constexpr Param kIQ4Given[] = {kL70,
+                               kD70,
+                               kF70,
+                               kN70,
+                               kK70,
+                               kH70,
+                               kV70,
+                               kMlp,
+                               kEmbeddings,
+                               kNorms,
+                               tokens("tokens", 15e12, "training tokens", kIQ3Tokens),
+                               width("chips", 8960, "chips (a full v5p pod)", kIQ4Chips),
+                               kPeak,
+                               mfu_given(0.4, kIQ4Mfus),
+                               kP70};
 constexpr Slot kIQ4Slots[] = {number("train_time", "s", "training time", 0.025)};
 constexpr Problem kIQ4{
     .id = "applied-training.IQ4",
@@ -244,11 +265,11 @@ constexpr Param kIQ5Given[] = {
     tokens("tokens_per_batch", 4e6, "global batch (the chapter's memory arithmetic: 4e6)",
            kIQ5Batches),
     count("checkpoints_per_layer", 4, "bf16 [batch, D] checkpoints per layer", kIQ5Ckpts, 0, 1000),
-    given("bytes_per_param", "B", 2, "bytes per bf16 weight"),
-    given("opt_bytes_per_param", "B", 8, "bytes of Adam state per parameter (fp32 m and v)"),
-    given("hbm_per_chip_B", "B", 96e9, "HBM per chip (v5p)"),
+    per_param("bytes_per_param", 2, "bytes per bf16 weight"),
+    per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter (fp32 m and v)"),
+    memory("hbm_per_chip_B", 96e9, "HBM per chip (v5p)"),
     kPeak,
-    given("mfu", "ratio", 0.4, "model FLOPs utilisation", kIQ4Mfus, false, 1),
+    mfu_given(0.4, kIQ4Mfus),
     tokens("tokens", 15e12, "training tokens"),
     kP70};
 constexpr Slot kIQ5Slots[] = {number("param_bytes", "B", "bf16 parameters"),
@@ -324,8 +345,8 @@ constexpr Param kIQ6Given[] = {
     count("checkpoints_per_layer_aggressive", 12,
           "checkpoints per layer (a more aggressive policy)", {}, 0, 1000),
     width("chips", 8960, "chips (a full v5p pod)", kIQ6Chips),
-    given("bytes_per_param", "B", 2, "bytes per bf16 weight"),
-    given("opt_bytes_per_param", "B", 8, "bytes of Adam state per parameter"),
+    per_param("bytes_per_param", 2, "bytes per bf16 weight"),
+    per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter"),
     kP70};
 constexpr Slot kIQ6Slots[] = {number("bytes_per_chip", "B", "per chip, baseline checkpoints"),
                               number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03)};
@@ -400,7 +421,7 @@ constexpr Problem kIQ7{
 constexpr Param kIQ8Given[] = {
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ7Batches),
     width("chips", 8960, "chips (a full v5p pod)"), kPeak,
-    given("ici_bw_bidir_Bps", "B_per_s", 1.8e11, "ICI per axis, both directions, W_ici"),
+    rate("ici_bw_bidir_Bps", "B_per_s", 1.8e11, "ICI per axis, both directions, W_ici"),
     count("M_X", 3, "ICI axes FSDP spans", {}, 1, 3)};
 constexpr Slot kIQ8Slots[] = {number("per_chip_batch", "tokens", "batch per chip"),
                               number("fsdp_threshold", "tokens", "FSDP floor"),
@@ -507,7 +528,7 @@ constexpr Param kQ1Given[] = {
     tokens("alpha", 2550, "ICI intensity alpha = C / W_ici"),
     count("M_X", 2, "ICI axes FSDP spans", {}, 1, 3),
     count("M_Y", 1, "ICI axes TP spans", {}, 1, 3),
-    given("dcn_bw_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip"),
+    rate("dcn_bw_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip"),
     kPeak};
 constexpr Slot kQ1Slots[] = {number("per_chip_batch", "tokens", "batch per chip"),
                              number("mixed_threshold", "tokens", "FSDP + TP floor per chip"),

@@ -3,9 +3,11 @@
 // and units are the catalogue's (shared/book/problems/training.json); every expected answer is
 // computed by the models (training, transformers) from the problem's own inputs.
 #include <string>
+#include <utility>
 
 #include "chapters/training/model.hpp"
 #include "chapters/transformers/model.hpp"
+#include "core/error.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 #include "core/units.hpp"
@@ -17,14 +19,50 @@ namespace {
 
 namespace tf = transformers;
 
+// Givens in ranges that keep every answer a finite number: rates (FLOPs/s, B/s) from 1 to 1e20,
+// memory sizes up to 1e15 B, bytes per parameter 1/8 to 64, parameter counts up to 1e15, MFU
+// from 0.1% to 100%, tokens up to 1e16.
+constexpr Param ranged(Text name, Text unit, double def, Text doc, double lo, double hi,
+                       Variants v = {}) {
+  return with_variants(num(name, unit, def, doc, lo, hi), v);
+}
+constexpr Param rate(Text name, Text unit, double def, Text doc, Variants v = {}) {
+  return ranged(name, unit, def, doc, 1, 1e20, v);
+}
+constexpr Param memory(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 1, 1e15, v);
+}
+constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 0.125, 64, v);
+}
+constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "count", def, doc, 1, 1e15, v);
+}
+constexpr Param mfu_given(double def, Variants v = {}) {
+  return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);
+}
 constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
-  return given(name, "tokens", def, doc, v);
+  return ranged(name, "tokens", def, doc, 1, 1e16, v);
 }
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
 }
 
 // ---- Question 1: LLaMA-2 13B's parameters -----------------------------------------------------
+
+// The configuration checked, its errors naming the problem's givens (n_kv_heads for K, ...).
+tf::Config checked(const tf::Config& c) {
+  try {
+    return tf::validated(c);
+  } catch (const InputError& e) {
+    static constexpr std::pair<Text, Text> kNames[] = {
+        {"L", "n_layers"},   {"D", "d_model"},  {"F", "d_ff"}, {"N", "n_heads"},
+        {"K", "n_kv_heads"}, {"H", "head_dim"}, {"V", "vocab"}};
+    for (const auto& [field, given] : kNames)
+      if (e.field == field) fail(given, e.what(), e.code);
+    throw;
+  }
+}
 
 constexpr double kQ1Ls[] = {32, 40, 48, 80};
 constexpr double kQ1Ds[] = {4096, 5120, 8192};
@@ -70,7 +108,7 @@ constexpr Problem kQ1{
           c.gated = in.text("mlp") == "gated";
           c.tied = in.text("embeddings") == "tied";
           c.norms_per_layer = 0;
-          const tf::Params p = tf::params(tf::validated(c));
+          const tf::Params p = tf::params(checked(c));
           const double mats = c.gated ? 3 : 2;
           Answers a;
           a["ffw_params"] =
@@ -96,13 +134,13 @@ constexpr double kQ2Params[] = {7e9, 13e9, 70e9};
 constexpr double kQ2Batches[] = {4e6, 8e6, 16e6};
 constexpr double kQ2Ckpts[] = {2, 3};
 constexpr Param kQ2Given[] = {
-    given("params", "count", 13e9, "parameters P", kQ2Params),
+    param_count("params", 13e9, "parameters P", kQ2Params),
     tokens("batch_tokens", 16e6, "global batch B", kQ2Batches),
     width("n_layers", 40, "layers L"),
     width("d_model", 5120, "model width D"),
     width("d_ff", 13824, "MLP width F"),
-    given("bytes_per_param_bf16", "B", 2, "bytes per bf16 weight"),
-    given("bytes_adam_state_fp32", "B", 8, "bytes of Adam state per parameter (fp32 m and v)"),
+    per_param("bytes_per_param_bf16", 2, "bytes per bf16 weight"),
+    per_param("bytes_adam_state_fp32", 8, "bytes of Adam state per parameter (fp32 m and v)"),
     count("checkpoints_per_layer", 3, "bf16 checkpoints per layer: one [B, D], the rest [B, F]",
           kQ2Ckpts, 1, 3)};
 constexpr Slot kQ2Slots[] = {
@@ -147,18 +185,18 @@ constexpr Problem kQ2{
 // ---- Question 3: LLaMA-2 13B on a v5p 16x16x16 -------------------------------------------------
 
 constexpr double kQ3Batches[] = {1.5e6, 3e6, 6e6};
-constexpr Param kQ3Params = given("params", "count", 13e9, "parameters P (LLaMA-2 13B)");
+constexpr Param kQ3Params = param_count("params", 13e9, "parameters P (LLaMA-2 13B)");
 constexpr Param kQ3Chips = width("n_chips", 4096, "chips N (a v5p 16x16x16)");
-constexpr Param kQ3Hbm = given("hbm_per_chip_B", "B", 96e9, "HBM per chip");
+constexpr Param kQ3Hbm = memory("hbm_per_chip_B", 96e9, "HBM per chip");
 constexpr Param kQ3Seq = tokens("seq_len", 32768, "sequence length T");
 constexpr Param kQ3Batch = tokens("batch_tokens", 3e6, "global batch B", kQ3Batches);
 constexpr Param kQ3Layers = width("n_layers", 40, "layers L");
 constexpr Param kQ3D = width("d_model", 5120, "model width D");
 constexpr Param kQ3F = width("d_ff", 13824, "MLP width F (gated: 3 matrices)");
 constexpr Param kQ3Peak =
-    given("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
+    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
 constexpr Param kQ3WIci =
-    given("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
+    rate("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
 
 // The checkpoints of Question 2's model at this batch, and the state over N chips.
 struct Q3 {
@@ -286,9 +324,9 @@ constexpr Param kQ3cGiven[] = {
     kQ3WIci,
     count("m_x_axes", 2, "ICI axes FSDP spans, M_X", {}, 1, 3),
     count("m_y_axes", 1, "ICI axes TP spans, M_Y", {}, 1, 3),
-    given("mfu", "ratio", 0.4, "model FLOPs utilisation", kQ3cMfus, false, 1),
-    given("peak_flops_for_step_time", "flop_per_s", 4.6e14,
-          "peak FLOPs/s the step-time estimate uses (the text's rounded figure)")};
+    mfu_given(0.4, kQ3cMfus),
+    rate("peak_flops_for_step_time", "flop_per_s", 4.6e14,
+         "peak FLOPs/s the step-time estimate uses (the text's rounded figure)")};
 constexpr Slot kQ3cSlots[] = {number("min_batch_per_chip_tokens", "tokens", "per-chip floor"),
                               boolean("mixed_compute_bound", "is FSDP + TP compute-bound?"),
                               number("x_opt", "count", "X_opt"),

@@ -19,8 +19,30 @@ namespace {
 
 namespace tf = transformers;
 
+// Givens in ranges that keep every answer a finite number: rates (FLOPs/s, B/s) from 1 to 1e20,
+// memory sizes up to 1e15 B, bytes per parameter 1/8 to 64, parameter counts up to 1e15, MFU
+// from 0.1% to 100%, tokens up to 1e16.
+constexpr Param ranged(Text name, Text unit, double def, Text doc, double lo, double hi,
+                       Variants v = {}) {
+  return with_variants(num(name, unit, def, doc, lo, hi), v);
+}
+constexpr Param rate(Text name, Text unit, double def, Text doc, Variants v = {}) {
+  return ranged(name, unit, def, doc, 1, 1e20, v);
+}
+constexpr Param memory(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 1, 1e15, v);
+}
+constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 0.125, 64, v);
+}
+constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "count", def, doc, 1, 1e15, v);
+}
+constexpr Param mfu_given(double def, Variants v = {}) {
+  return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);
+}
 constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
-  return given(name, "tokens", def, doc, v);
+  return ranged(name, "tokens", def, doc, 1, 1e16, v);
 }
 constexpr Param axes(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 3);
@@ -31,11 +53,11 @@ constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
 
 // Chip figures the problems state (v5p unless said otherwise).
 constexpr Param kPeak459 =
-    given("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
-constexpr Param kPeak460 = given("peak_bf16_flops_per_s", "flop_per_s", 4.6e14,
-                                 "peak bf16 FLOPs/s per chip, C (the text's rounded figure)");
+    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
+constexpr Param kPeak460 = rate("peak_bf16_flops_per_s", "flop_per_s", 4.6e14,
+                                "peak bf16 FLOPs/s per chip, C (the text's rounded figure)");
 constexpr Param kWIci =
-    given("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
+    rate("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
 constexpr Param kAlpha = tokens("alpha_ici_tokens", 2550, "ICI intensity alpha = C / W_ici");
 constexpr Param kPod = count("pod_chips", 8960, "chips in a v5p pod", {}, 1, 1e6);
 
@@ -54,8 +76,8 @@ double alpha_of(const Inputs& in, Trace& tr) {
 // ---- Data parallelism -------------------------------------------------------------------------
 
 constexpr Param kEx1Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s of a TPU v5e"),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth of a TPU v5e")};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s of a TPU v5e"),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth of a TPU v5e")};
 constexpr Slot kEx1Slots[] = {number("b_crit_tokens", "tokens", "tokens per chip")};
 constexpr Problem kEx1{
     .id = "training.Ex1",
@@ -84,9 +106,9 @@ constexpr Problem kEx1{
 
 constexpr double kEx2BytesPerParam[] = {10, 12, 16};
 constexpr Param kEx2Given[] = {
-    given("hbm_per_chip_B", "B", 96e9, "HBM per chip (TPU v5p)"),
-    given("bytes_per_param", "B", 10, "bytes per parameter: bf16 weights 2 + Adam fp32 m and v 8",
-          kEx2BytesPerParam)};
+    memory("hbm_per_chip_B", 96e9, "HBM per chip (TPU v5p)"),
+    per_param("bytes_per_param", 10, "bytes per parameter: bf16 weights 2 + Adam fp32 m and v 8",
+              kEx2BytesPerParam)};
 constexpr Slot kEx2Slots[] = {number("max_params", "count", "parameters", 0.07)};
 constexpr Problem kEx2{
     .id = "training.Ex2",
@@ -188,13 +210,13 @@ constexpr double kEx6Params[] = {8e9, 70e9, 405e9};
 constexpr double kEx6Batches[] = {4e6, 16e6, 32e6};
 constexpr double kEx6Mfus[] = {0.4, 0.5, 0.6};
 constexpr Param kEx6Given[] = {
-    given("params", "count", 70e9, "parameters P (LLaMA-3 70B)", kEx6Params),
+    param_count("params", 70e9, "parameters P (LLaMA-3 70B)", kEx6Params),
     tokens("train_tokens", 15e12, "training tokens"),
     tokens("batch_tokens", 16e6, "global batch B", kEx6Batches),
     kPeak459,
     kAlpha,
     axes("m_axes", 3, "ICI axes FSDP spans"),
-    given("mfu", "ratio", 0.5, "model FLOPs utilisation", kEx6Mfus, false, 1),
+    mfu_given(0.5, kEx6Mfus),
     kPod};
 constexpr Slot kEx6Slots[] = {number("train_flops", "flop", "training FLOPs"),
                               number("chips", "chips", "chips at the FSDP limit"),
@@ -493,8 +515,7 @@ constexpr Problem kEx13{
 constexpr double kEx14HostBws[] = {12.5e9, 25e9, 50e9};
 constexpr double kEx14ChipsPerHost[] = {4, 8};
 constexpr Param kEx14Given[] = {
-    given("dcn_per_host_Bps", "B_per_s", 25e9, "DCN per host, full duplex (200 Gbps)",
-          kEx14HostBws),
+    rate("dcn_per_host_Bps", "B_per_s", 25e9, "DCN per host, full duplex (200 Gbps)", kEx14HostBws),
     count("chips_per_host", 4, "chips per host", kEx14ChipsPerHost, 1, 64), kPeak459};
 constexpr Slot kEx14Slots[] = {
     number("w_dcn_per_chip_Bps", "B_per_s", "DCN per chip"),
