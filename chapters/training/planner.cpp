@@ -25,6 +25,7 @@ constexpr tf::Remat kRematOrder[kRemats] = {tf::Remat::BigMatmuls, tf::Remat::Sa
                                             tf::Remat::Block};
 constexpr int kMaxMicro = 4096;  // microbatch counts 1, 4, ..., 4096
 constexpr double kTie = 1e-9;    // relative: step times closer than this are equal
+constexpr double kMaxPods = 1e4;
 
 int remat_index(tf::Remat r) {
   for (int i = 0; i < kRemats; ++i)
@@ -68,8 +69,8 @@ Ctx make_ctx(const PlanInput& in) {
     for (int d : sl.dims) ok = ok && d >= 1 && d <= 100000;
     if (!ok) fail("shape", "a slice has 1 to 3 axes of at least 1 chip each", "bad_shape");
   }
-  if (!(in.topo.pods >= 1) || in.topo.pods != std::floor(in.topo.pods) || in.topo.pods > 1e4)
-    fail("pods", "pods must be a whole number of at least 1", "out_of_range");
+  if (!(in.topo.pods >= 1) || in.topo.pods != std::floor(in.topo.pods) || in.topo.pods > kMaxPods)
+    fail("pods", "pods must be a whole number from 1 to 10,000", "out_of_range");
   const double chips = in.topo.slices.front().chips() * in.topo.pods;
   if (!std::isfinite(in.B) || in.B > 1e15)
     fail("B", "the batch must be a finite number of tokens", "out_of_range");
@@ -341,8 +342,8 @@ Topology topology_for_shape(const hw::Chip& chip, std::string_view shape, double
   const std::string f(field);
   const tpus::Dims dims = tpus::parse_shape(std::string(shape), f);
   const tpus::Torus t = tpus::slice_torus(chip, dims, "auto", f);
-  if (!(pods >= 1) || pods != std::floor(pods) || pods > 1e4)
-    fail("pods", "pods must be a whole number of at least 1", "out_of_range");
+  if (!(pods >= 1) || pods != std::floor(pods) || pods > kMaxPods)
+    fail("pods", "pods must be a whole number from 1 to 10,000", "out_of_range");
   Topology topo;
   topo.slices.push_back({t.dims, t.wrap});
   topo.pods = pods;
@@ -367,6 +368,11 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
       fail(field,
            count_text(chips) + " chips is more than one " + chip.name + " pod (" + count_text(pod) +
                " chips) but not a whole number of pods",
+           "out_of_range");
+    if (chips / pod > kMaxPods)
+      fail(field,
+           count_text(chips) + " chips is more than " + count_text(kMaxPods) + " " + chip.name +
+               " pods",
            "out_of_range");
     const tpus::Torus t = tpus::slice_torus(chip, info.max_pod, "auto", f);
     topo.slices.push_back({t.dims, t.wrap});
