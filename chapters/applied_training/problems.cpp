@@ -45,6 +45,11 @@ constexpr Param mfu_given(double def, Variants v = {}) {
 constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
   return ranged(name, "tokens", def, doc, 1, 1e16, v);
 }
+constexpr Param chip_count(Text name, double def, Text doc, Variants v = {}) {
+  Param p = count(name, def, doc, v, 1, 1e8);
+  p.unit = "chips";
+  return p;
+}
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
 }
@@ -221,7 +226,7 @@ constexpr Param kIQ4Given[] = {kL70,
                                kEmbeddings,
                                kNorms,
                                tokens("tokens", 15e12, "training tokens", kIQ3Tokens),
-                               width("chips", 8960, "chips (a full v5p pod)", kIQ4Chips),
+                               chip_count("chips", 8960, "chips (a full v5p pod)", kIQ4Chips),
                                kPeak,
                                mfu_given(0.4, kIQ4Mfus),
                                kP70};
@@ -231,7 +236,7 @@ constexpr Problem kIQ4{
     .title = "Training time on one v5p pod",
     .statement =
         "LLaMA 3-70B ({L} layers, D = {D}, F = {F}, {N} query and {K} key/value heads of {H}, "
-        "vocabulary {V}) trains on {tokens} with {chips} chips of {peak_bf16_flops_per_s} at {mfu} "
+        "vocabulary {V}) trains on {tokens} with {chips} of {peak_bf16_flops_per_s} at {mfu} "
         "MFU. How long does it take, assuming it stays compute-bound?",
     .kind = "numeric",
     .given = kIQ4Given,
@@ -344,7 +349,7 @@ constexpr Param kIQ6Given[] = {
           1000),
     count("checkpoints_per_layer_aggressive", 12,
           "checkpoints per layer (a more aggressive policy)", {}, 0, 1000),
-    width("chips", 8960, "chips (a full v5p pod)", kIQ6Chips),
+    chip_count("chips", 8960, "chips (a full v5p pod)", kIQ6Chips),
     per_param("bytes_per_param", 2, "bytes per bf16 weight"),
     per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter"),
     kP70};
@@ -393,7 +398,7 @@ constexpr double kIQ7Batches[] = {4194304, 16777216, 41943040};
 constexpr Param kIQ7Given[] = {
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ7Batches),
     tokens("seq_len", 4096, "sequence length", kIQ7Seqs),
-    width("chips", 8960, "chips (a full v5p pod)")};
+    chip_count("chips", 8960, "chips (a full v5p pod)")};
 constexpr Slot kIQ7Slots[] = {number("sequences_per_batch", "count", "sequences per batch"),
                               boolean("fits_8960_chips", "one sequence per chip possible?")};
 constexpr Problem kIQ7{
@@ -420,7 +425,7 @@ constexpr Problem kIQ7{
 
 constexpr Param kIQ8Given[] = {
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ7Batches),
-    width("chips", 8960, "chips (a full v5p pod)"), kPeak,
+    chip_count("chips", 8960, "chips (a full v5p pod)"), kPeak,
     rate("ici_bw_bidir_Bps", "B_per_s", 1.8e11, "ICI per axis, both directions, W_ici"),
     count("M_X", 3, "ICI axes FSDP spans", {}, 1, 3)};
 constexpr Slot kIQ8Slots[] = {number("per_chip_batch", "tokens", "batch per chip"),
@@ -456,7 +461,7 @@ constexpr double kIQ9Batches[] = {2097152, 4194304, 8388608};
 constexpr Param kIQ9Given[] = {
     kF70,
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ9Batches),
-    width("chips", 8960, "chips (a full v5p pod)"),
+    chip_count("chips", 8960, "chips (a full v5p pod)"),
     tokens("alpha", 2550, "ICI intensity alpha = C / W_ici"),
     count("M_X", 2, "ICI axes FSDP spans", {}, 1, 3),
     count("M_Y", 1, "ICI axes TP spans", {}, 1, 3)};
@@ -524,7 +529,7 @@ constexpr Param kQ1Given[] = {
     kF70,
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ9Batches),
     count("pods", 4, "pods", kQ1Pods, 1, 1e4),
-    width("chips_per_pod", 8960, "chips per pod"),
+    chip_count("chips_per_pod", 8960, "chips per pod"),
     tokens("alpha", 2550, "ICI intensity alpha = C / W_ici"),
     count("M_X", 2, "ICI axes FSDP spans", {}, 1, 3),
     count("M_Y", 1, "ICI axes TP spans", {}, 1, 3),
@@ -639,7 +644,7 @@ constexpr double kQ2bPods[] = {4, 8, 16};
 constexpr Param kQ2bGiven[] = {
     kF405,
     count("pods", 8, "pods", kQ2bPods, 1, 1e4),
-    width("chips_per_pod", 8960, "chips per pod"),
+    chip_count("chips_per_pod", 8960, "chips per pod"),
     tokens("tokens_per_batch_assumed", 4194304, "global batch (4 x 2^20)", kIQ9Batches),
     tokens("alpha", 2550, "ICI intensity alpha = C / W_ici"),
     count("M_X", 2, "ICI axes FSDP spans", {}, 1, 3),

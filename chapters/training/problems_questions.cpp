@@ -44,6 +44,11 @@ constexpr Param mfu_given(double def, Variants v = {}) {
 constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
   return ranged(name, "tokens", def, doc, 1, 1e16, v);
 }
+constexpr Param chip_count(Text name, double def, Text doc, Variants v = {}) {
+  Param p = count(name, def, doc, v, 1, 1e8);
+  p.unit = "chips";
+  return p;
+}
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
 }
@@ -186,7 +191,7 @@ constexpr Problem kQ2{
 
 constexpr double kQ3Batches[] = {1.5e6, 3e6, 6e6};
 constexpr Param kQ3Params = param_count("params", 13e9, "parameters P (LLaMA-2 13B)");
-constexpr Param kQ3Chips = width("n_chips", 4096, "chips N (a v5p 16x16x16)");
+constexpr Param kQ3Chips = chip_count("n_chips", 4096, "chips N (a v5p 16x16x16)");
 constexpr Param kQ3Hbm = memory("hbm_per_chip_B", 96e9, "HBM per chip");
 constexpr Param kQ3Seq = tokens("seq_len", 32768, "sequence length T");
 constexpr Param kQ3Batch = tokens("batch_tokens", 3e6, "global batch B", kQ3Batches);
@@ -278,7 +283,7 @@ constexpr Problem kQ3b{
     .title = "Pure FSDP: memory and compute-bound check",
     .statement =
         "Same setup: {params} parameters, {n_layers} layers with D = {d_model} and F = {d_ff} "
-        "(gated, so 3 bf16 checkpoints per layer), a batch of {batch_tokens}, {n_chips} v5p chips "
+        "(gated, so 3 bf16 checkpoints per layer), a batch of {batch_tokens}, v5p: {n_chips} "
         "of {hbm_per_chip_B} ({peak_bf16_flops_per_s}, ICI {w_ici_Bps} per axis). With pure FSDP "
         "over {fsdp_mesh_axes} axes: how much memory do checkpoints and state take in total, how "
         "much HBM does the slice have, does it fit, and how much lands on each chip? What global "
@@ -339,8 +344,9 @@ constexpr Problem kQ3c{
     .title = "Mixed FSDP and tensor parallelism plan",
     .statement =
         "Now mix FSDP over {m_x_axes} axes with TP over {m_y_axes}, the two overlapping on their "
-        "own axes (same model: {params} parameters, F = {d_ff}; {batch_tokens} on {n_chips} v5p "
-        "chips, {peak_bf16_flops_per_s} and {w_ici_Bps} per axis). What batch per chip does the "
+        "own axes (same model: {params} parameters, F = {d_ff}; {batch_tokens} on {n_chips} of "
+        "v5p, "
+        "{peak_bf16_flops_per_s} and {w_ici_Bps} per axis). What batch per chip does the "
         "best split need, and is this one compute-bound? Where is X_opt, which power-of-two split "
         "X x Y would you use, and how many bytes does each chip hold? How long is a step at {mfu} "
         "MFU with a peak of {peak_flops_for_step_time}?",

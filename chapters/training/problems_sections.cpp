@@ -47,6 +47,11 @@ constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
 constexpr Param axes(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 3);
 }
+constexpr Param chip_count(Text name, double def, Text doc, Variants v = {}) {
+  Param p = count(name, def, doc, v, 1, 1e8);
+  p.unit = "chips";
+  return p;
+}
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
 }
@@ -59,7 +64,7 @@ constexpr Param kPeak460 = rate("peak_bf16_flops_per_s", "flop_per_s", 4.6e14,
 constexpr Param kWIci =
     rate("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
 constexpr Param kAlpha = tokens("alpha_ici_tokens", 2550, "ICI intensity alpha = C / W_ici");
-constexpr Param kPod = count("pod_chips", 8960, "chips in a v5p pod", {}, 1, 1e6);
+constexpr Param kPod = chip_count("pod_chips", 8960, "chips in a v5p pod");
 
 constexpr Text kNoteAlpha =
     "alpha = C / W_ici: the tokens of batch per chip at which a chip's share of the matmul "
@@ -346,7 +351,7 @@ constexpr Problem kEx9{
 
 constexpr double kEx10Batches[] = {24000, 48000, 96000, 192000};
 constexpr double kEx10Fs[] = {16384, 32768};
-constexpr Param kEx10Given[] = {width("n_chips", 64, "chips N (a 4x4x4 slice)"),
+constexpr Param kEx10Given[] = {chip_count("n_chips", 64, "chips N (a 4x4x4 slice)"),
                                 tokens("batch_tokens", 48000, "global batch B", kEx10Batches),
                                 width("d_ff", 32768, "MLP width F", kEx10Fs),
                                 axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
@@ -358,7 +363,7 @@ constexpr Problem kEx10{
     .id = "training.Ex10",
     .title = "Optimal FSDP degree on a 4x4x4",
     .statement =
-        "On a slice of {n_chips} chips, a batch of {batch_tokens} trains a model with F = "
+        "On a slice of {n_chips}, a batch of {batch_tokens} trains a model with F = "
         "{d_ff}, FSDP over {m_x_axes} axes and TP over {m_y_axes}. Where are the FSDP and TP "
         "comm terms equal (X_opt, a real number), and which split X x Y = N does that suggest "
         "(X a power of two)?",
@@ -419,16 +424,16 @@ constexpr Problem kEx11{
 
 constexpr double kEx12Chips[] = {1024, 4096, 8192};
 constexpr double kEx12Ds[] = {4096, 8192, 16384};
-constexpr Param kEx12Given[] = {width("n_chips", 4096, "chips N (a 16x16x16 slice)", kEx12Chips),
-                                width("d_model", 8192, "model width D", kEx12Ds), kAlpha,
-                                axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
-                                axes("m_y_axes", 1, "ICI axes TP spans, M_Y")};
+constexpr Param kEx12Given[] = {
+    chip_count("n_chips", 4096, "chips N (a 16x16x16 slice)", kEx12Chips),
+    width("d_model", 8192, "model width D", kEx12Ds), kAlpha,
+    axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"), axes("m_y_axes", 1, "ICI axes TP spans, M_Y")};
 constexpr Slot kEx12Slots[] = {number("crossover_batch_tokens", "tokens", "global batch")};
 constexpr Problem kEx12{
     .id = "training.Ex12",
     .title = "Comms-bound crossover batch on 16x16x16",
     .statement =
-        "A model with D = {d_model} and F = 4D trains on {n_chips} chips with FSDP over "
+        "A model with D = {d_model} and F = 4D trains on {n_chips} with FSDP over "
         "{m_x_axes} axes and TP over {m_y_axes} (alpha = {alpha_ici_tokens}). Below which global "
         "batch is even the best FSDP + TP split comms-bound?",
     .kind = "numeric",
@@ -449,7 +454,7 @@ constexpr Problem kEx12{
 };
 
 constexpr double kEx19Fs[] = {16384, 30000, 32768};
-constexpr Param kEx19Given[] = {width("n_chips", 64, "chips N (a 4x4x4 slice)"),
+constexpr Param kEx19Given[] = {chip_count("n_chips", 64, "chips N (a 4x4x4 slice)"),
                                 width("d_ff", 30000, "MLP width F", kEx19Fs),
                                 kAlpha,
                                 axes("m_x_axes", 2, "ICI axes FSDP spans in the mixed layout"),
@@ -465,7 +470,7 @@ constexpr Problem kEx19{
     .id = "training.Ex19",
     .title = "Batch window where only mixed sharding works",
     .statement =
-        "On {n_chips} chips (4x4x4) with F = {d_ff} and alpha = {alpha_ici_tokens}: from which "
+        "On {n_chips} (4x4x4) with F = {d_ff} and alpha = {alpha_ici_tokens}: from which "
         "batch per chip is FSDP + TP (FSDP on {m_x_axes} axes, TP on {m_y_axes}) compute-bound, "
         "from which is pure FSDP over {fsdp_m_axes} axes, and is pure {tp_only_degree}-way TP "
         "over {tp_only_m_axes} axes ever compute-bound?",
@@ -493,12 +498,12 @@ constexpr Problem kEx19{
         },
 };
 
-constexpr Param kEx13Given[] = {width("n_chips", 4096, "chips N (a 16x16x16 slice)")};
+constexpr Param kEx13Given[] = {chip_count("n_chips", 4096, "chips N (a 16x16x16 slice)")};
 constexpr Problem kEx13{
     .id = "training.Ex13",
     .title = "Optimum in the interactive roofline plot",
     .statement =
-        "The chapter's interactive plot of FSDP + TP on {n_chips} chips marks the split with the "
+        "The chapter's interactive plot of FSDP + TP on {n_chips} marks the split with the "
         "least communication. Where does it put it, and why can the companion not recompute that "
         "point exactly?",
     .kind = "conceptual",
@@ -642,7 +647,7 @@ constexpr Problem kEx15c{
 constexpr double kEx15dBatches[] = {5e5, 1e6, 2e6};
 constexpr Param kEx15dGiven[] = {tokens("batch_tokens", 1e6, "global batch B", kEx15dBatches),
                                  width("d_ff", 30000, "MLP width F", kEx7Fs),
-                                 width("n_chips", 8192, "chips N (X = 1024 times Y = 8)"),
+                                 chip_count("n_chips", 8192, "chips N (X = 1024 times Y = 8)"),
                                  kAlpha,
                                  axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
                                  axes("m_y_axes", 1, "ICI axes TP spans, M_Y")};
@@ -652,7 +657,7 @@ constexpr Problem kEx15d{
     .id = "training.Ex15.d",
     .title = "The 1M-token single-pod recipe",
     .statement =
-        "The chapter suggests 1024-way FSDP with 8-way TP ({n_chips} chips) for a batch of "
+        "The chapter suggests 1024-way FSDP with 8-way TP ({n_chips}) for a batch of "
         "{batch_tokens}, F = {d_ff}, FSDP over {m_x_axes} axes and TP over {m_y_axes} (alpha = "
         "{alpha_ici_tokens}). What is the batch per chip, and where is the real-valued optimum "
         "X_opt?",

@@ -294,6 +294,8 @@ TEST(TrainingPlan, BadInputNamesTheField) {
   EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"B", 100}})), "B");
   EXPECT_EQ(field(calc("training.plan", {{"chip", "a100"}})), "chip");
   EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"L", 0.5}})), "L");
+  // 11,160 pods of 8960 chips (99,993,600): more than the 10,000 pods the planner takes.
+  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"chips", 99993600}})), "chips");
 }
 
 // ---------------------------------------------------------------- training.regime ----------
