@@ -39,6 +39,28 @@ test('the case study answers the chapter\'s questions beside the planner\'s plan
   await page.close();
 });
 
+test('the case study opens on every TPU and says why not on a GPU', async () => {
+  const page = await site.page('applied-training.html');
+  const chips = await page.evaluate(async () => {
+    const core = await import('./lib/core.js');
+    return (await core.chipTable()).chips.map((c) => ({ id: c.id, tpu: c.kind === 'tpu' }));
+  });
+  await page.close();
+  for (const { id, tpu } of chips) {
+    const p = await site.page(`applied-training.html?chip=${id}`);
+    await p.waitForFunction((sel) => document.querySelector(sel)?.response, CASE);
+    const r = await p.evaluate((sel) => document.querySelector(sel).response, CASE);
+    if (tpu) {
+      assert.equal(r.ok, true, `${id}: ${JSON.stringify(r.error)}`);
+      await p.locator(`${CASE} .sb-train-compare`).waitFor();
+    } else {
+      assert.equal(r.error.field, 'chip', id);
+      assert.match(await p.locator(`${CASE} .sb-field[data-field="chip"] .sb-field-error`).textContent(), /has no ICI torus/);
+    }
+    await p.close();
+  }
+});
+
 test('every applied-training problem has a working exercise', async () => {
   const page = await site.page('applied-training.html');
   let n = 0;
