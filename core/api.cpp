@@ -50,19 +50,31 @@ std::string render(Text statement, const Problem& p, const Inputs& in) {
   return out;
 }
 
+// Writes `before`, then `s` as a JSON string.
+[[gnu::noinline]] void quoted(Out& out, Text before, Text s) {
+  out << before;
+  append_json(out, s);
+}
+
 json op_list() {
   const auto& r = Registry::get();
-  json chapters = json::array(), calcs = json::array(), probs = json::array();
+  json calcs = json::array(), probs = json::array();
+  // The chapter records, written as text (all texts but the part) and parsed: a JSON tree built
+  // field by field costs more module size than this.
+  Out text;
   for (const auto& c : r.chapters()) {
-    json bases = json::array();
-    for (Text b : c.bases) bases.push_back(b);
-    chapters.push_back({{"id", c.id},
-                        {"prefix", c.prefix},
-                        {"part", c.part},
-                        {"title", c.title},
-                        {"slug", c.slug},
-                        {"bases", std::move(bases)}});
+    text << (text.empty() ? "[" : ",");
+    quoted(text, "{\"id\":", c.id);
+    quoted(text, ",\"prefix\":", c.prefix);
+    text << ",\"part\":" << std::to_string(c.part);
+    quoted(text, ",\"title\":", c.title);
+    quoted(text, ",\"slug\":", c.slug);
+    text << ",\"bases\":[";
+    for (size_t i = 0; i < c.bases.size(); ++i) quoted(text, i ? "," : "", c.bases[i]);
+    text << "]}";
   }
+  text << (text.empty() ? "[]" : "]");
+  json chapters = json::parse(text.view());
   for (const auto& c : r.calculators())
     calcs.push_back({{"name", c.name},
                      {"chapter", c.chapter},

@@ -166,6 +166,13 @@ void Result::note(Text text) {
   append_json(notes_, text);
 }
 
+Out& Result::member(Text key) {
+  members_ << ',';
+  append_json(members_, key);
+  members_ << ':';
+  return members_;
+}
+
 void Result::write_members(Out& out) const {
   out << "\"values\":{" << values_.view() << "},\"notes\":[" << notes_.view() << ']';
   for (auto it = extra.begin(); it != extra.end(); ++it) {
@@ -174,6 +181,7 @@ void Result::write_members(Out& out) const {
     out << ':';
     append_json(out, it.value());
   }
+  out << members_.view();
 }
 
 const Registry& Registry::get() {
@@ -187,13 +195,20 @@ const Registry& Registry::get() {
 
 namespace {
 
+// A mistake in a chapter's records, found at registration.
+[[noreturn]] void bad_record(Text what, Text name, Text chapter) {
+  std::string m;
+  for (Text t :
+       {Text("registry: "), what, Text(" '"), name, Text("' (chapter "), chapter, Text(")")})
+    m.append(t.data(), t.size());
+  throw std::logic_error(m);
+}
+
 // "roofline.matmul" belongs to the chapter with prefix "roofline".
-void check_prefix(const Chapter& ch, Text what, Text name) {
+void check_prefix(const Chapter& ch, Text name) {
   if (name.size() <= ch.prefix.size() || name.substr(0, ch.prefix.size()) != ch.prefix ||
       name[ch.prefix.size()] != '.')
-    throw std::logic_error("registry: " + std::string(what) + " '" + std::string(name) +
-                           "' of chapter " + std::string(ch.id) + " does not start with '" +
-                           std::string(ch.prefix) + ".'");
+    bad_record("name without the chapter's prefix and a '.'", name, ch.id);
 }
 
 }  // namespace
@@ -201,21 +216,19 @@ void check_prefix(const Chapter& ch, Text what, Text name) {
 void Registry::add(const Chapter& c) {
   for (const Chapter& other : chapters_)
     if (other.id == c.id || other.prefix == c.prefix)
-      throw std::logic_error("registry: chapters " + std::string(other.id) + " and " +
-                             std::string(c.id) + " share an id or a prefix");
+      bad_record("chapter id or prefix taken twice", c.prefix, c.id);
   chapters_.push_back(c);
 }
 
 const Chapter& Registry::current(Text what) const {
-  if (chapters_.empty())
-    throw std::logic_error("registry: " + std::string(what) + " added before any chapter record");
+  if (chapters_.empty()) bad_record("added before any chapter record", what, "");
   return chapters_.back();
 }
 
 void Registry::add(std::span<const Calculator> cs) {
   const Chapter& ch = current("a calculator");
   for (Calculator c : cs) {
-    check_prefix(ch, "calculator", c.name);
+    check_prefix(ch, c.name);
     c.chapter = ch.id;
     calcs_.push_back(c);
   }
@@ -224,7 +237,7 @@ void Registry::add(std::span<const Calculator> cs) {
 void Registry::add(std::span<const Problem> ps) {
   const Chapter& ch = current("a problem");
   for (Problem p : ps) {
-    check_prefix(ch, "problem", p.id);
+    check_prefix(ch, p.id);
     p.chapter = ch.id;
     problems_.push_back(p);
   }

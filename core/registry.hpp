@@ -112,7 +112,7 @@ class Inputs {
 
  private:
   // A flat list in schema order, not a JSON object: a calculator call looks its inputs up a
-  // dozen times, and building a JSON tree of them was a tenth of a call in wasm.
+  // dozen times and builds nothing for it (bench/NOTES.md has the measurement).
   struct Value {
     Text name;
     bool is_text = false;
@@ -133,16 +133,19 @@ class Result {
   double value(Text key, double v, Text unit, Text label);
   void note(Text text);
   json extra = json::object();  // further members of the response: {"roofs": [...], ...}
-  // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra`.
+  // A further member the caller writes as JSON text (one value) into the returned buffer, for
+  // large arrays such as a plot's curves; it follows the members of `extra`.
+  Out& member(Text key);
+  // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra` and the
+  // members written as text.
   void write_members(Out& out) const;
 
  private:
-  Out values_, notes_;
+  Out values_, notes_, members_;
 };
 
 struct Calculator {
-  Text name;     // "roofline.matmul"
-  Text chapter;  // "roofline", the chapter id; filled in at registration
+  Text name;  // "roofline.matmul"
   Text title;
   Text doc;
   std::span<const Param> params;  // a constexpr array of the chapter's
@@ -150,6 +153,7 @@ struct Calculator {
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
+  Text chapter = {};  // "roofline", the chapter id: filled in at registration
 };
 
 // One answer a reader gives.

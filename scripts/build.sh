@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Builds the native targets (CLI, tests, bench), the wasm modules (one per chapter) and the site.
+# --native: the `scaling` CLI alone (build/native/bin/scaling), nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-2}"
 
 cmake --preset native >/dev/null
+if [ "${1:-}" = "--native" ]; then
+  cmake --build --preset native -j "$jobs" --target scaling
+  exit 0
+fi
 cmake --build --preset native -j "$jobs"
 
 # Debian's emscripten needs its acorn from /usr/share/nodejs (its prebuilt cache is frozen).

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the
-# wasm modules, the JS wrapper's types against real responses (tsc), browser tests in headless
-# Chromium, a bounded libFuzzer run of each parser, and the GoogleTest suite under ASan + UBSan.
-# Set SB_SKIP_ASAN=1 to leave the sanitizer pass out (npm run test:asan runs it).
+# wasm modules, the JS wrapper's types against real responses (tsc), a throwaway chapter added and
+# removed (tests/newchapter), browser tests in headless Chromium, a bounded libFuzzer run of each
+# parser, and the GoogleTest suite under ASan + UBSan (npm run test:asan runs that pass alone). Set
+# SB_SKIP_ASAN=1 to leave it out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -19,6 +20,9 @@ node --test tests/node/
 
 echo "== wasm/scaling.d.ts against every response of the built modules (tsc --noEmit)"
 node tests/types/check.mjs
+
+echo "== a new chapter folder needs no edit elsewhere (tests/newchapter)"
+tests/newchapter/run.sh
 
 echo "== browser tests (headless Chromium)"
 node --test --test-concurrency=1 tests/browser/

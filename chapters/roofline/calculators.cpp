@@ -1,9 +1,12 @@
 // The roofline chapter's calculators: matmul roofline against HBM or VMEM, the two-chip network
 // roofline, the tiled matmul and the dot product. Chip figures come from sb::hw; the arithmetic
 // is all in model.hpp. Each step of the derivation goes to the Trace.
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "chapters/roofline/model.hpp"
 #include "core/error.hpp"
@@ -32,123 +35,242 @@ double memory_bw(const hw::Chip& c, const std::string& memory) {
   return c.get("hbm_bw", "chip");
 }
 
-// What the page's roofline plot draws: the roof, its ridge and the operation as a point.
-json roofline_plot(double peak, double bw, double ridge, double intensity, double flops_per_s) {
-  json point = json::object();
-  point["intensity"] = intensity;
-  point["flops_per_s"] = flops_per_s;
-  json plot = json::object();
-  plot["peak"] = peak;
-  plot["bw"] = bw;
-  plot["ridge"] = ridge;
-  plot["point"] = std::move(point);
-  return plot;
+// A roof of the plot: a memory level or link, by name, with its bandwidth.
+struct Roof {
+  Text name;
+  double bw = 0;
+};
+
+// Intensities to draw the roofs over: log-spaced across 30x either side of the marks (the ridges
+// and the operation), with the marks themselves, in increasing order. Each roof is straight in
+// log-log space but at its ridge, which is on the grid, so its curve is exact between the points.
+std::vector<double> plot_intensities(double* marks, size_t n_marks) {
+  for (size_t i = 1; i < n_marks; ++i)  // a handful of marks: insertion sort
+    for (size_t j = i; j > 0 && marks[j] < marks[j - 1]; --j) std::swap(marks[j], marks[j - 1]);
+  const double lo = std::max(marks[0] / 30, 1e-3), hi = marks[n_marks - 1] * 30;
+  constexpr int kPoints = 49;
+  const double step = std::pow(hi / lo, 1.0 / (kPoints - 1));
+  std::vector<double> xs;
+  xs.reserve(kPoints + n_marks);
+  size_t m = 0;
+  double x = lo;
+  for (int i = 0; i < kPoints; ++i, x *= step) {
+    for (; m < n_marks && marks[m] <= x; ++m)
+      if (xs.empty() || marks[m] > xs.back()) xs.push_back(marks[m]);
+    if (xs.empty() || x > xs.back()) xs.push_back(x);
+  }
+  for (; m < n_marks; ++m)
+    if (marks[m] > xs.back()) xs.push_back(marks[m]);
+  return xs;
 }
 
-void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const std::string dt_c = in.text("dtype_compute");
-  const double peak = c.peak(dt_c, "dtype_compute");
-  const std::string memory = in.text("memory");
-  const double bw = memory_bw(c, memory);
-  const std::string mem_name = memory == "vmem" ? "VMEM" : "HBM";
-  const OperandBytes b{hw::dtype_bytes(in.text("dtype_x"), "dtype_x"),
-                       hw::dtype_bytes(in.text("dtype_w"), "dtype_w"),
-                       hw::dtype_bytes(in.text("dtype_o"), "dtype_o")};
-  const MatmulShape s{in.num("B"), in.num("D"), in.num("F")};
-  const bool per_example = in.text("per_example_weights") == "yes";
+// The plot's JSON is written as text by these few functions, kept out of line: inlined at every
+// use, the buffer's appends cost more module size than the plot's code itself.
+[[gnu::noinline]] void put(Out& out, Text before, double v) {
+  out << before;
+  append_json(out, v);
+}
+[[gnu::noinline]] void put(Out& out, Text before, Text v) {
+  out << before;
+  append_json(out, v);
+}
+[[gnu::noinline]] void put(Out& out, Text before, const std::vector<double>& xs) {
+  out << before << '[';
+  for (size_t i = 0; i < xs.size(); ++i) put(out, i ? "," : "", xs[i]);
+  out << ']';
+}
+// {"intensity": x, "flops_per_s": y}
+void put_point(Out& out, Text before, double x, double y) {
+  out << before;
+  put(out, "{\"intensity\":", x);
+  put(out, ",\"flops_per_s\":", y);
+  out << '}';
+}
 
-  const MatmulCost cost = matmul_cost(s, b, per_example);
+// What the page's roofline plot draws, all computed here and written as the response's "plot":
+// each roof's attainable FLOPs/s over a grid of intensities (roofs[0] is the one the operation
+// runs against), its ridge, and the operation as a point with its fraction of the peak.
+// {"peak", "bw", "ridge", "point", "fraction_of_peak", "ridge_point", "intensity": [x...],
+//  "roofs": [{"name", "bw", "ridge", "flops_per_s": [y...]}], "memory"?}
+void roofline_plot(Result& r, double peak, std::span<const Roof> roofs, double intensity,
+                   double flops_per_s, Text memory = {}) {
+  double marks[3] = {intensity};
+  size_t n_marks = 1;
+  for (const Roof& roof : roofs.first(std::min<size_t>(roofs.size(), 2)))
+    marks[n_marks++] = critical_intensity(peak, roof.bw);
+  const std::vector<double> xs = plot_intensities(marks, n_marks);
+  const double ridge = critical_intensity(peak, roofs[0].bw);
+  Out& out = r.member("plot");
+  put(out, "{\"peak\":", peak);
+  put(out, ",\"bw\":", roofs[0].bw);
+  put(out, ",\"ridge\":", ridge);
+  put_point(out, ",\"point\":", intensity, flops_per_s);
+  put(out, ",\"fraction_of_peak\":", fraction_of_peak(flops_per_s, peak));
+  put_point(out, ",\"ridge_point\":", ridge, attainable_flops_per_s(ridge, peak, roofs[0].bw));
+  put(out, ",\"intensity\":", xs);
+  out << ",\"roofs\":[";
+  std::vector<double> ys(xs.size());
+  for (size_t k = 0; k < roofs.size(); ++k) {
+    for (size_t i = 0; i < xs.size(); ++i) ys[i] = attainable_flops_per_s(xs[i], peak, roofs[k].bw);
+    put(out, k ? ",{\"name\":" : "{\"name\":", roofs[k].name);
+    put(out, ",\"bw\":", roofs[k].bw);
+    put(out, ",\"ridge\":", critical_intensity(peak, roofs[k].bw));
+    put(out, ",\"flops_per_s\":", ys);
+    out << '}';
+  }
+  out << ']';
+  if (!memory.empty()) put(out, ",\"memory\":", memory);
+  out << '}';
+}
+
+// roofline.matmul, step by step: the setting, the time model, the critical batch, the result.
+struct MatmulSetting {
+  const hw::Chip* chip = nullptr;
+  std::string dtype_compute, memory;  // memory: "HBM" or "VMEM"
+  double peak = 0, bw = 0;
+  OperandBytes bytes;
+  MatmulShape shape;
+  bool per_example = false;
+};
+
+MatmulSetting matmul_setting(const Inputs& in) {
+  MatmulSetting m;
+  m.chip = &hw::chip(in.text("chip"));
+  m.dtype_compute = in.text("dtype_compute");
+  m.peak = m.chip->peak(m.dtype_compute, "dtype_compute");
+  m.bw = memory_bw(*m.chip, in.text("memory"));
+  m.memory = in.text("memory") == "vmem" ? "VMEM" : "HBM";
+  m.bytes = {hw::dtype_bytes(in.text("dtype_x"), "dtype_x"),
+             hw::dtype_bytes(in.text("dtype_w"), "dtype_w"),
+             hw::dtype_bytes(in.text("dtype_o"), "dtype_o")};
+  m.shape = {in.num("B"), in.num("D"), in.num("F")};
+  m.per_example = in.text("per_example_weights") == "yes";
+  return m;
+}
+
+struct MatmulTimes {
+  MatmulCost cost;
+  double intensity = 0, i_hw = 0, t_math = 0, t_comms = 0, t_lower = 0, t_upper = 0;
+  double achieved = 0;
+  Bound bound = Bound::Comms;
+};
+
+// A.1-A.3: FLOPs, bytes, intensity against the ridge, and the time bounds, each a trace step.
+MatmulTimes matmul_times(const MatmulSetting& m, Trace& tr) {
+  const MatmulShape& s = m.shape;
+  const OperandBytes& b = m.bytes;
+  MatmulTimes t;
+  t.cost = matmul_cost(s, b, m.per_example);
+  const MatmulCost& c = t.cost;
   tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", "2BDF",
-          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, cost.flops, "flop");
-  if (per_example)
+          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, c.flops, "flop");
+  if (m.per_example)
     tr.step("Bytes moved: read X and one W[D,F] per batch row, write Z",
             "b_x BD + b_w BDF + b_o BF",
             "# \\cdot # \\cdot # + # \\cdot # \\cdot # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
+            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
   else
     tr.step("Bytes moved: read X and W, write Z", "b_x BD + b_w DF + b_o BF",
             "# \\cdot # \\cdot # + # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, cost.bytes(), "B");
-  const double I =
-      tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}", "\\frac{#}{#}",
-              {cost.flops, cost.bytes()}, cost.intensity(), "flop_per_B");
-  const double i_hw =
-      tr.step("Critical intensity of the " + c.name + " (" + dt_c + " vs " + mem_name + ")",
-              "I_{hw} = \\mathrm{peak} / BW_{" + mem_name + "}", "\\frac{#}{#}", {peak, bw},
-              critical_intensity(peak, bw), "flop_per_B");
-  const double tm = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                            "\\frac{#}{#}", {cost.flops, peak}, t_math(cost.flops, peak), "s");
-  const double tc = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
-                            {cost.bytes(), bw}, t_comms(cost.bytes(), bw), "s");
-  const double lo = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
-                            "\\max(#, #)", {tm, tc}, t_lower(tm, tc), "s");
-  const double hi = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                            {tm, tc}, t_upper(tm, tc), "s");
-  const Bound bound = verdict(tm, tc);
+            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
+  t.intensity = tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}",
+                        "\\frac{#}{#}", {c.flops, c.bytes()}, c.intensity(), "flop_per_B");
+  t.i_hw = tr.step("Critical intensity of the " + m.chip->name + " (" + m.dtype_compute + " vs " +
+                       m.memory + ")",
+                   "I_{hw} = \\mathrm{peak} / BW_{" + m.memory + "}", "\\frac{#}{#}",
+                   {m.peak, m.bw}, critical_intensity(m.peak, m.bw), "flop_per_B");
+  t.t_math = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}", "\\frac{#}{#}",
+                     {c.flops, m.peak}, t_math(c.flops, m.peak), "s");
+  t.t_comms = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
+                      {c.bytes(), m.bw}, t_comms(c.bytes(), m.bw), "s");
+  t.t_lower = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
+                      "\\max(#, #)", {t.t_math, t.t_comms}, t_lower(t.t_math, t.t_comms), "s");
+  t.t_upper = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}", "# + #",
+                      {t.t_math, t.t_comms}, t_upper(t.t_math, t.t_comms), "s");
+  t.bound = verdict(t.t_math, t.t_comms);
+  return t;
+}
+
+struct CriticalBatch {
+  double approx = NAN, exact = NAN;  // NAN: no such batch (the value is written as null)
+  Text note;                         // why there is none
+};
+
+// A.4: the batch above which the matmul is compute-bound, approximate and exact.
+CriticalBatch matmul_critical_batch(const MatmulSetting& m, const MatmulTimes& t, Trace& tr) {
+  const MatmulShape& s = m.shape;
+  const OperandBytes& b = m.bytes;
+  CriticalBatch cb;
+  if (m.per_example) {
+    // B cancels: I = 2DF / (b_x D + b_w DF + b_o F) whatever the batch.
+    cb.note = t.intensity > t.i_hw
+                  ? "With a weight matrix per batch row the intensity does not depend on B; "
+                    "this shape is compute-bound at every batch size."
+                  : "With a weight matrix per batch row the intensity does not depend on B; "
+                    "no batch size reaches the roof.";
+    tr.note(cb.note);
+    return cb;
+  }
+  cb.approx =
+      tr.step("Critical batch, weight-dominated approximation", "B_{crit} \\approx b_w I_{hw} / 2",
+              "\\frac{# \\cdot #}{2}", {b.w, t.i_hw}, critical_batch_approx(b.w, t.i_hw), "tokens");
+  const auto ex = critical_batch_exact(s.D, s.F, b, t.i_hw);
+  const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
+  const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
+  const auto xs = {b.w, s.D, s.F, s.D, s.F, t.i_hw, b.x, s.D, b.o, s.F};
+  if (ex) {
+    cb.exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
+  } else {
+    cb.note =
+        "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
+        "F, so no batch size makes the matmul compute-bound.";
+    tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
+            "tokens");
+  }
+  return cb;
+}
+
+void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
+  const MatmulSetting m = matmul_setting(in);
+  const MatmulTimes t = matmul_times(m, tr);
   const std::string verdict_text =
-      bound == Bound::Compute ? "compute-bound" : "memory-bound (" + mem_name + ")";
-  tr.note(std::string("I = ") + units::number(I) + (bound == Bound::Compute ? " > " : " <= ") +
-          "I_hw = " + units::number(i_hw) + ": " + verdict_text + ".");
+      t.bound == Bound::Compute ? "compute-bound" : "memory-bound (" + m.memory + ")";
+  tr.note(std::string("I = ") + units::number(t.intensity) +
+          (t.bound == Bound::Compute ? " > " : " <= ") + "I_hw = " + units::number(t.i_hw) + ": " +
+          verdict_text + ".");
   const double achieved =
       tr.step("Achieved FLOPs/s", "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})", "\\frac{#}{#}",
-              {cost.flops, lo}, achieved_flops_per_s(cost.flops, tm, tc), "flop_per_s");
+              {t.cost.flops, t.t_lower}, achieved_flops_per_s(t.cost.flops, t.t_math, t.t_comms),
+              "flop_per_s");
+  const CriticalBatch cb = matmul_critical_batch(m, t, tr);
 
-  Text note;
-  double b_approx = NAN, b_exact = NAN;
-  if (per_example) {
-    // B cancels: I = 2DF / (b_x D + b_w DF + b_o F) whatever the batch.
-    note = I > i_hw ? "With a weight matrix per batch row the intensity does not depend on B; "
-                      "this shape is compute-bound at every batch size."
-                    : "With a weight matrix per batch row the intensity does not depend on B; "
-                      "no batch size reaches the roof.";
-    tr.note(note);
-  } else {
-    b_approx = tr.step("Critical batch, weight-dominated approximation",
-                       "B_{crit} \\approx b_w I_{hw} / 2", "\\frac{# \\cdot #}{2}", {b.w, i_hw},
-                       critical_batch_approx(b.w, i_hw), "tokens");
-    const auto ex = critical_batch_exact(s.D, s.F, b, i_hw);
-    const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
-    const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
-    const auto xs = {b.w, s.D, s.F, s.D, s.F, i_hw, b.x, s.D, b.o, s.F};
-    if (ex) {
-      b_exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
-    } else {
-      note =
-          "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
-          "F, so no batch size makes the matmul compute-bound.";
-      tr.step("Critical batch, exact crossover: the denominator is <= 0, so never", f, n, xs, NAN,
-              "tokens");
-    }
-  }
-
-  r.value("flops", cost.flops, "flop", "FLOPs");
-  r.value("bytes", cost.bytes(), "B", "bytes moved");
-  r.value("bytes_x", cost.bytes_x, "B", "bytes of X");
-  r.value("bytes_w", cost.bytes_w, "B", "bytes of W");
-  r.value("bytes_o", cost.bytes_o, "B", "bytes of Z");
-  r.value("intensity", I, "flop_per_B", "arithmetic intensity");
-  r.value("i_crit", i_hw, "flop_per_B", "critical intensity");
-  r.value("peak", peak, "flop_per_s", "peak (" + dt_c + ")");
-  r.value("bw", bw, "B_per_s", mem_name + " bandwidth");
-  r.value("t_math", tm, "s", "T_math");
-  r.value("t_comms", tc, "s", "T_comms");
-  r.value("t_lower", lo, "s", "T_lower (full overlap)");
-  r.value("t_upper", hi, "s", "T_upper (no overlap)");
-  r.value("b_crit_approx", b_approx, "tokens", "critical batch (approx.)");
-  r.value("b_crit_exact", b_exact, "tokens", "critical batch (exact)");
+  r.value("flops", t.cost.flops, "flop", "FLOPs");
+  r.value("bytes", t.cost.bytes(), "B", "bytes moved");
+  r.value("bytes_x", t.cost.bytes_x, "B", "bytes of X");
+  r.value("bytes_w", t.cost.bytes_w, "B", "bytes of W");
+  r.value("bytes_o", t.cost.bytes_o, "B", "bytes of Z");
+  r.value("intensity", t.intensity, "flop_per_B", "arithmetic intensity");
+  r.value("i_crit", t.i_hw, "flop_per_B", "critical intensity");
+  r.value("peak", m.peak, "flop_per_s", "peak (" + m.dtype_compute + ")");
+  r.value("bw", m.bw, "B_per_s", m.memory + " bandwidth");
+  r.value("t_math", t.t_math, "s", "T_math");
+  r.value("t_comms", t.t_comms, "s", "T_comms");
+  r.value("t_lower", t.t_lower, "s", "T_lower (full overlap)");
+  r.value("t_upper", t.t_upper, "s", "T_upper (no overlap)");
+  r.value("b_crit_approx", cb.approx, "tokens", "critical batch (approx.)");
+  r.value("b_crit_exact", cb.exact, "tokens", "critical batch (exact)");
   r.value("achieved_flops_per_s", achieved, "flop_per_s", "achieved FLOPs/s");
-  r.value("fraction_of_peak", achieved / peak, "ratio", "fraction of peak");
-  if (!note.empty()) r.note(note);
-  // The roofs the page draws: the chosen memory level plus the other one when the chip has it.
-  json roofs = json::array();
-  roofs.push_back({{"name", "HBM"}, {"bw", c.get("hbm_bw", "chip")}});
-  if (c.has("vmem_bw")) roofs.push_back({{"name", "VMEM"}, {"bw", c.get("vmem_bw", "memory")}});
-  json plot = roofline_plot(peak, bw, i_hw, I, achieved);
-  plot["memory"] = mem_name;
-  plot["roofs"] = std::move(roofs);
+  r.value("fraction_of_peak", fraction_of_peak(achieved, m.peak), "ratio", "fraction of peak");
+  if (!cb.note.empty()) r.note(cb.note);
+  // The roofs the page draws: the chosen memory level, then the other one when the chip has it.
+  const hw::Chip& c = *m.chip;
+  Roof roofs[2] = {{m.memory, m.bw}};
+  size_t n_roofs = 1;
+  if (m.memory == "VMEM") roofs[n_roofs++] = {"HBM", c.get("hbm_bw", "chip")};
+  if (m.memory == "HBM" && c.has("vmem_bw"))
+    roofs[n_roofs++] = {"VMEM", c.get("vmem_bw", "memory")};
   r.extra["verdict"] = verdict_text;
-  r.extra["plot"] = std::move(plot);
+  roofline_plot(r, m.peak, std::span<const Roof>(roofs, n_roofs), t.intensity, achieved, m.memory);
 }
 
 // The link a two-chip exchange crosses, and its key in the chip table.
@@ -205,10 +327,9 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("d_crit", d_crit, "count", "D above which it is compute-bound");
   r.value("peak", peak, "flop_per_s", "peak (bf16)");
   r.value("bw", bw, "B_per_s", link_name + " bandwidth");
-  json plot =
-      roofline_plot(peak, bw, i_link, I, achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
+  const Roof link[] = {{link_name, bw}};
   r.extra["verdict"] = verdict_text;
-  r.extra["plot"] = std::move(plot);
+  roofline_plot(r, peak, link, I, achieved_flops_per_s(network_flops_per_chip(s), tm, tc));
 }
 
 void tiled_calc(const Inputs& in, Trace& tr, Result& r) {

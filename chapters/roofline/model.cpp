@@ -23,6 +23,7 @@ double attainable_flops_per_s(double intensity, double peak, double bw) {
   return std::min(peak, intensity * bw);
 }
 double achieved_flops_per_s(double flops, double tm, double tc) { return flops / t_lower(tm, tc); }
+double fraction_of_peak(double achieved, double peak) { return achieved / peak; }
 
 double dot_flops(double n) { return 2 * n - 1; }
 double dot_bytes(double n, double b) { return 2 * b * n + b; }

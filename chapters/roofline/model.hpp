@@ -36,6 +36,8 @@ double critical_intensity(double peak_flops_per_s, double bw_bytes_per_s);
 double attainable_flops_per_s(double intensity, double peak_flops_per_s, double bw_bytes_per_s);
 // A.2: what a concrete kernel achieves, FLOPs / max(T_math, T_comms).
 double achieved_flops_per_s(double flops, double t_math, double t_comms);
+// A.2: how much of the peak that is, achieved / peak (1 on the flat roof).
+double fraction_of_peak(double achieved_flops_per_s, double peak_flops_per_s);
 
 // ---- A.3 Dot product ------------------------------------------------------------------------
 

@@ -11,39 +11,26 @@
 import '../lib/page.js';
 import { SbCalc, rooflinePlot, fmtQuantity, h } from '../lib/widgets.js';
 
-// The roofline of roofline.matmul: roofs from response.plot, the operation at (I, achieved).
+// The roofline of roofline.matmul: the roofs, ridge and point are the module's (response.plot).
 function drawMatmul(r, extra, calc) {
   const p = r.plot;
   if (!p) return;
-  const others = (p.roofs || [])
-    .filter((roof) => roof.name !== p.memory)
-    .map((roof) => ({ label: `${roof.name} roof`, peak: p.peak, bw: roof.bw }));
-  const opts = {
-    peak: p.peak, bw: p.bw, intensity: p.point.intensity, roofLabel: `${p.memory} roof`,
-    roofs: others, label: 'this matmul', height: 340,
-  };
-  const share = p.point.flops_per_s / p.peak;
   const caption =
     `Intensity ${fmtQuantity(p.point.intensity, 'flop_per_B')} against a ridge of ` +
     `${fmtQuantity(p.ridge, 'flop_per_B')} (${p.memory}): the matmul runs at ` +
-    `${fmtQuantity(p.point.flops_per_s, 'flop_per_s')}, ${(100 * share).toPrecision(3)}% of the peak. ` +
+    `${fmtQuantity(p.point.flops_per_s, 'flop_per_s')}, ${(100 * p.fraction_of_peak).toPrecision(3)}% of the peak. ` +
     'Left of the ridge the bandwidth sets the pace; right of it the MXU does.';
-  drawInto(calc, extra, opts, caption);
+  drawInto(calc, extra, { plot: p, label: 'this matmul', height: 340 }, caption);
 }
 
 // The two-chip network roofline: the link's roof, the per-chip intensity D/2 as the point.
 function drawNetwork(r, extra, calc) {
   const p = r.plot;
   if (!p) return;
-  const link = calc.inputs().link || 'ici';
-  const opts = {
-    peak: p.peak, bw: p.bw, intensity: p.point.intensity, roofLabel: `${link.toUpperCase()} roof`,
-    label: 'per-chip D/2', height: 300,
-  };
   const caption =
     `Per chip the sharded matmul does D/2 = ${fmtQuantity(p.point.intensity, 'flop_per_B')} of work ` +
     `per byte sent; the link's ridge is ${fmtQuantity(p.ridge, 'flop_per_B')}. The batch cancels out.`;
-  drawInto(calc, extra, opts, caption);
+  drawInto(calc, extra, { plot: p, label: 'per-chip D/2', height: 300 }, caption);
 }
 
 // One plot per calculator element, created on the first result and updated after that.

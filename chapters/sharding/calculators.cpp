@@ -83,8 +83,8 @@ json mesh_json(const Mesh& m) {
   return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}};
 }
 
-void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
+// The matmul of sharding.matmul: shardings on a mesh, sizes, dtype and its peak, link and wraps.
+MatmulInput matmul_input(const Inputs& in, const hw::Chip& c, Trace& tr) {
   MatmulInput mi;
   mi.mesh = parse_mesh(in.text("mesh"), "mesh");
   mi.a = parse_sharding(in.text("a"), "a");
@@ -102,6 +102,31 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   mi.wrap = wraps_for(c, mi.mesh.sizes, in.text("wrap"));
   tr.note("Mesh " + mi.mesh.text() + " on " + c.name + ": " + std::to_string(mi.mesh.devices()) +
           " devices");
+  return mi;
+}
+
+// An operand written without a name ("[I_X, J]") is shown under the name of its role.
+Sharding with_name(Sharding s, const char* name) {
+  if (s.name.empty()) s.name = name;
+  return s;
+}
+
+// Which device holds which block: the operands as given and the default plan's output.
+json matmul_blocks(const MatmulInput& mi, const Plan& p) {
+  std::vector<double> sa(2), sb(2);
+  MatmulDims md = matmul_dims(mi.a, mi.b);
+  sa[md.a_i] = mi.I;
+  sa[md.a_j] = mi.J;
+  sb[md.b_j] = mi.J;
+  sb[md.b_k] = mi.K;
+  return blocks_json(mi.mesh,
+                     {{"A", with_name(mi.a, "A")}, {"B", with_name(mi.b, "B")}, {"C", p.out}},
+                     {sa, sb, {mi.I, mi.K}});
+}
+
+void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const MatmulInput mi = matmul_input(in, c, tr);
   MatmulAnalysis an = analyze_matmul(mi, &tr);
   const Plan& p = an.plan;
   r.value("case", an.case_no, "count", "the book's case");
@@ -119,16 +144,6 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
       r.note("Axis " + mi.mesh.names[k] + " (" + std::to_string(mi.mesh.sizes[k]) +
              ") has no wraparound: its collectives run on an open line, (N-1)/N V/W_uni.");
   if (an.cases.size() > 1) r.note(an.case_text);
-  // Which device holds which block: the operands as given and the default plan's output.
-  std::vector<double> sa(2), sb(2);
-  MatmulDims md = matmul_dims(mi.a, mi.b);
-  sa[md.a_i] = mi.I;
-  sa[md.a_j] = mi.J;
-  sb[md.b_j] = mi.J;
-  sb[md.b_k] = mi.K;
-  Sharding A = mi.a, B = mi.b;
-  if (A.name.empty()) A.name = "A";
-  if (B.name.empty()) B.name = "B";
   json& x = r.extra;
   x["verdict"] = p.verdict;
   x["case"] = an.case_no;
@@ -138,21 +153,20 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   x["conflicts"] = an.conflicts;
   x["mesh"] = mesh_json(mi.mesh);
   x["wrap"] = wrap_json(mi.mesh, mi.wrap);
-  x["a"] = A.text();
-  x["b"] = B.text();
+  x["a"] = with_name(mi.a, "A").text();
+  x["b"] = with_name(mi.b, "B").text();
   x["output_sharding"] = p.out.text();
   x["plan"] = to_json(p);
   x["alternatives"] = std::move(alts);
-  x["blocks"] = blocks_json(mi.mesh, {{"A", A}, {"B", B}, {"C", p.out}}, {sa, sb, {mi.I, mi.K}});
+  x["blocks"] = matmul_blocks(mi, p);
 }
 
 // "4", "4,4", "4x4", "X=4,Y=4", "{X: 4}" -> named axes.
 Mesh axes_from_text(const std::string& t) { return parse_mesh(t, "axes"); }
 
-void collective_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const Op op = parse_op(in.text("op"), "op");
-  const double V = in.num("bytes");
+// The axes of sharding.collective, with the chip's wraparound and the hardware axes they span.
+std::vector<Axis> collective_axes(const Inputs& in, const hw::Chip& c, Mesh& m,
+                                  std::vector<bool>& w) {
   std::string at = in.text("axes");
   // A bare "4,4" lists sizes: name them X, Y, Z like a 4x4 shape.
   if (!at.empty() && std::all_of(at.begin(), at.end(), [](char ch) {
@@ -160,10 +174,8 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
       })) {
     std::replace(at.begin(), at.end(), ',', 'x');
   }
-  Mesh m = axes_from_text(at);
-  const Link l =
-      link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
-  const std::vector<bool> w = wraps_for(c, m.sizes, in.text("wrap"));
+  m = axes_from_text(at);
+  w = wraps_for(c, m.sizes, in.text("wrap"));
   std::vector<Axis> axes;
   for (std::size_t k = 0; k < m.names.size(); ++k) {
     Axis a;
@@ -177,6 +189,37 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
     axes[0].phys = phys;
   else if (phys != 1)
     fail("phys_axes", "hardware axes per named axis can only be set for a single named axis");
+  return axes;
+}
+
+// Time against message size: the flat latency floor, then the bandwidth slope; `knee` is the
+// size where the two terms meet.
+json collective_plot(Op op, const std::vector<Axis>& axes, const Link& l, double knee, double V,
+                     double t) {
+  json xs = json::array(), ts = json::array(), bws = json::array(), lats = json::array();
+  for (int k = 0; k <= 80; ++k) {
+    double v = std::pow(10.0, 2.0 + 9.0 * k / 80.0);
+    CollectiveCost p = collective_cost(op, v, axes, l);
+    xs.push_back(v);
+    ts.push_back(p.t);
+    bws.push_back(p.t_bw);
+    lats.push_back(p.t_lat);
+  }
+  return {{"x", std::move(xs)},     {"t", std::move(ts)},
+          {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
+          {"knee", knee},           {"point", {{"bytes", V}, {"t", t}}},
+          {"x_unit", "B"},          {"y_unit", "s"}};
+}
+
+void collective_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const Op op = parse_op(in.text("op"), "op");
+  const double V = in.num("bytes");
+  Mesh m;
+  std::vector<bool> w;
+  const std::vector<Axis> axes = collective_axes(in, c, m, w);
+  const Link l =
+      link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   CollectiveCost cc = collective_cost(op, V, axes, l, &tr, op_name(op));
   const double thr = latency_bound_threshold(l.w_uni, l.t_hop);
   tr.step("Per-hop payload below which a hop is latency-bound", "W_{uni} \\cdot T_{min}",
@@ -190,16 +233,6 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("w_uni", l.w_uni, "B_per_s", l.dcn ? "DCN one-way bandwidth" : "ICI one-way bandwidth");
   r.value("latency_threshold", thr, "B", "per-hop payload where latency takes over");
   r.value("devices", cc.devices, "count", "devices in the group");
-  // Time against message size: the flat latency floor, then the bandwidth slope.
-  json xs = json::array(), ts = json::array(), bws = json::array(), lats = json::array();
-  for (int k = 0; k <= 80; ++k) {
-    double v = std::pow(10.0, 2.0 + 9.0 * k / 80.0);
-    CollectiveCost p = collective_cost(op, v, axes, l);
-    xs.push_back(v);
-    ts.push_back(p.t);
-    bws.push_back(p.t_bw);
-    lats.push_back(p.t_lat);
-  }
   // The size where the two terms meet (both scale linearly: t_bw(V) = V * t_bw(1)).
   CollectiveCost one = collective_cost(op, 1.0, axes, l);
   double knee = one.t_bw > 0 ? cc.t_lat / one.t_bw : 0;
@@ -213,20 +246,11 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
   x["regime"] = cc.regime;
   x["op"] = op_name(op);
   x["wrap"] = wrap_json(m, w);
-  x["plot"] = {{"x", std::move(xs)},     {"t", std::move(ts)},
-               {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
-               {"knee", knee},           {"point", {{"bytes", V}, {"t", cc.t}}},
-               {"x_unit", "B"},          {"y_unit", "s"}};
+  x["plot"] = collective_plot(op, axes, l, knee, V, cc.t);
 }
 
-void local_calc(const Inputs& in, Trace& tr, Result& r) {
-  Mesh m = parse_mesh(in.text("mesh"), "mesh");
-  Sharding s = parse_sharding(in.text("sharding"), "sharding");
-  if (!s.unreduced.empty())
-    tr.note(
-        "The unreduced marker does not change the shape: each device holds full-size partial "
-        "sums.");
-  // Sizes: "1024, 4096" in dim order.
+// The global sizes of sharding.local, "1024, 4096" in dim order: one whole number per dim.
+std::vector<double> local_sizes(const Inputs& in, const Sharding& s) {
   std::vector<double> sizes;
   std::string st = in.text("sizes");
   std::size_t i = 0;
@@ -246,6 +270,17 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   for (double v : sizes)
     if (!(v >= 1) || v > 1e12 || std::floor(v) != v)
       fail("sizes", "each size must be a whole number from 1 to 1e12");
+  return sizes;
+}
+
+void local_calc(const Inputs& in, Trace& tr, Result& r) {
+  Mesh m = parse_mesh(in.text("mesh"), "mesh");
+  Sharding s = parse_sharding(in.text("sharding"), "sharding");
+  if (!s.unreduced.empty())
+    tr.note(
+        "The unreduced marker does not change the shape: each device holds full-size partial "
+        "sums.");
+  const std::vector<double> sizes = local_sizes(in, s);
   const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
   LocalShape L = local_shape(s, m, sizes, bpe, "sharding", &tr);
   json shape = json::array();

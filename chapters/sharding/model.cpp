@@ -175,15 +175,25 @@ const char* op_name(Op op) {
   return "?";
 }
 
-CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
-                               Trace* tr, Text label) {
+namespace {
+
+// The bandwidth term's formula, and its numbers only when a derivation is recorded (the plot and
+// the alternatives cost collectives without one).
+struct BandwidthTerm {
+  Text formula;
+  std::string numbers;
+};
+
+// Checks the message, the link and the axes; returns the axes with more than one device and
+// counts the devices into c.
+std::vector<Axis> active_axes(double V, const std::vector<Axis>& axes, const Link& link,
+                              CollectiveCost& c) {
   if (!std::isfinite(V) || V < 0)
     fail("bytes", "the message size must be a finite, non-negative number of bytes");
   if (!(link.w_uni > 0) || !std::isfinite(link.w_uni))
     fail("bandwidth", "the link bandwidth must be positive");
   if (!(link.t_hop >= 0) || !std::isfinite(link.t_hop))
     fail("latency", "the per-hop latency must be zero or positive");
-  CollectiveCost c;
   std::vector<Axis> act;
   for (const auto& a : axes) {
     if (!(a.size >= 1) || !std::isfinite(a.size) || std::floor(a.size) != a.size)
@@ -192,116 +202,137 @@ CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, c
     c.devices *= a.size;
     if (a.size > 1) act.push_back(a);
   }
+  return act;
+}
+
+// AllToAll (A4.4): over DCN, a one-way ring (Question 10's count), an open torus (our extension:
+// the bisection cut crosses one plane of links instead of two), or the wrapped torus.
+BandwidthTerm alltoall_bandwidth(double V, const std::vector<Axis>& act, const Link& link,
+                                 bool record, CollectiveCost& c) {
+  const double N = c.devices, W = tpus::axis_bw(link.w_uni, /*wrap=*/true);
+  double mx = 1;
+  bool open = false;
+  std::vector<double> dims;
+  for (const auto& a : act) {
+    mx = std::max(mx, a.size);
+    dims.push_back(a.size);
+    open = open || !a.wrap;
+    c.hops += a.wrap && link.bidirectional ? hops_ring(a.size) : hops_line(a.size);
+  }
+  c.bytes_per_chip = (N - 1) / N * V / N;
+  BandwidthTerm f;
+  if (link.dcn) {
+    // Each chip sends (N-1)/N of its V/N bytes through its own DCN port.
+    c.w_eff = link.w_uni;
+    c.t_bw = (N - 1) / N * (V / N) / link.w_uni;
+    c.hops = 1;
+    f.formula = "T = \\frac{N-1}{N} \\cdot \\frac{V/N}{W_{dcn}}";
+    if (record)
+      f.numbers = tex_fill("\\frac{#}{#} \\cdot \\frac{#/#}{#}", {N - 1, N, V, N, link.w_uni});
+  } else if (!link.bidirectional) {
+    // One-way ring: half an AllGather's per-link traffic.
+    c.w_eff = link.w_uni;
+    c.t_bw = (mx - 1) / mx * V * mx / (2.0 * N * link.w_uni);
+    f.formula = "T = \\frac{M-1}{M} \\cdot \\frac{V M}{2 N W_{uni}}";
+    if (record)
+      f.numbers = tex_fill("\\frac{#}{#} \\cdot \\frac{# \\cdot #}{2 \\cdot # \\cdot #}",
+                           {mx - 1, mx, V, mx, N, link.w_uni});
+  } else if (open) {
+    c.w_eff = link.w_uni;
+    c.t_bw = V * mx / (4.0 * N * link.w_uni);
+    f.formula = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{uni}}";
+    if (record)
+      f.numbers = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, link.w_uni});
+  } else {
+    c.w_eff = W;
+    c.t_bw = t_alltoall_nd(V, dims, W);
+    f.formula = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{ici}}";
+    if (record) f.numbers = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, W});
+  }
+  return f;
+}
+
+// AllGather and ReduceScatter (one pass; A4.1, A4.3, A4.5): the axes add their bandwidths, a
+// wrapped bidirectional axis giving W_ici (x n/(n-1) for odd n), an open or one-way one
+// W_uni n/(n-1); over DCN each chip's port carries (N-1)/N of V.
+BandwidthTerm gather_bandwidth(double V, const std::vector<Axis>& act, const Link& link,
+                               bool record, CollectiveCost& c) {
+  const double N = c.devices, W = tpus::axis_bw(link.w_uni, /*wrap=*/true);
+  c.bytes_per_chip = (N - 1) / N * V;
+  BandwidthTerm f;
+  double wsum = 0;
+  if (link.dcn) {
+    wsum = link.w_uni * N / (N - 1);
+    c.hops = N - 1;
+    f.formula = "T_{bw} = \\frac{N-1}{N} \\cdot \\frac{V}{W_{dcn}}";
+    if (record) f.numbers = tex_fill("\\frac{#}{#} \\cdot \\frac{#}{#}", {N - 1, N, V, link.w_uni});
+  } else {
+    for (const auto& a : act) {
+      double n = a.size;
+      double per = a.phys > 1 ? std::ceil(std::pow(n, 1.0 / a.phys) - 1e-9) : n;
+      if (a.wrap && link.bidirectional) {
+        wsum += W * a.phys * (static_cast<long long>(n) % 2 == 0 ? 1.0 : n / (n - 1));
+        c.hops += a.phys * hops_ring(per);
+      } else {
+        wsum += link.w_uni * a.phys * n / (n - 1);
+        c.hops += a.phys * hops_line(per);
+      }
+    }
+    const Axis& a0 = act[0];
+    if (act.size() > 1 || a0.phys != 1) {
+      f.formula =
+          "T_{bw} = \\frac{V}{\\sum_i W_i} \\;(= \\frac{V}{W_{ici}\\, n_{axes}}\\text{ on "
+          "wrapped axes})";
+      if (record) f.numbers = tex_fill("\\frac{#}{#}", {V, wsum});
+    } else if (a0.wrap && link.bidirectional) {
+      f.formula =
+          "T_{bw} = \\lfloor N/2 \\rfloor \\cdot \\frac{V}{N\\,W_{uni}} \\;(= V/W_{ici}\\text{ "
+          "for even }N)";
+      if (record)
+        f.numbers = tex_fill("# \\cdot \\frac{#}{# \\cdot #}",
+                             {hops_ring(a0.size), V, a0.size, link.w_uni});
+    } else {
+      f.formula = "T_{bw} = (N-1) \\cdot \\frac{V}{N\\,W_{uni}}";
+      if (record)
+        f.numbers =
+            tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {a0.size - 1, V, a0.size, link.w_uni});
+    }
+  }
+  c.w_eff = wsum;
+  c.t_bw = V / wsum;
+  return f;
+}
+
+}  // namespace
+
+CollectiveCost collective_cost(Op op, double V, const std::vector<Axis>& axes, const Link& link,
+                               Trace* tr, Text label) {
+  CollectiveCost c;
+  const std::vector<Axis> act = active_axes(V, axes, link, c);
   const std::string what(label.empty() ? Text(op_name(op)) : label);
   if (act.empty() || V == 0) {
     c.regime = "no communication";
     if (tr) tr->step(what + ": nothing to exchange (one device or no bytes)", "T = 0", "0", 0, "s");
     return c;
   }
-  const double N = c.devices;
-  const double W = tpus::axis_bw(link.w_uni, /*wrap=*/true);
-  // The bandwidth term's formula, and its numbers only when a derivation is recorded (the
-  // plot and the alternatives call this without one).
-  Text ftex;
-  std::string ntex;
-  double mult = op == Op::AllReduce ? 2.0 : 1.0;
-  if (op == Op::AllToAll) {
-    double mx = 1;
-    bool open = false;
-    std::vector<double> dims;
-    for (const auto& a : act) {
-      mx = std::max(mx, a.size);
-      dims.push_back(a.size);
-      open = open || !a.wrap;
-      c.hops += a.wrap && link.bidirectional ? hops_ring(a.size) : hops_line(a.size);
-    }
-    if (link.dcn) {
-      // Each chip sends (N-1)/N of its V/N bytes through its own DCN port.
-      c.w_eff = link.w_uni;
-      c.t_bw = (N - 1) / N * (V / N) / link.w_uni;
-      c.hops = 1;
-      ftex = "T = \\frac{N-1}{N} \\cdot \\frac{V/N}{W_{dcn}}";
-      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{#/#}{#}", {N - 1, N, V, N, link.w_uni});
-    } else if (!link.bidirectional) {
-      // One-way ring: Question 10's count, half an AllGather's per-link traffic.
-      c.w_eff = link.w_uni;
-      c.t_bw = (mx - 1) / mx * V * mx / (2.0 * N * link.w_uni);
-      ftex = "T = \\frac{M-1}{M} \\cdot \\frac{V M}{2 N W_{uni}}";
-      if (tr)
-        ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{# \\cdot #}{2 \\cdot # \\cdot #}",
-                        {mx - 1, mx, V, mx, N, link.w_uni});
-    } else if (open) {
-      // No wraparound: the bisection cut crosses one plane of links instead of two (our extension).
-      c.w_eff = link.w_uni;
-      c.t_bw = V * mx / (4.0 * N * link.w_uni);
-      ftex = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{uni}}";
-      if (tr) ntex = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, link.w_uni});
-    } else {
-      c.w_eff = W;
-      c.t_bw = t_alltoall_nd(V, dims, W);
-      ftex = "T = \\frac{V \\max(A, B, \\ldots)}{4 N W_{ici}}";
-      if (tr) ntex = tex_fill("\\frac{# \\cdot #}{4 \\cdot # \\cdot #}", {V, mx, N, W});
-    }
-    c.bytes_per_chip = (N - 1) / N * V / N;
-  } else {
-    double wsum = 0;
-    if (link.dcn) {
-      wsum = link.w_uni * N / (N - 1);
-      c.hops = N - 1;
-      ftex = "T_{bw} = \\frac{N-1}{N} \\cdot \\frac{V}{W_{dcn}}";
-      if (tr) ntex = tex_fill("\\frac{#}{#} \\cdot \\frac{#}{#}", {N - 1, N, V, link.w_uni});
-    } else {
-      for (const auto& a : act) {
-        double n = a.size;
-        double per = a.phys > 1 ? std::ceil(std::pow(n, 1.0 / a.phys) - 1e-9) : n;
-        if (a.wrap && link.bidirectional) {
-          wsum += W * a.phys * (static_cast<long long>(n) % 2 == 0 ? 1.0 : n / (n - 1));
-          c.hops += a.phys * hops_ring(per);
-        } else {
-          wsum += link.w_uni * a.phys * n / (n - 1);
-          c.hops += a.phys * hops_line(per);
-        }
-      }
-      const Axis& a0 = act[0];
-      if (act.size() == 1 && a0.phys == 1) {
-        if (a0.wrap && link.bidirectional) {
-          ftex =
-              "T_{bw} = \\lfloor N/2 \\rfloor \\cdot \\frac{V}{N\\,W_{uni}} \\;(= V/W_{ici}\\text{ "
-              "for even }N)";
-          if (tr)
-            ntex = tex_fill("# \\cdot \\frac{#}{# \\cdot #}",
-                            {hops_ring(a0.size), V, a0.size, link.w_uni});
-        } else {
-          ftex = "T_{bw} = (N-1) \\cdot \\frac{V}{N\\,W_{uni}}";
-          if (tr)
-            ntex =
-                tex_fill("# \\cdot \\frac{#}{# \\cdot #}", {a0.size - 1, V, a0.size, link.w_uni});
-        }
-      } else {
-        ftex =
-            "T_{bw} = \\frac{V}{\\sum_i W_i} \\;(= \\frac{V}{W_{ici}\\, n_{axes}}\\text{ on "
-            "wrapped axes})";
-        if (tr) ntex = tex_fill("\\frac{#}{#}", {V, wsum});
-      }
-    }
-    c.w_eff = wsum;
-    c.t_bw = V / wsum;
-    c.bytes_per_chip = (N - 1) / N * V;
-  }
-  c.t_bw *= mult;
-  c.hops *= mult;
-  c.bytes_per_chip *= mult;
+  const BandwidthTerm f = op == Op::AllToAll ? alltoall_bandwidth(V, act, link, tr != nullptr, c)
+                                             : gather_bandwidth(V, act, link, tr != nullptr, c);
+  // AllReduce = ReduceScatter + AllGather: the same passes twice (A4.2).
+  const double passes = op == Op::AllReduce ? 2.0 : 1.0;
+  c.t_bw *= passes;
+  c.hops *= passes;
+  c.bytes_per_chip *= passes;
   c.t_lat = c.hops * link.t_hop;
   c.t = std::max(c.t_bw, c.t_lat);
   c.latency_bound = c.t_lat > c.t_bw;
   c.regime = c.latency_bound ? "latency-bound" : "bandwidth-bound";
   if (tr) {
-    if (mult == 2) {  // AllReduce: the same formula twice, "T_{bw} = 2 \\times (...)"
+    if (passes == 2) {  // "T_{bw} = 2 \\times (...)"
       std::string f2 = "T_{bw} = 2 \\times (";
-      (f2 += ftex.substr(ftex.find('=') + 2)) += ")";
-      tr->step(what + ": bandwidth term", f2, "2 \\cdot " + ntex, c.t_bw, "s");
+      (f2 += f.formula.substr(f.formula.find('=') + 2)) += ")";
+      tr->step(what + ": bandwidth term", f2, "2 \\cdot " + f.numbers, c.t_bw, "s");
     } else {
-      tr->step(what + ": bandwidth term", ftex, ntex, c.t_bw, "s");
+      tr->step(what + ": bandwidth term", f.formula, f.numbers, c.t_bw, "s");
     }
     tr->step(what + ": latency term (hops x per-hop latency)", "T_{lat} = h \\cdot T_{min}",
              "# \\cdot #", {c.hops, link.t_hop}, c.t_lat, "s");
@@ -385,6 +416,128 @@ std::string step_label(const PlanStep& s) {
   return l + "} " + s.array;
 }
 
+// Builds a plan step by step (A3): gathers, free slices, the local matmul, the reduction of its
+// partial sums; each collective is costed (A4) as it is added.
+class PlanBuilder {
+ public:
+  PlanBuilder(const MatmulInput& in, Plan& p, Trace* tr) : in_(in), p_(p), tr_(tr) {}
+
+  // AllGather_{axes} of `s` along its dimension `dim`: the result per group is the V it costs.
+  void gather(Sharding& s, const std::vector<double>& sizes, int dim,
+              const std::vector<std::string>& axes, const std::string& array) {
+    if (axes.empty()) return;
+    PlanStep st = step("AllGather", array, "before", axes);
+    st.dim = s.dims[dim].name;
+    st.from = s.text();
+    s.dims[dim].axes = minus(s.dims[dim].axes, axes);
+    st.to = s.text();
+    st.V = bytes_of(s, in_.mesh, sizes, in_.bytes_per_elem);  // gathered result per group
+    add_collective(st, Op::AllGather);
+  }
+
+  // A free reshard: `s` keeps only its block along `axes` of dimension `dim`. False (with the
+  // reason in `why`) when `s` already uses one of those axes.
+  bool slice(Sharding& s, int dim, const std::vector<std::string>& axes, const std::string& array,
+             std::string& why) {
+    if (axes.empty()) return true;
+    for (const auto& a : axes)
+      if (contains(s.used_axes(), a)) {
+        why = array + " already uses axis " + a + ", so it cannot also be sliced along " +
+              s.dims[dim].name;
+        return false;
+      }
+    PlanStep st = step("slice", array, "before", axes);
+    st.dim = s.dims[dim].name;
+    st.from = s.text();
+    for (const auto& a : axes) s.dims[dim].axes.push_back(a);
+    st.to = s.text();
+    p_.steps.push_back(st);
+    return true;
+  }
+
+  // The local matmul of A's and B's blocks: C holds partial sums over the contracting axes.
+  Sharding matmul(const Sharding& A, const Sharding& B, const MatmulDims& md) {
+    const auto& S = A.dims[md.a_j].axes;
+    double il = in_.I / shards_of(A.dims[md.a_i], in_.mesh);
+    double jl = in_.J / shards_of(A.dims[md.a_j], in_.mesh);
+    double kl = in_.K / shards_of(B.dims[md.b_k], in_.mesh);
+    Sharding C;
+    C.name = "C";
+    C.dims = {A.dims[md.a_i], B.dims[md.b_k]};
+    C.unreduced = S;
+    PlanStep mm = step("matmul", "C", "matmul", S);
+    mm.from = A.text() + " *_" + A.dims[md.a_j].name + " " + B.text();
+    mm.to = C.text();
+    mm.flops = roofline::matmul_flops({il, jl, kl});
+    p_.steps.push_back(mm);
+    p_.flops_per_chip = mm.flops;
+    if (tr_)
+      tr_->step("FLOPs per chip of the local matmul " + mm.to,
+                "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}", "2 \\cdot # \\cdot # \\cdot #",
+                {il, jl, kl}, mm.flops, "flop");
+    return C;
+  }
+
+  // The partial sums of C over its unreduced axes: AllReduce, or ReduceScatter onto I or K.
+  void reduce(Sharding& C, Reduce how) {
+    const std::vector<std::string> S = C.unreduced;
+    if (S.empty() || how == Reduce::None) return;
+    PlanStep st = step(how == Reduce::AR ? "AllReduce" : "ReduceScatter", "C", "after", S);
+    st.from = C.text();
+    st.V = bytes_of(C, in_.mesh, {in_.I, in_.K}, in_.bytes_per_elem);  // full-size partial sums
+    C.unreduced.clear();
+    if (how != Reduce::AR) {
+      int d = how == Reduce::RS_I ? 0 : 1;
+      st.dim = C.dims[d].name;
+      for (const auto& a : S) C.dims[d].axes.push_back(a);
+    }
+    st.to = C.text();
+    add_collective(st, how == Reduce::AR ? Op::AllReduce : Op::ReduceScatter);
+  }
+
+  // The plan's totals, name and verdict.
+  void finish(const Sharding& C) {
+    p_.out = C;
+    p_.t_math = roofline::t_math(p_.flops_per_chip, in_.peak_flops);
+    p_.t_comms = comms_;
+    p_.bytes_per_chip = moved_;
+    std::string name;
+    for (const auto& st : p_.steps) name += (name.empty() ? "" : "; ") + step_label(st);
+    p_.name = name;
+    if (p_.t_comms == 0)
+      p_.verdict = "no communication: compute-bound";
+    else if (p_.t_math >= p_.t_comms)
+      p_.verdict =
+          "compute-bound: T_math >= T_comms, so the collectives can hide behind the matmul";
+    else
+      p_.verdict = "communication-bound: T_comms > T_math";
+  }
+
+ private:
+  static PlanStep step(const std::string& kind, const std::string& array, const std::string& when,
+                       const std::vector<std::string>& axes) {
+    PlanStep st;
+    st.kind = kind;
+    st.array = array;
+    st.when = when;
+    st.axes = axes;
+    return st;
+  }
+  void add_collective(PlanStep& st, Op op) {
+    st.cost = collective_cost(
+        op, st.V, axes_of(in_, st.axes), in_.link, tr_,
+        tr_ ? op_name(op) + ("_{" + axes_text(st.axes) + "} ") + st.from + " -> " + st.to : "");
+    comms_ += st.cost.t;
+    moved_ += st.cost.bytes_per_chip;
+    p_.steps.push_back(st);
+  }
+
+  const MatmulInput& in_;
+  Plan& p_;
+  Trace* tr_;
+  double comms_ = 0, moved_ = 0;
+};
+
 // Runs a plan; returns false (with the reason) if it does not give a legal local matmul.
 bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp, Plan& p,
                 std::string& why, Trace* tr) {
@@ -394,55 +547,14 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
   sa[md.a_j] = in.J;
   sb[md.b_j] = in.J;
   sb[md.b_k] = in.K;
-  double comms = 0, moved = 0;
-  auto gather = [&](Sharding& s, const std::vector<double>& sizes, int dim,
-                    const std::vector<std::string>& axes, const std::string& nm) {
-    if (axes.empty()) return;
-    PlanStep st;
-    st.kind = "AllGather";
-    st.array = nm;
-    st.when = "before";
-    st.axes = axes;
-    st.dim = s.dims[dim].name;
-    st.from = s.text();
-    s.dims[dim].axes = minus(s.dims[dim].axes, axes);
-    st.to = s.text();
-    st.V = bytes_of(s, in.mesh, sizes, in.bytes_per_elem);  // gathered result per group
-    st.cost = collective_cost(
-        Op::AllGather, st.V, axes_of(in, axes), in.link, tr,
-        tr ? "AllGather_{" + axes_text(axes) + "} " + st.from + " -> " + st.to : "");
-    comms += st.cost.t;
-    moved += st.cost.bytes_per_chip;
-    p.steps.push_back(st);
-  };
-  gather(A, sa, md.a_i, sp.gather_a_i, "A");
-  gather(A, sa, md.a_j, sp.gather_a_j, "A");
-  gather(B, sb, md.b_j, sp.gather_b_j, "B");
-  gather(B, sb, md.b_k, sp.gather_b_k, "B");
-  auto slice = [&](Sharding& s, int dim, const std::vector<std::string>& axes,
-                   const std::string& nm) -> bool {
-    if (axes.empty()) return true;
-    for (const auto& a : axes)
-      if (contains(s.used_axes(), a)) {
-        why = nm + " already uses axis " + a + ", so it cannot also be sliced along " +
-              s.dims[dim].name;
-        return false;
-      }
-    PlanStep st;
-    st.kind = "slice";
-    st.array = nm;
-    st.when = "before";
-    st.axes = axes;
-    st.dim = s.dims[dim].name;
-    st.from = s.text();
-    for (const auto& a : axes) s.dims[dim].axes.push_back(a);
-    st.to = s.text();
-    p.steps.push_back(st);
-    return true;
-  };
-  if (!slice(A, md.a_j, sp.slice_a_j, "A") || !slice(B, md.b_j, sp.slice_b_j, "B")) return false;
-  const auto& S = A.dims[md.a_j].axes;
-  if (S != B.dims[md.b_j].axes) {
+  PlanBuilder pb(in, p, tr);
+  pb.gather(A, sa, md.a_i, sp.gather_a_i, "A");
+  pb.gather(A, sa, md.a_j, sp.gather_a_j, "A");
+  pb.gather(B, sb, md.b_j, sp.gather_b_j, "B");
+  pb.gather(B, sb, md.b_k, sp.gather_b_k, "B");
+  if (!pb.slice(A, md.a_j, sp.slice_a_j, "A", why) || !pb.slice(B, md.b_j, sp.slice_b_j, "B", why))
+    return false;
+  if (A.dims[md.a_j].axes != B.dims[md.b_j].axes) {
     why = "the contracting blocks of A and B do not line up";
     return false;
   }
@@ -451,72 +563,11 @@ bool build_plan(const MatmulInput& in, const MatmulDims& md, const PlanSpec& sp,
       why = "axis " + x + " would shard both dimensions of the output";
       return false;
     }
-  // The local matmul.
-  double il = in.I / shards_of(A.dims[md.a_i], in.mesh);
-  double jl = in.J / shards_of(A.dims[md.a_j], in.mesh);
-  double kl = in.K / shards_of(B.dims[md.b_k], in.mesh);
-  Sharding C;
-  C.name = "C";
-  Dim ci = A.dims[md.a_i], ck = B.dims[md.b_k];
-  C.dims = {ci, ck};
-  C.unreduced = S;
-  PlanStep mm;
-  mm.kind = "matmul";
-  mm.array = "C";
-  mm.when = "matmul";
-  mm.axes = S;
-  mm.from = A.text() + " *_" + A.dims[md.a_j].name + " " + B.text();
-  mm.to = C.text();
-  mm.flops = roofline::matmul_flops({il, jl, kl});
-  p.steps.push_back(mm);
+  Sharding C = pb.matmul(A, B, md);
   p.peak_bytes_a = bytes_of(A, in.mesh, sa, in.bytes_per_elem);
   p.peak_bytes_b = bytes_of(B, in.mesh, sb, in.bytes_per_elem);
-  if (tr)
-    tr->step("FLOPs per chip of the local matmul " + mm.to,
-             "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}", "2 \\cdot # \\cdot # \\cdot #", {il, jl, kl},
-             mm.flops, "flop");
-  // The reduction of the partial sums, if any.
-  if (!S.empty() && sp.reduce != Reduce::None) {
-    std::vector<double> sc = {in.I, in.K};
-    PlanStep st;
-    st.array = "C";
-    st.when = "after";
-    st.axes = S;
-    st.from = C.text();
-    st.V = bytes_of(C, in.mesh, sc, in.bytes_per_elem);  // full-size partial sums per device
-    Op op = Op::AllReduce;
-    C.unreduced.clear();
-    if (sp.reduce == Reduce::AR) {
-      st.kind = "AllReduce";
-    } else {
-      op = Op::ReduceScatter;
-      st.kind = "ReduceScatter";
-      int d = sp.reduce == Reduce::RS_I ? 0 : 1;
-      st.dim = C.dims[d].name;
-      for (const auto& a : S) C.dims[d].axes.push_back(a);
-    }
-    st.to = C.text();
-    st.cost = collective_cost(
-        op, st.V, axes_of(in, S), in.link, tr,
-        tr ? op_name(op) + ("_{" + axes_text(S) + "} ") + st.from + " -> " + st.to : "");
-    comms += st.cost.t;
-    moved += st.cost.bytes_per_chip;
-    p.steps.push_back(st);
-  }
-  p.out = C;
-  p.flops_per_chip = mm.flops;
-  p.t_math = roofline::t_math(mm.flops, in.peak_flops);
-  p.t_comms = comms;
-  p.bytes_per_chip = moved;
-  std::string name;
-  for (const auto& st : p.steps) name += (name.empty() ? "" : "; ") + step_label(st);
-  p.name = name;
-  if (p.t_comms == 0)
-    p.verdict = "no communication: compute-bound";
-  else if (p.t_math >= p.t_comms)
-    p.verdict = "compute-bound: T_math >= T_comms, so the collectives can hide behind the matmul";
-  else
-    p.verdict = "communication-bound: T_comms > T_math";
+  pb.reduce(C, sp.reduce);
+  pb.finish(C);
   return true;
 }
 
@@ -533,7 +584,11 @@ std::vector<std::string> suffix_after(const std::vector<std::string>& v, std::si
 
 }  // namespace
 
-MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
+namespace {
+
+// The sizes must be positive, the peak and element size too, and the shardings must fit the mesh
+// and divide the sizes.
+MatmulDims check_matmul(const MatmulInput& in) {
   if (!(in.I >= 1) || !(in.J >= 1) || !(in.K >= 1) || !std::isfinite(in.I * in.J * in.K))
     fail("I", "the matmul sizes I, J, K must be positive");
   if (!(in.peak_flops > 0)) fail("peak_flops", "the chip's FLOPs/s must be positive");
@@ -541,27 +596,28 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   validate(in.a, in.mesh, "a");
   validate(in.b, in.mesh, "b");
   MatmulDims md = matmul_dims(in.a, in.b);
-  {
-    std::vector<double> sa(2), sb(2);
-    sa[md.a_i] = in.I;
-    sa[md.a_j] = in.J;
-    sb[md.b_j] = in.J;
-    sb[md.b_k] = in.K;
-    check_divisible(in.a, in.mesh, sa, "a");
-    check_divisible(in.b, in.mesh, sb, "b");
-  }
-  MatmulAnalysis out;
+  std::vector<double> sa(2), sb(2);
+  sa[md.a_i] = in.I;
+  sa[md.a_j] = in.J;
+  sb[md.b_j] = in.J;
+  sb[md.b_k] = in.K;
+  check_divisible(in.a, in.mesh, sa, "a");
+  check_divisible(in.b, in.mesh, sb, "b");
+  return md;
+}
+
+// The book's case (A3): 1 when neither operand shards the contracting dimension, 3 when both do
+// along the same axes, 2 otherwise; Case 4 when an axis shards a free dimension of both. Fills
+// the case fields of `out`; returns the contracting case (1, 2 or 3).
+int classify(const MatmulInput& in, const MatmulDims& md, MatmulAnalysis& out) {
   out.contracting = md.contracting;
   out.dim_i = in.a.dims[md.a_i].name;
   out.dim_k = in.b.dims[md.b_k].name;
   const auto& SA = in.a.dims[md.a_j].axes;
   const auto& SB = in.b.dims[md.b_j].axes;
-  const auto& PA = in.a.dims[md.a_i].axes;
-  const auto& PB = in.b.dims[md.b_k].axes;
-  for (const auto& x : PA)
-    if (contains(PB, x)) out.conflicts.push_back(x);
-
-  int c = SA.empty() && SB.empty() ? 1 : (SA == SB ? 3 : 2);
+  for (const auto& x : in.a.dims[md.a_i].axes)
+    if (contains(in.b.dims[md.b_k].axes, x)) out.conflicts.push_back(x);
+  const int c = SA.empty() && SB.empty() ? 1 : (SA == SB ? 3 : 2);
   out.cases = {c};
   if (!out.conflicts.empty()) out.cases.push_back(4);
   out.case_no = (c == 1 && !out.conflicts.empty()) ? 4 : c;
@@ -588,31 +644,26 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
       break;
   }
   if (!out.conflicts.empty() && c != 1)
-    out.case_text +=
-        std::string(c == 1 ? "; Case 4" : "; also Case 4") + ": axis " + axes_text(out.conflicts) +
-        " shards a free dimension of both operands, so one side must be gathered first";
-  if (tr) tr->note(out.case_text);
+    out.case_text += "; also Case 4: axis " + axes_text(out.conflicts) +
+                     " shards a free dimension of both operands, so one side must be gathered "
+                     "first";
+  return c;
+}
 
-  // Case 4 side choices, then the contracting-dimension strategies; the first is the book's
-  // default.
-  std::vector<PlanSpec> sides;
-  if (out.conflicts.empty())
-    sides.push_back({});
-  else {
-    PlanSpec ga, gb;
-    ga.gather_a_i = out.conflicts;
-    gb.gather_b_k = out.conflicts;
-    sides = {ga, gb};
-  }
+// The ways to treat the contracting dimension in case `c`, the book's default first.
+std::vector<PlanSpec> contract_strategies(int c, const std::vector<std::string>& SA,
+                                          const std::vector<std::string>& SB) {
   std::vector<PlanSpec> contract;
-  if (c == 1) {
-    contract.push_back({});
-  } else if (c == 3) {
+  auto reduce_each = [&](PlanSpec s) {  // AllReduce, or ReduceScatter onto K or I
     for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) {
-      PlanSpec s;
       s.reduce = r;
       contract.push_back(s);
     }
+  };
+  if (c == 1) {
+    contract.push_back({});
+  } else if (c == 3) {
+    reduce_each({});
     PlanSpec both;  // gather both operands' J first: a replicated matmul, the costliest choice
     both.gather_a_j = SA;
     both.gather_b_j = SB;
@@ -621,12 +672,9 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
     PlanSpec g;
     (SA.empty() ? g.gather_b_j : g.gather_a_j) = SA.empty() ? SB : SA;
     contract.push_back(g);
-    for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) {
-      PlanSpec s;
-      (SA.empty() ? s.slice_a_j : s.slice_b_j) = SA.empty() ? SB : SA;
-      s.reduce = r;
-      contract.push_back(s);
-    }
+    PlanSpec s;
+    (SA.empty() ? s.slice_a_j : s.slice_b_j) = SA.empty() ? SB : SA;
+    reduce_each(s);
   } else {
     auto p = common_prefix(SA, SB);
     PlanSpec g;
@@ -635,16 +683,27 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
     if (p.empty())
       contract.push_back(g);
     else
-      for (Reduce r : {Reduce::AR, Reduce::RS_K, Reduce::RS_I}) {
-        g.reduce = r;
-        contract.push_back(g);
-      }
+      reduce_each(g);
     PlanSpec all;
     all.gather_a_j = SA;
     all.gather_b_j = SB;
     contract.push_back(all);
   }
+  return contract;
+}
 
+// Every legal plan: each contracting strategy with each Case 4 side (gather A's or B's free
+// dimension). The default is the book's first strategy, on the cheaper side (A on a tie); it is
+// built again with the derivation recorded. The others follow, cheapest first.
+void choose_plans(const MatmulInput& in, const MatmulDims& md,
+                  const std::vector<PlanSpec>& contract, const std::vector<std::string>& conflicts,
+                  MatmulAnalysis& out, Trace* tr) {
+  std::vector<PlanSpec> sides(1);
+  if (!conflicts.empty()) {
+    sides.resize(2);
+    sides[0].gather_a_i = conflicts;
+    sides[1].gather_b_k = conflicts;
+  }
   std::vector<Plan> plans;
   std::vector<PlanSpec> specs;
   std::vector<std::size_t> rank;  // contract index of each plan
@@ -662,23 +721,28 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
       }
     }
   if (plans.empty()) fail("b", "no legal way to multiply these shardings was found");
-  // Default: the book's first strategy; with a Case 4 choice, the cheaper side (A on a tie).
   std::size_t best = 0;
   for (std::size_t k = 1; k < plans.size(); ++k)
     if (rank[k] == rank[0] && plans[k].t_comms < plans[best].t_comms) best = k;
-  // Rebuild the default with the trace recorded.
-  {
-    const PlanSpec& sp = specs[best];
-    std::string why;
-    Plan p;
-    build_plan(in, md, sp, p, why, tr);
-    out.plan = p;
-  }
+  std::string why;
+  build_plan(in, md, specs[best], out.plan, why, tr);
   for (std::size_t k = 0; k < plans.size(); ++k)
     if (k != best) out.alternatives.push_back(plans[k]);
   std::stable_sort(
       out.alternatives.begin(), out.alternatives.end(),
       [](const Plan& x, const Plan& y) { return x.t_comms + x.t_math < y.t_comms + y.t_math; });
+}
+
+}  // namespace
+
+MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
+  const MatmulDims md = check_matmul(in);
+  MatmulAnalysis out;
+  const int c = classify(in, md, out);
+  if (tr) tr->note(out.case_text);
+  const auto& SA = in.a.dims[md.a_j].axes;
+  const auto& SB = in.b.dims[md.b_j].axes;
+  choose_plans(in, md, contract_strategies(c, SA, SB), out.conflicts, out, tr);
   if (tr) {
     tr->step("T_math per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}", "\\frac{#}{#}",
              {out.plan.flops_per_chip, in.peak_flops}, out.plan.t_math, "s");

@@ -69,6 +69,19 @@ class ShardingParser {
       err(out.name.empty() ? "expected '[' to open the dimension list, as in A[I_X, J]"
                            : "expected '[' after the array name " + out.name);
     ++i_;
+    dim_list(out);
+    ++i_;  // ']'
+    skip();
+    if (i_ < s_.size()) unreduced(out);
+    skip();
+    if (i_ < s_.size()) err("unexpected text after the sharding");
+    check_reuse(out);
+    return out;
+  }
+
+ private:
+  // The dimensions up to (not past) the closing ']', with an optional trailing "...".
+  void dim_list(Sharding& out) {
     for (;;) {
       skip();
       if (peek() == '.') {
@@ -90,13 +103,10 @@ class ShardingParser {
       err(i_ >= s_.size() ? "the dimension list is not closed; expected ']'"
                           : "expected ',' or ']' after a dimension");
     }
-    ++i_;  // ']'
-    skip();
-    if (i_ < s_.size()) unreduced(out);
-    skip();
-    if (i_ < s_.size()) err("unexpected text after the sharding");
+  }
 
-    // An axis shards at most one dimension, once; the unreduced marker lists each axis once.
+  // An axis shards at most one dimension, once; the unreduced marker lists each axis once.
+  void check_reuse(const Sharding& out) const {
     std::vector<std::pair<std::string, std::size_t>> seen;
     for (const auto& d : out.dims)
       for (const auto& a : d.axes) {
@@ -115,10 +125,8 @@ class ShardingParser {
           fail_at(f_, s_, u_pos_,
                   "axis " + out.unreduced[k] + " appears twice in the unreduced marker",
                   "axis_reused");
-    return out;
   }
 
- private:
   Text s_;  // the caller's text, which outlives the parser
   Text f_;
   std::size_t i_ = 0;
@@ -343,95 +351,100 @@ class MeshParser {
     return m;
   }
 
+  // The token of a punctuation character; Tok::End for any other character.
+  static Tok punctuation(char c) {
+    switch (c) {
+      case '{':
+        return Tok::LBrace;
+      case '}':
+        return Tok::RBrace;
+      case '(':
+        return Tok::LParen;
+      case ')':
+        return Tok::RParen;
+      case '[':
+        return Tok::LBrack;
+      case ']':
+        return Tok::RBrack;
+      case ':':
+        return Tok::Colon;
+      case '=':
+        return Tok::Equals;
+      case ',':
+        return Tok::Comma;
+      default:
+        return Tok::End;
+    }
+  }
+
+  // A quoted name from s_[i] (the quote) past its closing quote.
+  Token quoted(std::size_t& i) {
+    Token t;
+    t.at = i;
+    const char q = s_[i];
+    std::size_t b = ++i;
+    while (i < s_.size() && s_[i] != q) ++i;
+    if (i >= s_.size()) err_at(t.at, "this quote is never closed");
+    t.kind = Tok::Str;
+    t.text = s_.substr(b, i - b);
+    ++i;
+    return t;
+  }
+
+  // A signed whole number (Int; past 1e12 it reads as 2^62, too large for any check) or one
+  // with a fraction or exponent (Num).
+  Token number(std::size_t& i) {
+    Token t;
+    const std::size_t b = t.at = i;
+    const char sign = s_[i];
+    if (sign == '-' || sign == '+') ++i;
+    if (i >= s_.size() || !is_digit(s_[i])) err_at(b, "expected a number");
+    long long v = 0;
+    bool big = false;
+    while (i < s_.size() && is_digit(s_[i])) {
+      if (v > 1000000000000LL)
+        big = true;
+      else
+        v = v * 10 + (s_[i] - '0');
+      ++i;
+    }
+    bool frac = false;
+    if (i < s_.size() && (s_[i] == '.' || s_[i] == 'e' || s_[i] == 'E')) {
+      frac = true;
+      ++i;
+      if (i < s_.size() && (s_[i] == '-' || s_[i] == '+')) ++i;
+      while (i < s_.size() && is_digit(s_[i])) ++i;
+    }
+    t.kind = frac ? Tok::Num : Tok::Int;
+    t.text = s_.substr(b, i - b);
+    t.i = big ? (1LL << 62) : (sign == '-' ? -v : v);
+    return t;
+  }
+
   void lex() {
     std::size_t i = 0;
     while (i < s_.size()) {
-      char c = s_[i];
+      const char c = s_[i];
       if (is_space(c)) {
         ++i;
         continue;
       }
       Token t;
       t.at = i;
-      switch (c) {
-        case '{':
-          t.kind = Tok::LBrace;
-          ++i;
-          break;
-        case '}':
-          t.kind = Tok::RBrace;
-          ++i;
-          break;
-        case '(':
-          t.kind = Tok::LParen;
-          ++i;
-          break;
-        case ')':
-          t.kind = Tok::RParen;
-          ++i;
-          break;
-        case '[':
-          t.kind = Tok::LBrack;
-          ++i;
-          break;
-        case ']':
-          t.kind = Tok::RBrack;
-          ++i;
-          break;
-        case ':':
-          t.kind = Tok::Colon;
-          ++i;
-          break;
-        case '=':
-          t.kind = Tok::Equals;
-          ++i;
-          break;
-        case ',':
-          t.kind = Tok::Comma;
-          ++i;
-          break;
-        case '\'':
-        case '"': {
-          std::size_t b = ++i;
-          while (i < s_.size() && s_[i] != c) ++i;
-          if (i >= s_.size()) err_at(t.at, "this quote is never closed");
-          t.kind = Tok::Str;
-          t.text = s_.substr(b, i - b);
-          ++i;
-          break;
-        }
-        default:
-          if (is_digit(c) || c == '-' || c == '+') {
-            std::size_t b = i;
-            if (c == '-' || c == '+') ++i;
-            if (i >= s_.size() || !is_digit(s_[i])) err_at(b, "expected a number");
-            long long v = 0;
-            bool big = false;
-            while (i < s_.size() && is_digit(s_[i])) {
-              if (v > 1000000000000LL)
-                big = true;
-              else
-                v = v * 10 + (s_[i] - '0');
-              ++i;
-            }
-            bool frac = false;
-            if (i < s_.size() && (s_[i] == '.' || s_[i] == 'e' || s_[i] == 'E')) {
-              frac = true;
-              ++i;
-              if (i < s_.size() && (s_[i] == '-' || s_[i] == '+')) ++i;
-              while (i < s_.size() && is_digit(s_[i])) ++i;
-            }
-            t.kind = frac ? Tok::Num : Tok::Int;
-            t.text = s_.substr(b, i - b);
-            t.i = big ? (1LL << 62) : (c == '-' ? -v : v);
-          } else if (is_alpha(c) || c == '_') {
-            std::size_t b = i;
-            while (i < s_.size() && (is_alnum(s_[i]) || s_[i] == '_' || s_[i] == '.')) ++i;
-            t.kind = Tok::Ident;
-            t.text = s_.substr(b, i - b);
-          } else {
-            err_at(i, "unexpected character in the mesh");
-          }
+      if (Tok k = punctuation(c); k != Tok::End) {
+        t.kind = k;
+        ++i;
+      } else if (c == '\'' || c == '"') {
+        t = quoted(i);
+      } else if (is_digit(c) || c == '-' || c == '+') {
+        t = number(i);
+      } else if (is_alpha(c) || c == '_') {
+        std::size_t b = i;
+        while (i < s_.size() && (is_alnum(s_[i]) || s_[i] == '_' || s_[i] == '.')) ++i;
+        t.kind = Tok::Ident;
+        t.text = s_.substr(b, i - b);
+      } else {
+        err_at(i, "unexpected character in the mesh");
       }
       toks_.push_back(std::move(t));
     }
@@ -472,57 +485,60 @@ class MeshParser {
         ++t_;
         return v;
       case Tok::LParen:
-      case Tok::LBrack: {
-        Tok close = t.kind == Tok::LParen ? Tok::RParen : Tok::RBrack;
-        ++t_;
-        v.kind = Val::Tuple;
-        while (cur().kind != close) {
-          v.items.push_back(value(depth + 1));
-          if (cur().kind == Tok::Comma) {
-            ++t_;
-            continue;
-          }
-          if (cur().kind != close)
-            err(cur(), std::string("expected ',' or '") + (close == Tok::RParen ? ")" : "]") + "'");
-        }
-        ++t_;
+      case Tok::LBrack:
+        tuple(v, t.kind == Tok::LParen ? Tok::RParen : Tok::RBrack, depth);
         return v;
-      }
-      case Tok::Ident: {
+      case Tok::Ident:
         v.s = t.text;
         ++t_;
-        if (cur().kind != Tok::LParen) {
-          v.kind = Val::Ident;
-          return v;
-        }
-        ++t_;
-        v.kind = Val::Call;
-        while (cur().kind != Tok::RParen) {
-          if (cur().kind == Tok::Ident && toks_[t_ + 1].kind == Tok::Equals) {
-            std::string key = cur().text;
-            v.key_at.push_back(cur().at);
-            t_ += 2;
-            v.keys.push_back(key);
-            v.kvals.push_back(value(depth + 1));
-          } else {
-            if (!v.keys.empty())
-              err(cur(), "a positional argument cannot follow a keyword argument");
-            v.items.push_back(value(depth + 1));
-          }
-          if (cur().kind == Tok::Comma) {
-            ++t_;
-            continue;
-          }
-          if (cur().kind != Tok::RParen) err(cur(), "expected ',' or ')' in the argument list");
-        }
-        ++t_;
+        v.kind = Val::Ident;
+        if (cur().kind == Tok::LParen) call(v, depth);
         return v;
-      }
       case Tok::End:
         err(t, "the mesh ends too early");
       default:
         err(t, "expected a value (a number, a name, a tuple or a {axis: size} dict)");
     }
+  }
+
+  // '(' or '[' value, ... `close`.
+  void tuple(Val& v, Tok close, int depth) {
+    ++t_;
+    v.kind = Val::Tuple;
+    while (cur().kind != close) {
+      v.items.push_back(value(depth + 1));
+      if (cur().kind == Tok::Comma) {
+        ++t_;
+        continue;
+      }
+      if (cur().kind != close)
+        err(cur(), std::string("expected ',' or '") + (close == Tok::RParen ? ")" : "]") + "'");
+    }
+    ++t_;
+  }
+
+  // name '(' positional args, then keyword args name=value ')': the name is already in v.
+  void call(Val& v, int depth) {
+    ++t_;
+    v.kind = Val::Call;
+    while (cur().kind != Tok::RParen) {
+      if (cur().kind == Tok::Ident && toks_[t_ + 1].kind == Tok::Equals) {
+        std::string key = cur().text;
+        v.key_at.push_back(cur().at);
+        t_ += 2;
+        v.keys.push_back(key);
+        v.kvals.push_back(value(depth + 1));
+      } else {
+        if (!v.keys.empty()) err(cur(), "a positional argument cannot follow a keyword argument");
+        v.items.push_back(value(depth + 1));
+      }
+      if (cur().kind == Tok::Comma) {
+        ++t_;
+        continue;
+      }
+      if (cur().kind != Tok::RParen) err(cur(), "expected ',' or ')' in the argument list");
+    }
+    ++t_;
   }
 
   // key (':' | '=') value, ... up to `close` (not consumed).
@@ -602,99 +618,103 @@ class MeshParser {
     return shape;
   }
 
-  Mesh interpret(const Val& v) {
-    Mesh m;
-    if (v.kind == Val::Dict) {
-      if (v.keys.empty()) err_at(v.at, "the mesh has no axes");
-      for (std::size_t k = 0; k < v.keys.size(); ++k) {
-        check_name(v.keys[k], v.key_at[k]);
-        m.names.push_back(v.keys[k]);
-        m.sizes.push_back(int_of(v.kvals[k], v.keys[k]));
-      }
-      finish(m, v.at);
-      return m;
+  // The arguments of a mesh call, Mesh(devices, axis_names) or with keywords.
+  struct MeshCall {
+    std::vector<long long> shape;
+    std::vector<std::pair<std::string, std::size_t>> names;  // with where each is
+    std::size_t shape_at = 0, names_at = 0;
+  };
+
+  // axis_names: one name or a tuple of names.
+  void take_names(const Val& t, MeshCall& mc) {
+    if (t.kind == Val::Str || t.kind == Val::Ident) {
+      mc.names.push_back({t.s, t.at});
+      return;
     }
+    if (t.kind != Val::Tuple) err_at(t.at, "axis_names must be a tuple of names, like ('X', 'Y')");
+    for (const auto& x : t.items) {
+      if (x.kind != Val::Str && x.kind != Val::Ident)
+        err_at(x.at, "expected an axis name in quotes");
+      mc.names.push_back({x.s, x.at});
+    }
+    mc.names_at = t.at;
+  }
+
+  // A shape: one size or a tuple of sizes; a nested tuple is a grid of device ids.
+  void take_shape(const Val& t, MeshCall& mc, bool devices) {
+    mc.shape_at = t.at;
+    if (devices) {
+      long long n = 0;
+      mc.shape = devices_shape(t, n);
+      return;
+    }
+    if (t.kind == Val::Int) {
+      mc.shape = {int_of(t, "#1")};
+      return;
+    }
+    if (t.kind != Val::Tuple) err_at(t.at, "the mesh shape must be a tuple of sizes, like (4, 8)");
+    for (std::size_t k = 0; k < t.items.size(); ++k)
+      mc.shape.push_back(int_of(t.items[k], "#" + std::to_string(k + 1)));
+  }
+
+  // {'X': 4, 'Y': 2}: the names and sizes in order.
+  Mesh interpret_dict(const Val& v) {
+    Mesh m;
+    if (v.keys.empty()) err_at(v.at, "the mesh has no axes");
+    for (std::size_t k = 0; k < v.keys.size(); ++k) {
+      check_name(v.keys[k], v.key_at[k]);
+      m.names.push_back(v.keys[k]);
+      m.sizes.push_back(int_of(v.kvals[k], v.keys[k]));
+    }
+    finish(m, v.at);
+    return m;
+  }
+
+  Mesh interpret(const Val& v) {
+    if (v.kind == Val::Dict) return interpret_dict(v);
     if (v.kind != Val::Call)
       err_at(v.at,
              "expected a mesh such as X=4,Y=4, {'X': 4, 'Y': 4}, 4x4 or Mesh({'X': 4, 'Y': 4})");
-    std::vector<long long> shape;
-    std::vector<std::pair<std::string, std::size_t>> names;
-    std::size_t shape_at = v.at, names_at = v.at;
-    auto take_names = [&](const Val& t) {
-      if (t.kind == Val::Str || t.kind == Val::Ident) {
-        names.push_back({t.s, t.at});
-        return;
-      }
-      if (t.kind != Val::Tuple)
-        err_at(t.at, "axis_names must be a tuple of names, like ('X', 'Y')");
-      for (const auto& x : t.items) {
-        if (x.kind != Val::Str && x.kind != Val::Ident)
-          err_at(x.at, "expected an axis name in quotes");
-        names.push_back({x.s, x.at});
-      }
-      names_at = t.at;
-    };
-    auto take_shape = [&](const Val& t) {
-      if (t.kind == Val::Int) {
-        shape = {int_of(t, "#1")};
-        shape_at = t.at;
-        return;
-      }
-      if (t.kind != Val::Tuple)
-        err_at(t.at, "the mesh shape must be a tuple of sizes, like (4, 8)");
-      shape_at = t.at;
-      for (std::size_t k = 0; k < t.items.size(); ++k)
-        shape.push_back(int_of(t.items[k], "#" + std::to_string(k + 1)));
-    };
+    MeshCall mc;
+    mc.shape_at = mc.names_at = v.at;
     for (std::size_t k = 0; k < v.items.size(); ++k) {
       const Val& a = v.items[k];
       if (k == 0 && a.kind == Val::Dict) {
         if (v.items.size() > 1 || !v.keys.empty())
           err_at(v.at, "a mesh given as a dict takes no other arguments");
-        return interpret(a);
+        return interpret_dict(a);
       }
-      if (k == 0) {
-        bool nested = a.kind == Val::Tuple && !a.items.empty() && a.items[0].kind == Val::Tuple;
-        if (nested) {
-          long long n = 0;
-          shape = devices_shape(a, n);
-          shape_at = a.at;
-        } else
-          take_shape(a);
-      } else if (k == 1) {
-        take_names(a);
-      } else {
+      if (k == 0)
+        take_shape(a, mc,
+                   a.kind == Val::Tuple && !a.items.empty() && a.items[0].kind == Val::Tuple);
+      else if (k == 1)
+        take_names(a, mc);
+      else
         err_at(a.at, "unexpected extra argument to " + v.s);
-      }
     }
     for (std::size_t k = 0; k < v.keys.size(); ++k) {
       const std::string& key = v.keys[k];
-      const Val& a = v.kvals[k];
-      if (key == "devices") {
-        long long n = 0;
-        shape = devices_shape(a, n);
-        shape_at = a.at;
-      } else if (key == "mesh_shape" || key == "axis_shapes" || key == "shape")
-        take_shape(a);
+      if (key == "devices")
+        take_shape(v.kvals[k], mc, true);
+      else if (key == "mesh_shape" || key == "axis_shapes" || key == "shape")
+        take_shape(v.kvals[k], mc, false);
       else if (key == "axis_names" || key == "names")
-        take_names(a);
-      else if (key == "axis_types" || key == "devices_order")
-        continue;  // layout hints only
-      else
+        take_names(v.kvals[k], mc);
+      else if (key != "axis_types" && key != "devices_order")  // layout hints only
         err_at(v.key_at[k], "unknown mesh argument '" + key + "'");
     }
-    if (shape.empty())
+    if (mc.shape.empty())
       err_at(v.at, "the mesh call gives no shape (devices=..., mesh_shape=... or axis_shapes=...)");
-    if (names.empty()) err_at(v.at, "the mesh call gives no axis_names");
-    if (names.size() != shape.size())
-      err_at(names_at, "there are " + std::to_string(names.size()) + " axis names for a " +
-                           std::to_string(shape.size()) + "-dimensional shape");
-    (void)shape_at;
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      check_name(names[k].first, names[k].second);
-      m.names.push_back(names[k].first);
-      check_size(shape[k], shape_at, names[k].first);
-      m.sizes.push_back(shape[k]);
+    if (mc.names.empty()) err_at(v.at, "the mesh call gives no axis_names");
+    if (mc.names.size() != mc.shape.size())
+      err_at(mc.names_at, "there are " + std::to_string(mc.names.size()) + " axis names for a " +
+                              std::to_string(mc.shape.size()) + "-dimensional shape");
+    Mesh m;
+    for (std::size_t k = 0; k < mc.names.size(); ++k) {
+      check_name(mc.names[k].first, mc.names[k].second);
+      m.names.push_back(mc.names[k].first);
+      check_size(mc.shape[k], mc.shape_at, mc.names[k].first);
+      m.sizes.push_back(mc.shape[k]);
     }
     finish(m, v.at);
     return m;

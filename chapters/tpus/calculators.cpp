@@ -63,100 +63,126 @@ constexpr Param zero_ok(Param p) {
 
 // ------------------------------------------------------------------------------------ inventory --
 
-void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  Dims d = parse_shape(in.text("shape"), "shape");
-  Inventory inv = inventory(c, d, "shape");
-  Topology topo = topology_of(c);
-  // Each value also goes to the table below as [label, text].
-  std::map<std::string, json, std::less<>> rows;
-  auto put = [&](const std::string& key, double v, Text unit, Text label) {
-    r.value(key, v, unit, label);
-    rows[key] = json::array({label, units::format(v, unit)});
-  };
+// The values of tpus.inventory: each is a result value and a row [label, text] of its table.
+class InventoryRows {
+ public:
+  explicit InventoryRows(Result& r) : r_(r) {}
+  void put(const std::string& key, double v, Text unit, Text label) {
+    r_.value(key, v, unit, label);
+    rows_[key] = json::array({label, units::format(v, unit)});
+  }
+  // The rows in reading order (not the order the values were computed in).
+  json table(const Inventory& inv) const {
+    std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
+    for (const auto& [dt, f] : inv.flops) order.push_back("flops_" + dt);
+    for (const char* k : {"hbm_bytes", "hbm_bw", "ici_bw_oneway", "bisection_bw", "max_hops",
+                          "pcie_bw", "dcn_bw", "mxu_flops_per_s", "chip_mxu_flops_per_s",
+                          "vpu_flops_per_s_core", "vmem_bytes", "vreg_bytes_per_core"})
+      order.push_back(k);
+    json table = json::array();
+    for (const auto& k : order) {
+      auto it = rows_.find(k);
+      if (it != rows_.end()) table.push_back(it->second);
+    }
+    return table;
+  }
 
-  put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"), "chips",
-      "chips");
-  put("hosts",
-      tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}",
-              {inv.chips, inv.chips_per_host}, inv.hosts, "count"),
-      "count", "hosts");
+ private:
+  Result& r_;
+  std::map<std::string, json, std::less<>> rows_;
+};
+
+// Chips, hosts and TensorCores of the slice, and its peak FLOPs/s per dtype.
+void inventory_counts(const hw::Chip& c, const Dims& d, const Inventory& inv, Trace& tr,
+                      InventoryRows& rows, Result& r) {
+  rows.put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"),
+           "chips", "chips");
+  rows.put("hosts",
+           tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}",
+                   {inv.chips, inv.chips_per_host}, inv.hosts, "count"),
+           "count", "hosts");
   if (std::fmod(inv.chips, inv.chips_per_host) != 0)
     r.note("The slice fills only part of a host (" + units::number(inv.chips_per_host) +
            " chips each).");
-  put("tensorcores",
-      tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #", {inv.chips, inv.cores_per_chip},
-              inv.cores, "count"),
-      "count", "TensorCores");
+  rows.put("tensorcores",
+           tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #",
+                   {inv.chips, inv.cores_per_chip}, inv.cores, "count"),
+           "count", "TensorCores");
   r.note(inv.cores_per_chip > 1
              ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
                              : c.name + ": the cores of a chip are separate devices (no megacore).")
              : c.name + ": one TensorCore per chip.");
   for (const auto& [dt, f] : inv.flops)
-    put("flops_" + dt,
-        tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}", "# \\cdot #",
-                {inv.chips, f / inv.chips}, f, "flop_per_s"),
-        "flop_per_s", dt + " FLOPs/s");
-  put("hbm_bytes",
-      tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #",
-              {inv.chips, inv.hbm_bytes / inv.chips}, inv.hbm_bytes, "B"),
-      "B", "HBM capacity (GB = 1e9 B)");
-  put("hbm_bw",
-      tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #",
-              {inv.chips, inv.hbm_bw / inv.chips}, inv.hbm_bw, "B_per_s"),
-      "B_per_s", "HBM bandwidth, summed");
-  if (inv.pcie_bw > 0) put("pcie_bw", inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
-  if (inv.dcn_bw > 0) put("dcn_bw", inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
-  put("ici_bw_oneway", inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
-  put("bisection_bw",
-      tr.step("Bisection bandwidth (one way across the cheapest halving)",
-              "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
-              {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
-      "B_per_s", "bisection bandwidth, one way");
-  put("max_hops",
-      tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
-              max_terms(inv.torus), inv.max_hops, "count"),
-      "count", "largest hop count");
+    rows.put("flops_" + dt,
+             tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}",
+                     "# \\cdot #", {inv.chips, f / inv.chips}, f, "flop_per_s"),
+             "flop_per_s", dt + " FLOPs/s");
+}
 
-  // The inside of one chip, where the tables say enough.
+// HBM, the host links, and the ICI network of the slice (bisection, largest distance).
+void inventory_memory_and_links(const Inventory& inv, Trace& tr, InventoryRows& rows) {
+  rows.put("hbm_bytes",
+           tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #",
+                   {inv.chips, inv.hbm_bytes / inv.chips}, inv.hbm_bytes, "B"),
+           "B", "HBM capacity (GB = 1e9 B)");
+  rows.put("hbm_bw",
+           tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #",
+                   {inv.chips, inv.hbm_bw / inv.chips}, inv.hbm_bw, "B_per_s"),
+           "B_per_s", "HBM bandwidth, summed");
+  if (inv.pcie_bw > 0) rows.put("pcie_bw", inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
+  if (inv.dcn_bw > 0) rows.put("dcn_bw", inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
+  rows.put("ici_bw_oneway", inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
+  rows.put("bisection_bw",
+           tr.step("Bisection bandwidth (one way across the cheapest halving)",
+                   "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
+                   {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
+           "B_per_s", "bisection bandwidth, one way");
+  rows.put("max_hops",
+           tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
+                   max_terms(inv.torus), inv.max_hops, "count"),
+           "count", "largest hop count");
+}
+
+// The inside of one chip (MXU, VPU, VMEM, VREGs), where the tables say enough.
+void inventory_chip_insides(const hw::Chip& c, const Inventory& inv, Trace& tr, InventoryRows& rows,
+                            Result& r) {
   if (c.has("mxu_size") && c.has("mxus_per_core") && c.has("clock_hz")) {
     double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
-    put("mxu_flops_per_s",
-        tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
-                mxu_flops_per_s(S, f), "flop_per_s"),
-        "flop_per_s", "one MXU, bf16");
-    put("chip_mxu_flops_per_s",
-        tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f",
-                "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                {inv.cores_per_chip, m, 2, S, S, f},
-                chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
-        "flop_per_s", "one chip's MXUs, bf16");
+    rows.put("mxu_flops_per_s",
+             tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
+                     mxu_flops_per_s(S, f), "flop_per_s"),
+             "flop_per_s", "one MXU, bf16");
+    rows.put("chip_mxu_flops_per_s",
+             tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f",
+                     "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
+                     {inv.cores_per_chip, m, 2, S, S, f},
+                     chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
+             "flop_per_s", "one chip's MXUs, bf16");
   } else {
     r.note("The book gives no MXU count, size or clock for " + c.name +
            " to rebuild its peak from.");
   }
   if (c.has("vpu_alus_per_cell") && c.has("clock_hz"))
-    put("vpu_flops_per_s_core", vpu_core_rate(c, c.get("vpu_alus_per_cell"), c.get("clock_hz"), tr),
-        "flop_per_s", "VPU per core, fp32");
-  if (c.has("vmem_bytes")) put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
+    rows.put("vpu_flops_per_s_core",
+             vpu_core_rate(c, c.get("vpu_alus_per_cell"), c.get("clock_hz"), tr), "flop_per_s",
+             "VPU per core, fp32");
+  if (c.has("vmem_bytes")) rows.put("vmem_bytes", c.get("vmem_bytes"), "B", "VMEM per chip");
   if (c.has("vregs_per_core"))
-    put("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
+    rows.put("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
+}
 
+void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  Dims d = parse_shape(in.text("shape"), "shape");
+  Inventory inv = inventory(c, d, "shape");
+  Topology topo = topology_of(c);
+  InventoryRows rows(r);
+  inventory_counts(c, d, inv, tr, rows, r);
+  inventory_memory_and_links(inv, tr, rows);
+  inventory_chip_insides(c, inv, tr, rows, r);
   if (topo.inferred)
     r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
   r.note("Wraparound: " + topo.rule.text + ".");
-  // The table in reading order (not the order the values were computed in).
-  json table = json::array();
-  std::vector<std::string> order = {"chips", "hosts", "tensorcores"};
-  for (const auto& [dt, f] : inv.flops) order.push_back("flops_" + dt);
-  for (const char* k : {"hbm_bytes", "hbm_bw", "ici_bw_oneway", "bisection_bw", "max_hops",
-                        "pcie_bw", "dcn_bw", "mxu_flops_per_s", "chip_mxu_flops_per_s",
-                        "vpu_flops_per_s_core", "vmem_bytes", "vreg_bytes_per_core"})
-    order.push_back(k);
-  for (const auto& k : order) {
-    auto it = rows.find(k);
-    if (it != rows.end()) table.push_back(it->second);
-  }
   std::string wraps;
   for (size_t i = 0; i < inv.torus.wrap.size(); ++i) {
     if (i) wraps += ", ";
@@ -164,7 +190,7 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
   }
   r.extra["verdict"] = c.name + " " + shape_text(d) + ": " + units::number(inv.chips) +
                        " chips on " + units::number(inv.hosts) + " host(s); " + wraps;
-  r.extra["table"] = std::move(table);
+  r.extra["table"] = rows.table(inv);
   r.extra["torus"] = torus_json(inv.torus);
 }
 
@@ -255,99 +281,99 @@ json stage_json(const Stage& s) {
           {"text", units::format(s.seconds, "s")}};
 }
 
-void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const std::string route_name = in.text("route");
-  const double bytes = in.num("bytes");
-  const double flops = in.num("flops");
-  double t_hop = in.num("hop_latency");
-  if (t_hop == 0) t_hop = hop_latency(c);
-  json extra = json::object();  // members that follow the verdict
-  std::vector<Stage> st;
-
-  auto slice = [&]() {
-    return slice_torus(c, parse_shape(in.text("shape"), "shape"), "auto", "shape");
-  };
-  if (route_name == "hbm") {
-    st.push_back(make_stage("HBM to the cores", "hbm", bytes, c.get("hbm_bw")));
-  } else if (route_name == "vmem") {
-    st.push_back(make_stage("VMEM to the cores", "vmem", bytes, vmem_bw_of(c, tr)));
-  } else if (route_name == "pcie") {
-    st.push_back(make_stage("PCIe, host to one chip", "pcie", bytes, c.get("pcie_bw")));
-  } else if (route_name == "dcn") {
-    double pcie = c.get("pcie_bw"), dcn = c.get("dcn_bw");
-    st.push_back(make_stage("PCIe up to the source host", "pcie", bytes, pcie));
-    st.push_back(make_stage("DCN between hosts (one chip's share of egress)", "dcn", bytes, dcn));
-    st.push_back(make_stage("PCIe down to the destination chip", "pcie", bytes, pcie));
-  } else if (route_name == "ici" || route_name == "ici_axis") {
-    Torus t = slice();
-    Dims a = endpoint(in, "from", t), b = endpoint(in, "to", t);
-    int h = hops(t, a, b);
-    double w = c.get("ici_bw_oneway");
-    if (route_name == "ici") {
-      int ports = in.num("ports") > 0 ? static_cast<int>(in.num("ports"))
-                                      : std::max(1, ports_toward(t, a, b));
-      tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
-      tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #",
-              {static_cast<double>(h), t_hop}, ici_first_byte(h, t_hop), "s");
-      st.push_back(make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " +
-                                  std::to_string(ports) + " link(s), " + std::to_string(h) +
-                                  " hop(s)",
-                              "ici", bytes, ports * w, ici_first_byte(h, t_hop)));
-    } else {
-      // Push along the first axis on which the two chips differ: a ring uses both directions.
-      size_t ax = 0;
-      while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
-      double bw = axis_bw(w, t.wrap[ax]);
-      tr.step("Axis " + std::to_string(ax) +
-                  (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
-              t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw,
-              "B_per_s");
-      st.push_back(make_stage("ICI along axis " + std::to_string(ax), "ici", bytes, bw,
-                              ici_first_byte(h, t_hop)));
-    }
-    extra["hops"] = h;
-  } else if (route_name == "host_gather_ici" || route_name == "host_gather_dcn") {
-    // The array sits sharded in host memory across the slice; bring all of it to one chip.
-    Torus t = slice();
-    Dims dest = endpoint(in, "to", t);
-    double N = chip_count(t.dims), per_host = std::min(N, c.get("chips_per_host"));
-    double H = host_count(N, c.get("chips_per_host"));
-    if (route_name == "host_gather_ici") {
-      int links = static_cast<int>(neighbours(t, dest).size());
-      tr.step("Links into " + coord_text(dest), "\\deg(\\mathrm{dest})", coord_text(dest), links,
-              "count");
-      if (links == 0)
-        fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie",
-             "out_of_range");
-      st.push_back(make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard",
-                              "pcie", bytes / N, c.get("pcie_bw")));
-      if (N > 1)
-        st.push_back(make_stage("ICI: gather the other shards onto " + coord_text(dest), "ici",
-                                bytes * (N - 1) / N, links * c.get("ici_bw_oneway"),
-                                max_distance(t) * t_hop));
-    } else {
-      if (H > 1)
-        st.push_back(make_stage("DCN: the other hosts send their part to the destination's host",
-                                "dcn", bytes * (H - 1) / H,
-                                host_dcn_bw(per_host, c.get("dcn_bw"))));
-      st.push_back(make_stage("PCIe: the whole array into " + coord_text(dest), "pcie", bytes,
-                              c.get("pcie_bw")));
-    }
-    st.push_back(make_stage("HBM: stream the array into the MXU", "hbm", bytes, c.get("hbm_bw")));
-    if (bytes > c.get("hbm_bytes"))
-      r.note("Warning: " + units::format(bytes, "B") + " does not fit in one " + c.name +
-             "'s HBM (" + units::format(c.get("hbm_bytes"), "B") + ").");
-  } else {
-    fail("route",
-         "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, "
-         "host_gather_dcn",
-         "bad_choice");
+// What every route of tpus.transfer needs: the chip, the inputs, the bytes, the hop latency.
+struct Transfer {
+  const hw::Chip& chip;
+  const Inputs& in;
+  double bytes = 0, t_hop = 0;
+  Torus slice() const {
+    return slice_torus(chip, parse_shape(in.text("shape"), "shape"), "auto", "shape");
   }
-  if (flops > 0)
-    st.push_back(make_stage("Compute at bf16 peak", "compute", flops, c.peak("bf16", "chip")));
+};
 
-  Pipeline p = pipeline(st);
+// One chip's memory or host links: HBM, VMEM, PCIe, or PCIe - DCN - PCIe between hosts.
+std::vector<Stage> local_stages(const Transfer& x, const std::string& route, Trace& tr) {
+  const hw::Chip& c = x.chip;
+  if (route == "hbm") return {make_stage("HBM to the cores", "hbm", x.bytes, c.get("hbm_bw"))};
+  if (route == "vmem") return {make_stage("VMEM to the cores", "vmem", x.bytes, vmem_bw_of(c, tr))};
+  if (route == "pcie")
+    return {make_stage("PCIe, host to one chip", "pcie", x.bytes, c.get("pcie_bw"))};
+  const double pcie = c.get("pcie_bw"), dcn = c.get("dcn_bw");
+  return {make_stage("PCIe up to the source host", "pcie", x.bytes, pcie),
+          make_stage("DCN between hosts (one chip's share of egress)", "dcn", x.bytes, dcn),
+          make_stage("PCIe down to the destination chip", "pcie", x.bytes, pcie)};
+}
+
+// ICI between two chips of the slice: over the ports toward the receiver ("ici"), or pushed
+// along one axis, both ways round a ring ("ici_axis"). Sets `hops`.
+std::vector<Stage> ici_stages(const Transfer& x, const std::string& route, Trace& tr, int& hops_) {
+  Torus t = x.slice();
+  Dims a = endpoint(x.in, "from", t), b = endpoint(x.in, "to", t);
+  const int h = hops_ = hops(t, a, b);
+  const double w = x.chip.get("ici_bw_oneway");
+  if (route == "ici") {
+    int ports = x.in.num("ports") > 0 ? static_cast<int>(x.in.num("ports"))
+                                      : std::max(1, ports_toward(t, a, b));
+    tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
+    tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #",
+            {static_cast<double>(h), x.t_hop}, ici_first_byte(h, x.t_hop), "s");
+    return {make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " +
+                           std::to_string(ports) + " link(s), " + std::to_string(h) + " hop(s)",
+                       "ici", x.bytes, ports * w, ici_first_byte(h, x.t_hop))};
+  }
+  // Push along the first axis on which the two chips differ: a ring uses both directions.
+  size_t ax = 0;
+  while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
+  double bw = axis_bw(w, t.wrap[ax]);
+  tr.step("Axis " + std::to_string(ax) +
+              (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
+          t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw,
+          "B_per_s");
+  return {make_stage("ICI along axis " + std::to_string(ax), "ici", x.bytes, bw,
+                     ici_first_byte(h, x.t_hop))};
+}
+
+// The array sits sharded in host memory across the slice; bring all of it to one chip: each chip
+// loads its shard over PCIe and ICI gathers them ("host_gather_ici"), or the hosts send theirs
+// over DCN to the destination's host ("host_gather_dcn"); then HBM streams it into the MXU.
+std::vector<Stage> host_gather_stages(const Transfer& x, const std::string& route, Trace& tr,
+                                      Result& r) {
+  const hw::Chip& c = x.chip;
+  Torus t = x.slice();
+  Dims dest = endpoint(x.in, "to", t);
+  double N = chip_count(t.dims), per_host = std::min(N, c.get("chips_per_host"));
+  double H = host_count(N, c.get("chips_per_host"));
+  std::vector<Stage> st;
+  if (route == "host_gather_ici") {
+    int links = static_cast<int>(neighbours(t, dest).size());
+    tr.step("Links into " + coord_text(dest), "\\deg(\\mathrm{dest})", coord_text(dest), links,
+            "count");
+    if (links == 0)
+      fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie",
+           "out_of_range");
+    st.push_back(make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard",
+                            "pcie", x.bytes / N, c.get("pcie_bw")));
+    if (N > 1)
+      st.push_back(make_stage("ICI: gather the other shards onto " + coord_text(dest), "ici",
+                              x.bytes * (N - 1) / N, links * c.get("ici_bw_oneway"),
+                              max_distance(t) * x.t_hop));
+  } else {
+    if (H > 1)
+      st.push_back(make_stage("DCN: the other hosts send their part to the destination's host",
+                              "dcn", x.bytes * (H - 1) / H,
+                              host_dcn_bw(per_host, c.get("dcn_bw"))));
+    st.push_back(make_stage("PCIe: the whole array into " + coord_text(dest), "pcie", x.bytes,
+                            c.get("pcie_bw")));
+  }
+  st.push_back(make_stage("HBM: stream the array into the MXU", "hbm", x.bytes, c.get("hbm_bw")));
+  if (x.bytes > c.get("hbm_bytes"))
+    r.note("Warning: " + units::format(x.bytes, "B") + " does not fit in one " + c.name +
+           "'s HBM (" + units::format(c.get("hbm_bytes"), "B") + ").");
+  return st;
+}
+
+// The stages' times, the pipeline's two bounds and its bottleneck, as trace and result.
+void report_pipeline(const Pipeline& p, Trace& tr, Result& r) {
   json stages = json::array();
   // The stages vary in number, so the sum and the list of their times are built as strings.
   std::string sum, list;
@@ -377,25 +403,52 @@ void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
   r.extra["stages"] = std::move(stages);
   r.extra["bottleneck"] = {{"index", p.bottleneck}, {"name", bn.name}, {"kind", bn.kind}};
   r.extra["verdict"] = "Bottleneck: " + bn.name + " (" + units::format(bn.seconds, "s") + ")";
-  for (auto& [k, x] : extra.items()) r.extra[k] = x;
+}
+
+void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const std::string route = in.text("route");
+  Transfer x{c, in, in.num("bytes"), in.num("hop_latency")};
+  if (x.t_hop == 0) x.t_hop = hop_latency(c);
+  std::vector<Stage> st;
+  int h = -1;  // hops, for the ICI routes
+  if (route == "hbm" || route == "vmem" || route == "pcie" || route == "dcn")
+    st = local_stages(x, route, tr);
+  else if (route == "ici" || route == "ici_axis")
+    st = ici_stages(x, route, tr, h);
+  else if (route == "host_gather_ici" || route == "host_gather_dcn")
+    st = host_gather_stages(x, route, tr, r);
+  else
+    fail("route",
+         "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, "
+         "host_gather_dcn",
+         "bad_choice");
+  if (in.num("flops") > 0)
+    st.push_back(
+        make_stage("Compute at bf16 peak", "compute", in.num("flops"), c.peak("bf16", "chip")));
+  report_pipeline(pipeline(st), tr, r);
+  if (h >= 0) r.extra["hops"] = h;
 }
 
 // ------------------------------------------------------------------------------------------ mxu --
 
-void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  auto pick = [&](const char* name, const char* key, const char* what) {
-    double v = in.num(name);
-    if (v > 0) return v;
-    if (!c.has(key))
-      fail(name,
-           std::string(name) + ": the book gives no " + what + " for " + c.name + "; enter one",
-           "no_spec");
-    return c.get(key);
-  };
-  double S = pick("mxu_size", "mxu_size", "MXU size"), clk = pick("clock_hz", "clock_hz", "clock");
-  double mxus = pick("mxus_per_core", "mxus_per_core", "MXU count");
-  double cores = c.get("cores_per_chip");
+// A figure of tpus.mxu: the reader's when given (> 0), else the chip's from the tables.
+double mxu_figure(const Inputs& in, const hw::Chip& c, const char* name, const char* what) {
+  double v = in.num(name);
+  if (v > 0) return v;
+  if (!c.has(name))
+    fail(name, std::string(name) + ": the book gives no " + what + " for " + c.name + "; enter one",
+         "no_spec");
+  return c.get(name);
+}
+
+struct MxuRates {
+  double utilisation = 0, chip = 0;  // share of useful work; the chip's MXU FLOPs/s
+};
+
+// The MXU part of tpus.mxu: padding to the MXU side, utilisation, the rates and the time.
+MxuRates mxu_part(const Inputs& in, double S, double clk, double mxus, double cores, Trace& tr,
+                  Result& r) {
   std::vector<double> dims = {in.num("M"), in.num("K"), in.num("N")};
   const char* names[] = {"M", "K", "N"};
   json padded = json::object();
@@ -407,12 +460,13 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
                 padded_dim(dims[i], S), "count");
     padded[names[i]] = p;
   }
-  double u = tr.step(
+  MxuRates m;
+  const double u = m.utilisation = tr.step(
       "MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
       {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
   double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk},
                            mxu_flops_per_s(S, clk), "flop_per_s");
-  double chip =
+  const double chip = m.chip =
       tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
               {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
   double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
@@ -426,6 +480,14 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("useful_flops_per_s", useful, "flop_per_s", "useful FLOPs/s on this matmul");
   r.value("t_matmul", t, "s", "matmul time at MXU peak");
   r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
+  r.extra["padded"] = std::move(padded);
+  return m;
+}
+
+// The VPU part of tpus.mxu: one core's and the chip's rate against the MXUs, registers, and the
+// cross-sublane reduction.
+void vpu_part(const Inputs& in, const hw::Chip& c, double clk, double cores, double mxu_chip,
+              Trace& tr, Result& r) {
   double alus_cell = in.num("vpu_alus_per_cell") > 0
                          ? in.num("vpu_alus_per_cell")
                          : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
@@ -433,7 +495,7 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
     double vpu = vpu_core_rate(c, alus_cell, clk, tr);
     r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
     r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
-    r.value("mxu_to_vpu_ratio", chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
+    r.value("mxu_to_vpu_ratio", mxu_chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
   } else {
     r.note("The book gives no VPU ALU count for " + c.name +
            " (4 per cell on v5); enter one to see the VPU rate.");
@@ -443,11 +505,20 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   const double sublanes = c.get("vpu_sublanes");
   r.value("sublane_reduction_steps", sublane_reduction_steps(static_cast<int>(sublanes)), "count",
           "rotate-and-add steps across " + units::number(sublanes) + " sublanes");
-  if (u < 0.5)
+}
+
+void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& c = hw::chip(in.text("chip"));
+  const double S = mxu_figure(in, c, "mxu_size", "MXU size");
+  const double clk = mxu_figure(in, c, "clock_hz", "clock");
+  const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count");
+  const double cores = c.get("cores_per_chip");
+  const MxuRates m = mxu_part(in, S, clk, mxus, cores, tr, r);
+  vpu_part(in, c, clk, cores, m.chip, tr, r);
+  if (m.utilisation < 0.5)
     r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
            units::number(S) + ".");
-  r.extra["padded"] = std::move(padded);
-  r.extra["verdict"] = "MXU utilisation " + units::number(100 * u, 3) + "%";
+  r.extra["verdict"] = "MXU utilisation " + units::number(100 * m.utilisation, 3) + "%";
 }
 
 // ------------------------------------------------------------------------------------- decode --

@@ -11,40 +11,20 @@
 #include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/registry.hpp"
+#include "tests/support/support.hpp"
 
 namespace sh = sb::sharding;
 using sb::json;
+using sb::test::expect_error;
+using sb::test::near_rel;
+using sb::test::verdict_of;
 
 namespace {
-
-void near_rel(double got, double want, double rel = 1e-9) {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
-}
-
-// Runs f, expects an InputError naming `field` whose code is `code` and whose message holds `part`.
-template <class F>
-void expect_error(F f, const std::string& field, const std::string& code, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << code << " containing '" << part << "'";
-  } catch (const sb::InputError& e) {
-    EXPECT_EQ(e.field, field) << e.what();
-    EXPECT_EQ(e.code, code) << e.what();
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
 
 sh::Mesh mesh(const std::string& t) { return sh::parse_mesh(t, "mesh"); }
 sh::Sharding sharding(const std::string& t) { return sh::parse_sharding(t, "a"); }
 
 std::vector<std::string> v(std::initializer_list<const char*> xs) { return {xs.begin(), xs.end()}; }
-
-// The verdict a check response gives one slot.
-std::string verdict_of(const json& r, const std::string& slot) {
-  for (const auto& x : r.value("results", json::array()))
-    if (x.value("slot", "") == slot) return x.value("verdict", "");
-  return "missing";
-}
 
 }  // namespace
 

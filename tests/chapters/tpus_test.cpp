@@ -9,29 +9,17 @@
 #include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
+#include "tests/support/support.hpp"
 
 using namespace sb;
 using namespace sb::tpus;
+using sb::test::calc;
+using sb::test::field_of;
 
 namespace {
 
-// The field an InputError names, or "" if the call did not throw one.
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field;
-  }
-  return "";
-}
-
 Torus on(const std::string& chip, const std::string& shape, const std::string& wrap = "auto") {
   return slice_torus(hw::chip(chip), parse_shape(shape, "shape"), wrap);
-}
-
-json calc(const std::string& name, const json& inputs) {
-  return api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
 }
 
 }  // namespace

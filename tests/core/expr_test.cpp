@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "tests/support/support.hpp"
 
 using sb::InputError;
 using sb::expr::Expr;
@@ -20,20 +21,8 @@ double ev(const std::string& text, const std::map<std::string, double>& vars = k
   return Expr::parse(text, "answer").eval(vars);
 }
 
-// Runs fn, which must throw InputError; returns it for inspection.
-template <class Fn>
-InputError thrown(Fn fn) {
-  try {
-    fn();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError thrown";
-  return InputError("", "", "");
-}
-
 InputError parse_error(const std::string& text, const std::string& field = "answers.b_crit") {
-  InputError e = thrown([&] { Expr::parse(text, field); });
+  InputError e = sb::test::thrown([&] { Expr::parse(text, field); });
   EXPECT_EQ(e.code, "bad_expression") << text;
   EXPECT_EQ(e.field, field) << text;
   return e;
@@ -41,7 +30,7 @@ InputError parse_error(const std::string& text, const std::string& field = "answ
 
 InputError eval_error(const std::string& text, const std::map<std::string, double>& vars) {
   Expr x = Expr::parse(text, "answers.t");
-  InputError e = thrown([&] { x.eval(vars); });
+  InputError e = sb::test::thrown([&] { x.eval(vars); });
   EXPECT_EQ(e.code, "unknown_symbol") << text;
   EXPECT_EQ(e.field, "answers.t") << text;
   return e;

@@ -13,26 +13,12 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "tests/support/support.hpp"
 
 namespace {
 
 using sb::InputError;
 namespace hw = sb::hw;
-
-// Runs f, expects an InputError, and returns it so the test can look at code and field.
-template <class F>
-InputError expect_input_error(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than sb::InputError";
-    return InputError("", "", "");
-  }
-  ADD_FAILURE() << "did not throw";
-  return InputError("", "", "");
-}
 
 // "16x20x28" -> 8960.
 double shape_product(const std::string& shape) {
@@ -206,43 +192,43 @@ TEST(Hardware, IdsAndAliasesAreUnambiguous) {
 }
 
 TEST(Hardware, UnknownChipNamesTheField) {
-  InputError e = expect_input_error([] { hw::chip("v9z"); });
+  InputError e = sb::test::thrown([] { hw::chip("v9z"); });
   EXPECT_EQ(e.code, "unknown_chip");
   EXPECT_EQ(e.field, "chip");
   // The message lists the valid ids so the reader can pick one.
   EXPECT_NE(std::string(e.what()).find("v5e"), std::string::npos);
   EXPECT_NE(std::string(e.what()).find("gb200"), std::string::npos);
 
-  InputError e2 = expect_input_error([] { hw::chip("", "given.chip"); });
+  InputError e2 = sb::test::thrown([] { hw::chip("", "given.chip"); });
   EXPECT_EQ(e2.code, "unknown_chip");
   EXPECT_EQ(e2.field, "given.chip");
 }
 
 TEST(Hardware, UnknownDtypeNamesTheField) {
-  InputError e = expect_input_error([] { hw::dtype_bytes("fp64", "dtype_w"); });
+  InputError e = sb::test::thrown([] { hw::dtype_bytes("fp64", "dtype_w"); });
   EXPECT_EQ(e.code, "unknown_dtype");
   EXPECT_EQ(e.field, "dtype_w");
   EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos);
 
-  InputError e2 = expect_input_error([] { hw::chip("v5e").peak("bf17"); });
+  InputError e2 = sb::test::thrown([] { hw::chip("v5e").peak("bf17"); });
   EXPECT_EQ(e2.code, "unknown_dtype");
   EXPECT_EQ(e2.field, "dtype_compute");
 }
 
 TEST(Hardware, MissingFigureNamesFieldAndKey) {
   // The book gives no int4 or fp32 peak for v5e: a known dtype, but no figure.
-  InputError e = expect_input_error([] { hw::chip("v5e").peak("int4", "dtype"); });
+  InputError e = sb::test::thrown([] { hw::chip("v5e").peak("int4", "dtype"); });
   EXPECT_EQ(e.code, "no_figure");
   EXPECT_EQ(e.field, "dtype");
   EXPECT_NE(std::string(e.what()).find("peak_flops_int4"), std::string::npos);
   EXPECT_NE(std::string(e.what()).find("TPU v5e"), std::string::npos);
 
-  InputError e2 = expect_input_error([] { hw::chip("v3").get("vmem_bytes", "level"); });
+  InputError e2 = sb::test::thrown([] { hw::chip("v3").get("vmem_bytes", "level"); });
   EXPECT_EQ(e2.code, "no_figure");
   EXPECT_EQ(e2.field, "level");
 
   // A text spec is not a number.
-  InputError e3 = expect_input_error([] { hw::chip("v5e").get("max_pod"); });
+  InputError e3 = sb::test::thrown([] { hw::chip("v5e").get("max_pod"); });
   EXPECT_EQ(e3.field, "chip");
 }
 

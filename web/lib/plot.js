@@ -1,22 +1,12 @@
 // Plots on uPlot for chapter widgets: log-log lines and points, and the roofline.
 //   const p = logLogPlot(el, {xLabel, yLabel, xs, series: [{label, ys, stroke, points: true}]})
-//   const r = rooflinePlot(el, {peak, bw, intensity, label, roofs: [{label, peak, bw}]})
+//   const r = rooflinePlot(el, {plot: response.plot, label})  (a roofline calculator's response)
 //   r.update({...same options}); r.destroy()
 import uPlot from '../vendor/uplot/uPlot.esm.js';
 import { fmtNumber, fmtQuantity, unitHasPrefixes } from './format.js';
 import { ensureWidgetStyles } from './core.js';
 
 const COLORS = ['#1f5fbf', '#15803d', '#7e22ce', '#0e7490', '#b45309', '#be185d'];
-
-// Log-spaced grid from lo to hi with n points, plus the given extra x values, sorted and unique.
-export function logGrid(lo, hi, n = 120, extra = []) {
-  const xs = [];
-  const a = Math.log10(lo), b = Math.log10(hi);
-  for (let i = 0; i < n; i++) xs.push(10 ** (a + (b - a) * i / (n - 1)));
-  for (const x of extra) if (Number.isFinite(x) && x > 0) xs.push(x);
-  xs.sort((p, q) => p - q);
-  return xs.filter((x, i) => i === 0 || x !== xs[i - 1]);
-}
 
 // Tick labels: with a prefix where the unit takes one ("10 GB"); a plain number ("1e14") otherwise,
 // the unit being in the axis label.
@@ -103,28 +93,20 @@ export function logLogPlot(el, opts) {
   };
 }
 
-// Attainable FLOPs/s at intensity I: min(peak, I * bw) (the roofline of "All About Rooflines").
-export function roofline(I, peak, bw) {
-  return Math.min(peak, I * bw);
-}
-
+// The series of a roofline as the module draws it (a roofline calculator's `plot`): each roof's
+// attainable FLOPs/s over the plot's intensities, the ridge point and the operation as points.
+// Nothing is computed here: a point is shown at the grid intensity equal to its own.
 function rooflineSeries(o) {
-  const roofs = [{ label: o.roofLabel || 'roofline', peak: o.peak, bw: o.bw }, ...(o.roofs || [])];
-  const ridges = roofs.map((r) => r.peak / r.bw);
-  const lo = o.xMin || Math.min(o.intensity || Infinity, ...ridges) / 30;
-  const hi = o.xMax || Math.max(o.intensity || 0, ...ridges) * 30;
-  const xs = logGrid(Math.max(lo, 1e-3), hi, 160, [...ridges, o.intensity]);
-  const at = (x0) => (x) => (x === x0 ? roofline(x, o.peak, o.bw) : null);
-  const series = roofs.map((r, i) => ({ label: r.label, ys: xs.map((x) => roofline(x, r.peak, r.bw)), stroke: COLORS[i % COLORS.length] }));
-  series.push({ label: `ridge (${fmtQuantity(ridges[0], 'flop_per_B')})`, ys: xs.map(at(ridges[0])), points: true, stroke: '#6b7280', size: 8 });
-  if (Number.isFinite(o.intensity) && o.intensity > 0) {
-    series.push({ label: o.label || 'this operation', ys: xs.map(at(o.intensity)), points: true, stroke: '#c2410c', size: 12 });
-  }
+  const p = o.plot;
+  const xs = p.intensity;
+  const mark = (pt) => xs.map((x) => (x === pt.intensity ? pt.flops_per_s : null));
+  const series = p.roofs.map((r, i) => ({ label: `${r.name} roof`, ys: r.flops_per_s, stroke: COLORS[i % COLORS.length] }));
+  series.push({ label: `ridge (${fmtQuantity(p.ridge_point.intensity, 'flop_per_B')})`, ys: mark(p.ridge_point), points: true, stroke: '#6b7280', size: 8 });
+  if (p.point) series.push({ label: o.label || 'this operation', ys: mark(p.point), points: true, stroke: '#c2410c', size: 12 });
   return { xs, series, xLabel: 'arithmetic intensity (FLOPs/B)', yLabel: 'attainable FLOPs/s', xUnit: 'flop_per_B', yUnit: 'flop_per_s', height: o.height, title: o.title };
 }
 
-// The roofline plot: min(peak, I * bw) over intensity, the ridge point peak/bw, and the operation
-// at its intensity. Optional extra roofs (other chips or memories) as [{label, peak, bw}].
+// The roofline plot of a roofline calculator's response: rooflinePlot(el, {plot, label, height}).
 export function rooflinePlot(el, opts) {
   const p = logLogPlot(el, rooflineSeries(opts));
   return { get uplot() { return p.uplot; }, update: (o) => p.update(rooflineSeries(o)), destroy: () => p.destroy() };

@@ -1,0 +1,186 @@
+// The sharding chapter's problem 10: the traffic on one link of a ring (sharding.Q10.a to .Q10.f).
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "chapters/sharding/model.hpp"
+#include "chapters/sharding/notation.hpp"
+#include "chapters/sharding/problems.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+#include "core/units.hpp"
+
+// Problems are written with designated initializers; the members left out keep their defaults,
+// which is what this warning is about.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::sharding {
+namespace {
+
+// Question 10: one ring, six questions.
+constexpr double kQ10Ds[] = {4, 8, 16, 64};
+constexpr Param kQ10Given[] = {
+    count("ring_D", 8, "D: devices in the ring", kQ10Ds),
+    count("matrix_N", 1024, "N: matrix side (cancels)"),
+    given("large_D", "count", 1e6, "a ring size standing in for D -> infinity")};
+constexpr Slot::Var vN{"N", "matrix side", 16, 65536}, vD{"D", "devices in the ring", 2, 256};
+constexpr Slot::Var kQ10ND[] = {vN, vD};
+constexpr Slot::Var kQ10D[] = {vD};
+
+constexpr Slot kQ10aSlots[] = {
+    number("large_D_coefficient_of_N2", "ratio", "coefficient of N^2 for large D"),
+    formula(
+        "formula", "count", "scalars per link", kQ10ND,
+        [](const Vars& v) { return ag_link_scalars_oneway(at(v, "N"), at(v, "D")); },
+        "N^2 (1 - 1/D)")};
+constexpr Problem kQ10a{
+    .id = "sharding.Q10.a",
+    .title = "Per-link traffic of a one-way AllGather",
+    .statement =
+        "An N x N array is sharded A[I_X, J] on a one-way ring of D devices. How many "
+        "scalars cross one link during an AllGather (or ReduceScatter)? Give the formula "
+        "and its coefficient of N^2 when D is large.",
+    .kind = "formula",
+    .given = kQ10Given,
+    .slots = kQ10aSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double d = in.num("large_D");
+          tr.step("Scalars per link at the chosen N and D", "(D-1) \\cdot \\frac{N}{D} \\cdot N",
+                  "", ag_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
+          return Answers{{"large_D_coefficient_of_N2",
+                          tr.step("Coefficient of N^2 as D grows", "1 - 1/D", "1 - 1/#", {d},
+                                  ag_link_scalars_oneway(1, d), "ratio")}};
+        },
+};
+
+constexpr Slot kQ10bSlots[] = {
+    number("large_D_coefficient_of_N2", "ratio", "coefficient of N^2 for large D"),
+    formula(
+        "formula", "count", "scalars per link", kQ10ND,
+        [](const Vars& v) { return a2a_link_scalars_oneway(at(v, "N"), at(v, "D")); },
+        "\\frac{N^2}{2} (1 - 1/D)")};
+constexpr Problem kQ10b{
+    .id = "sharding.Q10.b",
+    .title = "Per-link traffic of a one-way AllToAll",
+    .statement =
+        "Same ring: how many scalars cross one link during an AllToAll that moves the "
+        "sharding from I to J? Give the formula and its coefficient of N^2 for large D.",
+    .kind = "formula",
+    .given = kQ10Given,
+    .slots = kQ10bSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double d = in.num("large_D");
+          tr.step("Scalars per link at the chosen N and D",
+                  "\\frac{N^2}{D^2} \\cdot \\frac{D(D-1)}{2}", "",
+                  a2a_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
+          return Answers{{"large_D_coefficient_of_N2",
+                          tr.step("Coefficient of N^2 as D grows", "\\frac{1}{2}(1 - 1/D)", "",
+                                  a2a_link_scalars_oneway(1, d), "ratio")}};
+        },
+};
+
+constexpr Slot kQ10cSlots[] = {
+    number("a2a_to_ag_ratio_unidirectional", "ratio", "AllToAll / AllGather")};
+constexpr Problem kQ10c{
+    .id = "sharding.Q10.c",
+    .title = "AllToAll to AllGather ratio, one-way",
+    .statement =
+        "On the one-way ring of {ring_D}, what is the ratio of an AllToAll's per-link "
+        "traffic to an AllGather's?",
+    .kind = "numeric",
+    .given = kQ10Given,
+    .slots = kQ10cSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double n = in.num("matrix_N"), d = in.num("ring_D");
+          return Answers{
+              {"a2a_to_ag_ratio_unidirectional",
+               tr.step("Ratio", "\\frac{(N^2/2)(1-1/D)}{N^2(1-1/D)}", "",
+                       a2a_link_scalars_oneway(n, d) / ag_link_scalars_oneway(n, d), "ratio")}};
+        },
+};
+
+constexpr Slot kQ10dSlots[] = {number("ag_speedup_bidirectional", "ratio", "speed-up")};
+constexpr Problem kQ10d{
+    .id = "sharding.Q10.d",
+    .title = "Bidirectional links speed up AllGather",
+    .statement = "If the ring's links carry traffic both ways, how much faster is the AllGather?",
+    .kind = "numeric",
+    .given = kQ10Given,
+    .slots = kQ10dSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double n = in.num("matrix_N"), d = in.num("ring_D");
+          return Answers{
+              {"ag_speedup_bidirectional",
+               tr.step("One-way / two-way per-link load", "", "",
+                       ag_link_scalars_oneway(n, d) / ag_link_scalars_bidi(n, d), "ratio")}};
+        },
+};
+
+constexpr Slot kQ10eSlots[] = {number("a2a_speedup_bidirectional", "ratio", "speed-up for large D"),
+                               number("large_D_coefficient_of_D2", "ratio", "coefficient of D^2"),
+                               formula(
+                                   "formula", "count", "hop-sum per link (blocks)", kQ10D,
+                                   [](const Vars& v) { return a2a_link_blocks_bidi(at(v, "D")); },
+                                   "\\frac{D}{2}\\left(\\frac{D}{2} + 1\\right) / 2")};
+constexpr Problem kQ10e{
+    .id = "sharding.Q10.e",
+    .title = "Bidirectional links speed up AllToAll",
+    .statement =
+        "With both directions, blocks take the shorter way round. How much faster is the "
+        "AllToAll for large D, what is the coefficient of D^2 in the busier direction's "
+        "hop-sum, and what is that hop-sum as a formula (in units of (N/D)^2 blocks)?",
+    .kind = "formula",
+    .given = kQ10Given,
+    .slots = kQ10eSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double d = in.num("large_D");
+          const double s =
+              tr.step("One-way / two-way hop-sum for large D", "\\frac{D(D-1)/2}{(D/2)(D/2+1)/2}",
+                      "", a2a_link_blocks_oneway(d) / a2a_link_blocks_bidi(d), "ratio");
+          const double c = tr.step("Coefficient of D^2", "\\frac{(D/2)(D/2+1)/2}{D^2}", "",
+                                   a2a_link_blocks_bidi(d) / (d * d), "ratio");
+          return Answers{{"a2a_speedup_bidirectional", s}, {"large_D_coefficient_of_D2", c}};
+        },
+};
+
+constexpr Slot kQ10fSlots[] = {
+    number("ag_to_a2a_time_ratio_bidirectional", "ratio", "AllGather / AllToAll")};
+constexpr Problem kQ10f{
+    .id = "sharding.Q10.f",
+    .title = "AllGather to AllToAll ratio, bidirectional",
+    .statement =
+        "On a bidirectional ring, how many times longer does an AllGather take than an "
+        "AllToAll, for large D?",
+    .kind = "numeric",
+    .given = kQ10Given,
+    .slots = kQ10fSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const double d = in.num("large_D");
+          const double ag = ag_link_scalars_bidi(1, d);
+          const double a2a = a2a_link_blocks_bidi(d) / (d * d);
+          return Answers{
+              {"ag_to_a2a_time_ratio_bidirectional",
+               tr.step("Per-link loads, both ways, N = 1", "\\frac{(1-1/D)/2}{(D/2)(D/2+1)/(2D^2)}",
+                       "", ag / a2a, "ratio")}};
+        },
+};
+
+constexpr Problem kQ10[] = {kQ10a, kQ10b, kQ10c, kQ10d, kQ10e, kQ10f};
+
+}  // namespace
+
+void add_problems_ring_traffic(Registry& r) { r.add(kQ10); }
+
+}  // namespace sb::sharding

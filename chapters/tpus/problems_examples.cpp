@@ -1,0 +1,459 @@
+// The TPU chapter's worked examples and pop quizzes, in the order of the text (tpus.E*, tpus.PQ*).
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "chapters/tpus/model.hpp"
+#include "chapters/tpus/problems.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+// Problems are written with designated initializers; the members left out keep their defaults,
+// which is what this warning is about.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::tpus {
+namespace {
+
+constexpr double kE1MxuDim[] = {128, 256};
+constexpr double kE1ClockHz[] = {1.5e9, 1.75e9, 1.05e9};
+constexpr double kE1MxusPerCore[] = {2, 4};
+constexpr double kE1CoresPerChip[] = {1, 2};
+constexpr Param kE1Given[] = {
+    chip("v5e"),
+    big_count("mxu_dim", 128, "side of the systolic array", kE1MxuDim),
+    big_count("lhs_rows_per_op", 8, "rows of the LHS block per MXU op"),
+    big_count("cycles_per_op", 8, "cycles per MXU op"),
+    given("clock_hz", "per_s", 1.5e9, "clock frequency", kE1ClockHz),
+    big_count("mxus_per_core", 4, "MXUs per TensorCore", kE1MxusPerCore),
+    big_count("cores_per_chip", 1, "TensorCores per chip", kE1CoresPerChip),
+    given("int8_speedup", "ratio", 2, "int8 rate over bf16 rate")};
+constexpr Slot kE1Slots[] = {
+    number("mxu_flops_per_s", "flop_per_s", "bf16 FLOPs/s of one MXU"),
+    number("chip_bf16_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the chip"),
+    number("chip_int8_ops_per_s", "flop_per_s", "int8 OPs/s of the chip")};
+constexpr Problem kE1{
+    .id = "tpus.E1",
+    .title = "MXU and v5e chip peak throughput",
+    .statement =
+        "A {mxu_dim} x {mxu_dim} MXU finishes one bf16 product of a [{lhs_rows_per_op}, "
+        "{mxu_dim}] block by a [{mxu_dim}, {mxu_dim}] block every {cycles_per_op} cycles at "
+        "{clock_hz}. The chip ({chip}) has {cores_per_chip} TensorCore(s) with "
+        "{mxus_per_core} MXUs each, and int8 runs {int8_speedup}x faster than bf16. What "
+        "are the bf16 FLOPs/s of one MXU, of the whole chip, and the chip's int8 OPs/s?",
+    .kind = "numeric",
+    .given = kE1Given,
+    .slots = kE1Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double S = in.num("mxu_dim"), rows = in.num("lhs_rows_per_op"),
+                 cyc = in.num("cycles_per_op"), clk = in.num("clock_hz");
+          double per_cycle =
+              tr.step("FLOPs per cycle of one MXU", "\\frac{2 \\cdot r \\cdot S^2}{c}",
+                      "\\frac{# \\cdot # \\cdot # \\cdot #}{#}", {2, rows, S, S, cyc},
+                      mxu_flops_per_cycle(S, rows, cyc), "flop");
+          double mxu =
+              tr.step("One MXU's bf16 rate", "\\mathrm{FLOPs/cycle} \\cdot f", "# \\cdot #",
+                      {per_cycle, clk}, mxu_flops_per_s(S, clk, rows, cyc), "flop_per_s");
+          double cores = in.num("cores_per_chip"), mxus = in.num("mxus_per_core");
+          double chip_rate =
+              tr.step("The chip: cores x MXUs x one MXU", "n_{core} \\cdot n_{MXU} \\cdot R_{MXU}",
+                      "# \\cdot # \\cdot #", {cores, mxus, mxu}, cores * mxus * mxu, "flop_per_s");
+          double k = in.num("int8_speedup");
+          double i8 = tr.step("int8 at the stated speed-up", "k \\cdot R_{chip}", "# \\cdot #",
+                              {k, chip_rate}, k * chip_rate, "flop_per_s");
+          return Answers{{"mxu_flops_per_s", mxu},
+                         {"chip_bf16_flops_per_s", chip_rate},
+                         {"chip_int8_ops_per_s", i8}};
+        },
+    .hint = "Each op does rows x S x S multiply-adds, and a multiply-add is 2 FLOPs.",
+};
+
+constexpr double kE2PeakBf16FlopsPerSPerChip[] = {5e14, 4.59e14};
+constexpr Param kE2Given[] = {
+    chip("v5p"), text("pod_shape", "16x20x28", "the pod's torus shape"),
+    given("chips", "chips", 8960, "chips in the pod"),
+    given("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
+    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
+          kE2PeakBf16FlopsPerSPerChip)};
+constexpr Slot kE2Slots[] = {
+    number("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod", 0.115)};
+constexpr Problem kE2{
+    .id = "tpus.E2",
+    .title = "Peak FLOPs/s of a v5p pod",
+    .statement =
+        "A full {chip} pod is a {pod_shape} torus ({chips}). Taking the paragraph's "
+        "round figure of {peak_bf16_flops_per_s_per_chip} bf16 per chip (two cores of "
+        "{peak_bf16_flops_per_s_per_core}), what is the pod's aggregate bf16 FLOPs/s?",
+    .kind = "numeric",
+    .given = kE2Given,
+    .slots = kE2Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
+          slice_torus(hw::chip(in.text("chip")), d, "auto", "pod_shape");
+          double chips =
+              tr.step("Chips in the pod", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
+          if (chips != in.num("chips"))
+            fail("chips", "chips: " + shape_text(d) + " holds " +
+                              std::to_string(static_cast<long long>(chips)) + " chips, not " +
+                              std::to_string(static_cast<long long>(in.num("chips"))));
+          double per = in.num("peak_bf16_flops_per_s_per_chip");
+          double total = tr.step("Aggregate peak", "N_{chips} \\cdot R_{chip}", "# \\cdot #",
+                                 {chips, per}, chips * per, "flop_per_s");
+          tr.note(
+              "With the spec table's 4.59e14 per chip instead, the pod gives about 4.1e18 "
+              "FLOPs/s.");
+          return Answers{{"pod_flops_per_s", total}};
+        },
+};
+
+constexpr double kE3PeakBf16FlopsPerS[] = {1.97e14, 4.59e14, 9.2e14};
+constexpr double kE3HbmBwBps[] = {8.2e11, 2.8e12, 1.6e12};
+constexpr double kE3VmemToHbmBwRatio[] = {22, 10, 30};
+constexpr Param kE3Given[] = {
+    chip("v5e"),
+    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kE3PeakBf16FlopsPerS),
+    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kE3HbmBwBps),
+    given("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth",
+          kE3VmemToHbmBwRatio)};
+constexpr Slot kE3Slots[] = {
+    number("i_crit_vmem", "flop_per_B", "critical intensity against VMEM")};
+constexpr Problem kE3{
+    .id = "tpus.E3",
+    .title = "Critical intensity when operands sit in VMEM",
+    .statement =
+        "On {chip} ({peak_bf16_flops_per_s} bf16, HBM at {hbm_bw_Bps}), VMEM delivers "
+        "about {vmem_to_hbm_bw_ratio}x the HBM bandwidth. What arithmetic intensity must a "
+        "matmul reach to be compute-bound when its operands come from VMEM?",
+    .kind = "numeric",
+    .given = kE3Given,
+    .slots = kE3Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double peak = in.num("peak_bf16_flops_per_s"), hbm = in.num("hbm_bw_Bps"),
+                 k = in.num("vmem_to_hbm_bw_ratio");
+          double bw = tr.step("VMEM bandwidth", "BW_{VMEM} = k \\cdot BW_{HBM}", "# \\cdot #",
+                              {k, hbm}, vmem_bw(hbm, k), "B_per_s");
+          tr.step("HBM ridge for comparison", "I_{HBM} = \\mathrm{peak}/BW_{HBM}", "\\frac{#}{#}",
+                  {peak, hbm}, roofline::critical_intensity(peak, hbm), "flop_per_B");
+          double i = tr.step("VMEM ridge", "I_{VMEM} = \\mathrm{peak}/BW_{VMEM}", "\\frac{#}{#}",
+                             {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
+          return Answers{{"i_crit_vmem", i}};
+        },
+};
+
+constexpr double kE4PcieBwBps[] = {1.6e10, 3.2e10};
+constexpr double kE4HbmBwBps[] = {1.2e12, 8.2e11, 2.8e12};
+constexpr Param kE4Given[] = {
+    chip("v4p"), given("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kE4PcieBwBps),
+    given("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", kE4HbmBwBps)};
+constexpr Slot kE4Slots[] = {
+    number("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth", 0.355)};
+constexpr Problem kE4{
+    .id = "tpus.E4",
+    .title = "PCIe versus HBM bandwidth on v4",
+    .statement =
+        "A {chip} reaches its HBM at {hbm_bw_Bps} but its host only over PCIe at "
+        "{pcie_bw_Bps}. How many times slower is PCIe?",
+    .kind = "numeric",
+    .given = kE4Given,
+    .slots = kE4Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double h = in.num("hbm_bw_Bps"), pc = in.num("pcie_bw_Bps");
+          return Answers{{"hbm_to_pcie_ratio", tr.step("Ratio", "BW_{HBM}/BW_{PCIe}",
+                                                       "\\frac{#}{#}", {h, pc}, h / pc, "ratio")}};
+        },
+    .hint = "The book calls it close to 100x; the table figures give the exact ratio.",
+};
+
+constexpr double kE5HbmBwBps[] = {2.8e12, 2.5e12};
+constexpr double kE5IciBwPerAxisBps[] = {9e10, 1e11};
+constexpr double kE5DcnEgressPerChipBps[] = {6.25e9, 3.125e9, 1.25e10};
+constexpr Param kE5Given[] = {
+    chip("v5p"), given("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth", kE5HbmBwBps),
+    given("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis", kE5IciBwPerAxisBps),
+    big_count("ici_axes_per_chip", 3, "ICI axes per chip"),
+    given("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip",
+          kE5DcnEgressPerChipBps)};
+constexpr Slot kE5Slots[] = {number("hbm_to_ici_ratio", "ratio", "HBM / ICI per axis"),
+                             number("ici_to_dcn_ratio", "ratio", "ICI per axis / DCN per chip")};
+constexpr Problem kE5{
+    .id = "tpus.E5",
+    .title = "Bandwidth ladder on v5p: HBM, ICI, DCN",
+    .statement =
+        "A {chip} chip reads HBM at {hbm_bw_Bps}, sends {ici_bw_per_axis_Bps} along each of "
+        "its {ici_axes_per_chip} ICI axes, and has {dcn_egress_per_chip_Bps} of DCN egress. "
+        "How many times lower is one axis of ICI than HBM, and DCN than one axis of ICI?",
+    .kind = "numeric",
+    .given = kE5Given,
+    .slots = kE5Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double h = in.num("hbm_bw_Bps"), i = in.num("ici_bw_per_axis_Bps"),
+                 d = in.num("dcn_egress_per_chip_Bps");
+          double a =
+              tr.step("HBM over ICI", "BW_{HBM}/BW_{ICI}", "\\frac{#}{#}", {h, i}, h / i, "ratio");
+          double b =
+              tr.step("ICI over DCN", "BW_{ICI}/BW_{DCN}", "\\frac{#}{#}", {i, d}, i / d, "ratio");
+          double axes = in.num("ici_axes_per_chip");
+          tr.step("All ICI axes together", "n_{axes} \\cdot BW_{ICI}", "# \\cdot #", {axes, i},
+                  axes * i, "B_per_s");
+          return Answers{{"hbm_to_ici_ratio", a}, {"ici_to_dcn_ratio", b}};
+        },
+};
+
+constexpr Param kE6Given[] = {
+    text("axis_length", "N", "chips along the axis"),
+    text("topology", "torus with wraparound vs open mesh", "the two layouts compared")};
+constexpr Problem kE6{
+    .id = "tpus.E6",
+    .title = "Effect of torus wraparound links",
+    .statement =
+        "Along an axis of {axis_length} chips, compare a {topology}: what do the wraparound "
+        "links do to the worst-case hop count, and to the time of bandwidth-bound collectives?",
+    .kind = "conceptual",
+    .given = kE6Given,
+    .solve =
+        [](const Inputs&, Trace& tr) {
+          // An illustration on a 16-chip axis (the v5e pod side).
+          Torus line{{16}, {false}}, ring{{16}, {true}};
+          tr.step("Worst case on a line of 16", "N - 1", "16 - 1", max_distance(line), "count");
+          tr.step("Worst case on a ring of 16", "\\lfloor N/2 \\rfloor", "\\lfloor 16/2 \\rfloor",
+                  max_distance(ring), "count");
+          tr.step("Per-axis bandwidth on the ring (both directions) over the line",
+                  "2 W_{uni} / W_{uni}", "2", axis_bw(1, true) / axis_bw(1, false), "ratio");
+          return Answers{};
+        },
+    .model_answer =
+        "A ring closes the axis, so no chip is more than floor(N/2) hops from "
+        "another instead of N-1: the "
+        "worst distance roughly halves. It also lets every chip send both ways "
+        "round the ring, so a "
+        "bandwidth-bound collective (AllGather, ReduceScatter, AllReduce) can use "
+        "twice the bandwidth; "
+        "without the wraparound such collectives take roughly twice as long.",
+};
+
+constexpr double kE7MxuDimV6e[] = {256, 512};
+constexpr double kE7MxuDimBeforeV6e[] = {128};
+constexpr Param kE7Given[] = {
+    big_count("mxu_dim_v6e", 256, "new MXU side", kE7MxuDimV6e),
+    big_count("mxu_dim_before_v6e", 128, "old MXU side", kE7MxuDimBeforeV6e)};
+constexpr Slot kE7Slots[] = {
+    number("flops_per_cycle_ratio", "ratio", "FLOPs per cycle, new / old"),
+    number("dim_ratio", "ratio", "operand size needed, new / old"),
+    number("flops_per_cycle_per_mxu_v6e", "flop", "FLOPs per cycle of one new MXU")};
+constexpr Problem kE7{
+    .id = "tpus.E7",
+    .title = "Effect of a 256x256 MXU",
+    .statement =
+        "v6e's MXU is {mxu_dim_v6e} x {mxu_dim_v6e}; earlier chips used {mxu_dim_before_v6e} "
+        "x {mxu_dim_before_v6e}. How much more work does it do per cycle, how much larger "
+        "must matmul dimensions be to fill it, and how many FLOPs does one v6e MXU do per "
+        "cycle?",
+    .kind = "numeric",
+    .given = kE7Given,
+    .slots = kE7Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double a = in.num("mxu_dim_v6e"), b = in.num("mxu_dim_before_v6e");
+          double fa = tr.step("New MXU per cycle", "2 S^2", "# \\cdot # \\cdot #", {2, a, a},
+                              mxu_flops_per_cycle(a), "flop");
+          double fb = tr.step("Old MXU per cycle", "2 S^2", "# \\cdot # \\cdot #", {2, b, b},
+                              mxu_flops_per_cycle(b), "flop");
+          double ratio = tr.step("Work ratio", "(S_{new}/S_{old})^2", "\\frac{#}{#}", {fa, fb},
+                                 fa / fb, "ratio");
+          double dr = tr.step("Padding granularity ratio", "S_{new}/S_{old}", "\\frac{#}{#}",
+                              {a, b}, padded_dim(1, a) / padded_dim(1, b), "ratio");
+          return Answers{{"flops_per_cycle_ratio", ratio},
+                         {"dim_ratio", dr},
+                         {"flops_per_cycle_per_mxu_v6e", fa}};
+        },
+};
+
+constexpr double kE8VregsPerCore[] = {32, 64};
+constexpr double kE8CoresPerChip[] = {1, 2};
+constexpr Param kE8Given[] = {chip("v5p"),
+                              big_count("vregs_per_core", 64, "VREGs per core", kE8VregsPerCore),
+                              big_count("sublanes", 8, "sublanes"),
+                              big_count("lanes", 128, "lanes"),
+                              given("bytes_per_word", "B", 4, "bytes per 32-bit word"),
+                              big_count("cores_per_chip", 2, "cores per chip", kE8CoresPerChip)};
+constexpr Slot kE8Slots[] = {number("vreg_bytes_per_core", "B", "VREG bytes per core", 0.03),
+                             number("vreg_bytes_per_chip", "B", "VREG bytes per chip", 0.03)};
+constexpr Problem kE8{
+    .id = "tpus.E8",
+    .title = "Vector register capacity on v5p",
+    .statement =
+        "A {chip} TensorCore has {vregs_per_core} vector registers, each {sublanes} x {lanes} "
+        "words of {bytes_per_word}, and the chip has {cores_per_chip} cores. How many bytes "
+        "do the registers hold per core and per chip?",
+    .kind = "numeric",
+    .given = kE8Given,
+    .slots = kE8Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double v = in.num("vregs_per_core"), s = in.num("sublanes"), l = in.num("lanes"),
+                 w = in.num("bytes_per_word");
+          double core = tr.step("Per core", "n_{VREG} \\cdot 8 \\cdot 128 \\cdot 4\\,\\mathrm{B}",
+                                "# \\cdot # \\cdot # \\cdot #", {v, s, l, w},
+                                vreg_bytes_per_core(v, s, l, w), "B");
+          double c = in.num("cores_per_chip");
+          double chip = tr.step("Per chip", "n_{core} \\cdot \\mathrm{per\\ core}", "# \\cdot #",
+                                {c, core}, c * core, "B");
+          return Answers{{"vreg_bytes_per_core", core}, {"vreg_bytes_per_chip", chip}};
+        },
+};
+
+constexpr double kE9ChipsPerTray[] = {4, 8};
+constexpr double kE9TraysPerHostV5e[] = {1, 2, 4};
+constexpr Param kE9Given[] = {
+    big_count("chips_per_tray", 4, "chips on one tray", kE9ChipsPerTray),
+    big_count("cores_per_chip_v4_v5p", 2, "TensorCores per v4/v5p chip"),
+    big_count("trays_per_host_v4_v5p", 1, "trays per v4/v5p host"),
+    big_count("trays_per_host_v5e", 2, "trays per v5e host", kE9TraysPerHostV5e),
+    big_count("cores_per_chip_v5e", 1, "TensorCores per v5e chip")};
+constexpr Slot kE9Slots[] = {number("cores_per_tray_v5p", "count", "cores per v5p tray"),
+                             number("megacores_per_tray_v5p", "count", "megacores per v5p tray"),
+                             number("chips_per_host_v5e", "chips", "chips per v5e host"),
+                             number("cores_per_host_v5e", "count", "cores per v5e host"),
+                             number("cores_visible_per_vm_v5e", "count", "cores one v5e VM sees")};
+constexpr Problem kE9{
+    .id = "tpus.E9",
+    .title = "Chips and cores per tray and host",
+    .statement =
+        "A tray holds {chips_per_tray} chips. Training chips (v4, v5p) have "
+        "{cores_per_chip_v4_v5p} cores joined as one megacore and {trays_per_host_v4_v5p} "
+        "tray per host; v5e has {cores_per_chip_v5e} core per chip and {trays_per_host_v5e} "
+        "trays per host, and a Cloud TPU VM sees one tray. Count cores and megacores per "
+        "v5p tray, chips and cores per v5e host, and cores visible to one v5e VM.",
+    .kind = "numeric",
+    .given = kE9Given,
+    .slots = kE9Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double tray = in.num("chips_per_tray"), cp = in.num("cores_per_chip_v4_v5p"),
+                 ce = in.num("cores_per_chip_v5e"), te = in.num("trays_per_host_v5e");
+          double a = tr.step("Cores per v5p tray", "n_{chip} \\cdot n_{core}", "# \\cdot #",
+                             {tray, cp}, core_count(tray, cp), "count");
+          double b = tr.step("Megacores per v5p tray (one per chip)", "n_{chip}", "#", {tray}, tray,
+                             "count");
+          double c = tr.step("Chips per v5e host", "n_{tray} \\cdot n_{chip}", "# \\cdot #",
+                             {te, tray}, te * tray, "chips");
+          double d = tr.step("Cores per v5e host", "n_{chip} \\cdot n_{core}", "# \\cdot #",
+                             {c, ce}, core_count(c, ce), "count");
+          double e = tr.step("Cores one VM sees (one tray)", "n_{chip/tray} \\cdot n_{core}",
+                             "# \\cdot #", {tray, ce}, core_count(tray, ce), "count");
+          return Answers{{"cores_per_tray_v5p", a},
+                         {"megacores_per_tray_v5p", b},
+                         {"chips_per_host_v5e", c},
+                         {"cores_per_host_v5e", d},
+                         {"cores_visible_per_vm_v5e", e}};
+        },
+};
+
+constexpr double kE10Sublanes[] = {8, 16};
+constexpr double kE10AlusPerLaneSublane[] = {2, 4};
+constexpr double kE10MxuDim[] = {128, 256};
+constexpr Param kE10Given[] = {
+    chip("v5p"), big_count("sublanes", 8, "sublanes", kE10Sublanes),
+    big_count("lanes", 128, "lanes"),
+    big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", kE10AlusPerLaneSublane),
+    big_count("mxu_dim", 128, "MXU side", kE10MxuDim)};
+constexpr Slot kE10Slots[] = {number("vpu_alus_per_core", "count", "VPU ALUs per core"),
+                              number("mxu_cells", "count", "MXU cells"),
+                              number("sublane_reduction_steps", "count", "rotate-and-add steps")};
+constexpr Problem kE10{
+    .id = "tpus.E10",
+    .title = "Unit counts and sublane reduction steps",
+    .statement =
+        "A {chip} VPU is {sublanes} sublanes x {lanes} lanes with {alus_per_lane_sublane} ALUs "
+        "per cell, and its MXU is {mxu_dim} x {mxu_dim}. How many ALUs does one core's VPU "
+        "have, how many multiply-add cells does the MXU have, and how many rotate-and-add "
+        "steps reduce a register across its sublanes?",
+    .kind = "numeric",
+    .given = kE10Given,
+    .slots = kE10Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"),
+                 S = in.num("mxu_dim");
+          double alus =
+              tr.step("VPU ALUs per core", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}",
+                      "# \\cdot # \\cdot #", {s, l, a}, vpu_alus_per_core(s, l, a), "count");
+          double cells = tr.step("MXU cells", "S^2", "# \\cdot #", {S, S}, mxu_cells(S), "count");
+          double steps =
+              tr.step("Halvings of the sublane axis", "\\log_2 n_{sub}", "\\log_2 #", {s},
+                      sublane_reduction_steps(static_cast<int>(s), "sublanes"), "count");
+          return Answers{{"vpu_alus_per_core", alus},
+                         {"mxu_cells", cells},
+                         {"sublane_reduction_steps", steps}};
+        },
+};
+
+constexpr double kPQ1AlusPerLaneSublane[] = {2, 4};
+constexpr double kPQ1CoresPerChip[] = {1, 2};
+constexpr double kPQ1ClockHz[] = {1.5e9, 1.75e9};
+constexpr double kPQ1MxuPeakBf16FlopsPerSPerChip[] = {4.59e14, 1.97e14};
+constexpr Param kPQ1Given[] = {
+    chip("v5p"),
+    big_count("sublanes", 8, "sublanes"),
+    big_count("lanes", 128, "lanes"),
+    big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", kPQ1AlusPerLaneSublane),
+    big_count("cores_per_chip", 2, "TensorCores per chip", kPQ1CoresPerChip),
+    given("clock_hz", "per_s", 1.75e9, "clock frequency", kPQ1ClockHz),
+    given("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "MXU bf16 peak of the chip",
+          kPQ1MxuPeakBf16FlopsPerSPerChip)};
+constexpr Slot kPQ1Slots[] = {
+    number("vpu_flops_per_cycle_core", "flop", "VPU FLOPs per cycle, one core"),
+    number("vpu_flops_per_s_core", "flop_per_s", "VPU FLOPs/s, one core"),
+    number("mxu_to_vpu_ratio", "ratio", "MXU rate / VPU rate, per core"),
+    number("vpu_flops_per_s_chip", "flop_per_s", "VPU FLOPs/s, whole chip")};
+constexpr Problem kPQ1{
+    .id = "tpus.PQ1",
+    .title = "VPU throughput of one v5p core",
+    .statement =
+        "A {chip} TensorCore's VPU is {sublanes} x {lanes} cells with {alus_per_lane_sublane} "
+        "fp32 ALUs each, clocked at {clock_hz}; the chip has {cores_per_chip} cores and an "
+        "MXU peak of {mxu_peak_bf16_flops_per_s_per_chip}. What are one core's vector FLOPs "
+        "per cycle and per second, how many times faster is that core's MXU share, and what "
+        "is the chip's total VPU rate?",
+    .kind = "numeric",
+    .given = kPQ1Given,
+    .slots = kPQ1Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"),
+                 c = in.num("cores_per_chip"), clk = in.num("clock_hz"),
+                 mxu = in.num("mxu_peak_bf16_flops_per_s_per_chip");
+          double cyc = tr.step("VPU FLOPs per cycle per core (one op per ALU)",
+                               "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}", "# \\cdot # \\cdot #",
+                               {s, l, a}, vpu_alus_per_core(s, l, a), "flop");
+          double core =
+              tr.step("VPU FLOPs/s per core", "\\mathrm{FLOPs/cycle} \\cdot f", "# \\cdot #",
+                      {cyc, clk}, vpu_flops_per_s_core(cyc, clk), "flop_per_s");
+          double mxu_core = tr.step("MXU rate of one core", "R_{MXU,chip}/n_{core}", "\\frac{#}{#}",
+                                    {mxu, c}, mxu / c, "flop_per_s");
+          double ratio = tr.step("MXU over VPU, core against core", "R_{MXU,core}/R_{VPU,core}",
+                                 "\\frac{#}{#}", {mxu_core, core}, mxu_core / core, "ratio");
+          double chip = tr.step("VPU FLOPs/s of the chip", "n_{core} \\cdot R_{VPU,core}",
+                                "# \\cdot #", {c, core}, c * core, "flop_per_s");
+          return Answers{{"vpu_flops_per_cycle_core", cyc},
+                         {"vpu_flops_per_s_core", core},
+                         {"mxu_to_vpu_ratio", ratio},
+                         {"vpu_flops_per_s_chip", chip}};
+        },
+    .hint = "Compare like with like: one core's VPU against one core's share of the MXU peak.",
+};
+
+constexpr Problem kExamples[] = {kE1, kE2, kE3, kE4, kE5, kE6, kE7, kE8, kE9, kE10, kPQ1};
+
+}  // namespace
+
+void add_problems_examples(Registry& r) { r.add(kExamples); }
+
+}  // namespace sb::tpus

@@ -1,0 +1,317 @@
+// The TPU chapter's problem 6, a host-offloaded array brought to one chip (tpus.Q6.a to tpus.Q6.f).
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "chapters/tpus/model.hpp"
+#include "chapters/tpus/problems.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+// Problems are written with designated initializers; the members left out keep their defaults,
+// which is what this warning is about.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::tpus {
+namespace {
+
+// Question 6 shares its setting across parts a-f: the first words of every statement and the
+// first inputs.
+#define TPUS_Q6_SETTING                                                                          \
+  "A = {a} ({a_bytes}) is split evenly over a {slice} slice ({n_chips} chips, {n_hosts} hosts) " \
+  "but held in host memory. We want all of it on {dest}, multiplied by a bf16[8, 131072] vector. "
+
+constexpr Param kQ6A = text("a", "int8[131072, 131072]", "the offloaded array");
+constexpr Param kQ6ABytes = given("a_bytes", "B", 17179869184.0, "bytes of A");
+constexpr Param kQ6Slice = text("slice", "v5e 4x4", "chip and slice shape");
+constexpr Param kQ6NChips = given("n_chips", "chips", 16, "chips in the slice", {}, true);
+constexpr Param kQ6NHosts = given("n_hosts", "count", 2, "hosts serving the slice", {}, true);
+constexpr Param kQ6Dest = text("dest", "TPU{0,0}", "the chip that gathers A");
+
+// The four stages of route 1 (PCIe per chip, ICI gather, HBM stream, compute).
+Pipeline q6_pipeline(double a_bytes, double n_chips, double pcie, int links, double ici, double hbm,
+                     double vec_bytes, double flops, double peak) {
+  return pipeline(
+      {make_stage("PCIe: every chip loads its shard", "pcie", a_bytes / n_chips, pcie),
+       make_stage("ICI: gather the other shards onto the destination", "ici",
+                  a_bytes * (n_chips - 1) / n_chips, links * ici),
+       make_stage("HBM: stream A and the vector into the MXU", "hbm", a_bytes + vec_bytes, hbm),
+       make_stage("Compute: the matmul at bf16 peak", "compute", flops, peak)});
+}
+
+constexpr Param kQ6aGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    text("paths", "PCIe per chip then ICI gather, or DCN to host 0 then PCIe", "the two routes")};
+constexpr Problem kQ6a{
+    .id = "tpus.Q6.a",
+    .title = "Best route to gather a host-offloaded array",
+    .statement = TPUS_Q6_SETTING "Which way should the shards travel: {paths}?",
+    .kind = "conceptual",
+    .given = kQ6aGiven,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          const hw::Chip* c = nullptr;
+          Torus t = chip_slice(in.text("slice"), "slice", &c);
+          Dims dest = parse_coord(in.text("dest"), t, "dest");
+          double A = in.num("a_bytes"), N = in.num("n_chips"), H = in.num("n_hosts");
+          int links = static_cast<int>(neighbours(t, dest).size());
+          tr.step("Links into the destination", "\\deg(\\mathrm{dest})", coord_text(dest), links,
+                  "count");
+          Pipeline one = pipeline(
+              {make_stage("PCIe, all chips in parallel", "pcie", A / N, c->get("pcie_bw")),
+               make_stage("ICI gather", "ici", A * (N - 1) / N, links * c->get("ici_bw_oneway"))});
+          double host_egress = host_dcn_bw(N / H, c->get("dcn_bw"));
+          Pipeline two =
+              pipeline({make_stage("DCN from the other hosts", "dcn", A * (H - 1) / H, host_egress),
+                        make_stage("PCIe into one chip", "pcie", A, c->get("pcie_bw"))});
+          tr.step("Route 1 (PCIe then ICI), slowest stage", "\\max_i T_i",
+                  one.stages[one.bottleneck].name, one.t_lower, "s");
+          tr.step("Route 2 (DCN then one PCIe link), slowest stage", "\\max_i T_i",
+                  two.stages[two.bottleneck].name, two.t_lower, "s");
+          return Answers{};
+        },
+    .model_answer =
+        "Load each shard over its own chip's PCIe link (all 16 links work in "
+        "parallel), then gather the "
+        "shards onto TPU{0,0} over ICI. The other route pushes half the array over "
+        "the slow DCN and then "
+        "squeezes the whole array through the single PCIe link of the destination "
+        "chip, which alone takes "
+        "over a second; ICI is far faster than DCN and many PCIe links beat one.",
+};
+
+constexpr double kQ6bPcieBwPerChipBps[] = {1.6e10, 3.2e10, 1.5e10};
+constexpr Param kQ6bGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    given("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6bPcieBwPerChipBps)};
+constexpr Slot kQ6bSlots[] = {number("bytes_per_chip", "B", "shard bytes"),
+                              number("t_pcie", "s", "PCIe load time")};
+constexpr Problem kQ6b{
+    .id = "tpus.Q6.b",
+    .title = "Parallel PCIe load time",
+    .statement = TPUS_Q6_SETTING
+    "Each chip pulls its own shard over PCIe at {pcie_bw_per_chip_Bps}. How big "
+    "is a shard, and how long does the load take?",
+    .kind = "numeric",
+    .given = kQ6bGiven,
+    .slots = kQ6bSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double A = in.num("a_bytes"), N = in.num("n_chips"), bw = in.num("pcie_bw_per_chip_Bps");
+          double per = tr.step("Shard per chip", "A / N", "\\frac{#}{#}", {A, N}, A / N, "B");
+          double t = tr.step("All links in parallel", "\\frac{A/N}{BW_{PCIe}}", "\\frac{#}{#}",
+                             {per, bw}, pcie_sharded_time(A, N, bw), "s");
+          return Answers{{"bytes_per_chip", per}, {"t_pcie", t}};
+        },
+};
+
+constexpr double kQ6cLinksIntoDest[] = {1, 2, 4};
+constexpr double kQ6cIciBwOneWayBps[] = {4.5e10, 9e10};
+constexpr Param kQ6cGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    given("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", {}, false, 1),
+    big_count("links_into_dest", 2, "ICI links into the destination", kQ6cLinksIntoDest),
+    given("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6cIciBwOneWayBps)};
+constexpr Slot kQ6cSlots[] = {number("bytes_received", "B", "bytes received over ICI"),
+                              number("t_ici", "s", "gather time (lower bound)"),
+                              number("t_allgather_estimate", "s", "AllGather estimate")};
+constexpr Problem kQ6c{
+    .id = "tpus.Q6.c",
+    .title = "ICI gather time onto one chip",
+    .statement = TPUS_Q6_SETTING
+    "The destination, a corner chip, receives the other shards "
+    "({fraction_received} of A) over its {links_into_dest} ICI links at "
+    "{ici_bw_one_way_Bps} one way each. Give the bytes it receives, a lower "
+    "bound on the gather time, and the estimate for a full AllGather of A over "
+    "the same links.",
+    .kind = "numeric",
+    .given = kQ6cGiven,
+    .slots = kQ6cSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double A = in.num("a_bytes"), f = in.num("fraction_received"),
+                 bw = in.num("ici_bw_one_way_Bps");
+          int k = static_cast<int>(in.num("links_into_dest"));
+          double got =
+              tr.step("Bytes that must arrive", "f \\cdot A", "# \\cdot #", {f, A}, f * A, "B");
+          double t =
+              tr.step("Receiving over k links", "\\frac{fA}{k W_{uni}}", "\\frac{#}{# \\cdot #}",
+                      {got, static_cast<double>(k), bw}, gather_time(got, k, bw), "s");
+          double ag = tr.step("A full AllGather moves about all of A through the same links",
+                              "\\frac{A}{k W_{uni}}", "\\frac{#}{# \\cdot #}",
+                              {A, static_cast<double>(k), bw}, gather_time(A, k, bw), "s");
+          tr.note(
+              "The load on the links is uneven in practice, so the real gather may take up to "
+              "twice the bound.");
+          return Answers{{"bytes_received", got}, {"t_ici", t}, {"t_allgather_estimate", ag}};
+        },
+};
+
+constexpr double kQ6dHbmBwBps[] = {8.2e11, 1.6e12};
+constexpr double kQ6dHbmCapacityPerChipB[] = {1.6e10, 3.2e10};
+constexpr Param kQ6dGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    given("vector_bytes", "B", 2097152, "bytes of the bf16 vector"),
+    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6dHbmBwBps),
+    given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ6dHbmCapacityPerChipB)};
+constexpr Slot kQ6dSlots[] = {
+    number("t_hbm", "s", "HBM streaming time"),
+    boolean("a_fits_in_dest_hbm", "does A fit in the destination's HBM?")};
+constexpr Problem kQ6d{
+    .id = "tpus.Q6.d",
+    .title = "HBM to MXU streaming time",
+    .statement = TPUS_Q6_SETTING
+    "Once gathered, A and the {vector_bytes} vector stream from HBM "
+    "({hbm_bw_Bps}) into the MXU. How long does that take, and does A even fit "
+    "in the destination's {hbm_capacity_per_chip_B} of HBM?",
+    .kind = "numeric",
+    .given = kQ6dGiven,
+    .slots = kQ6dSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double A = in.num("a_bytes"), v = in.num("vector_bytes"), bw = in.num("hbm_bw_Bps"),
+                 cap = in.num("hbm_capacity_per_chip_B");
+          double t = tr.step("Stream A and the vector", "\\frac{A + v}{BW_{HBM}}",
+                             "\\frac{# + #}{#}", {A, v, bw}, roofline::t_comms(A + v, bw), "s");
+          double fits = tr.step("A fits?", "A + v \\le C_{HBM}", "# \\le #", {A + v, cap},
+                                A + v <= cap ? 1 : 0, "bool");
+          if (!fits)
+            tr.note(
+                "It does not: A alone is larger than one chip's HBM, so the plan only works in "
+                "pieces.");
+          return Answers{{"t_hbm", t}, {"a_fits_in_dest_hbm", fits}};
+        },
+};
+
+constexpr double kQ6ePeakBf16FlopsPerS[] = {1.97e14, 9.2e14};
+constexpr Param kQ6eGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    text("vector", "bf16[8, 131072]", "the vector"),
+    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6ePeakBf16FlopsPerS)};
+constexpr Slot kQ6eSlots[] = {number("flops", "flop", "FLOPs"),
+                              number("t_flops", "s", "compute time")};
+constexpr Problem kQ6e{
+    .id = "tpus.Q6.e",
+    .title = "FLOPs and compute time of final matmul",
+    .statement = TPUS_Q6_SETTING
+    "How many FLOPs is the product {vector} x A, and how long does it take at "
+    "{peak_bf16_flops_per_s}?",
+    .kind = "numeric",
+    .given = kQ6eGiven,
+    .slots = kQ6eSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          ArraySpec a = parse_array(in.text("a"), "a"),
+                    v = parse_array(in.text("vector"), "vector");
+          if (a.dims.size() != 2 || v.dims.size() != 2 || v.dims[1] != a.dims[0])
+            fail("vector",
+                 "vector: its last dimension must match A's first to multiply vector x A");
+          double B = v.dims[0], D = a.dims[0], F = a.dims[1],
+                 peak = in.num("peak_bf16_flops_per_s");
+          double f = tr.step("FLOPs", "2 B D F", "# \\cdot # \\cdot # \\cdot #", {2, B, D, F},
+                             roofline::matmul_flops({B, D, F}), "flop");
+          double t = tr.step("At peak", "\\mathrm{FLOPs}/\\mathrm{peak}", "\\frac{#}{#}", {f, peak},
+                             roofline::t_math(f, peak), "s");
+          return Answers{{"flops", f}, {"t_flops", t}};
+        },
+};
+
+constexpr double kQ6fPcieBwPerChipBps[] = {1.6e10, 3.2e10};
+constexpr double kQ6fIciBwOneWayBps[] = {4.5e10, 9e10};
+constexpr double kQ6fLinksIntoDest[] = {2, 4};
+constexpr double kQ6fHbmBwBps[] = {8.2e11, 1.6e12};
+constexpr double kQ6fPeakBf16FlopsPerS[] = {1.97e14, 9.2e14};
+constexpr Param kQ6fGiven[] = {
+    kQ6A,
+    kQ6ABytes,
+    kQ6Slice,
+    kQ6NChips,
+    kQ6NHosts,
+    kQ6Dest,
+    given("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6fPcieBwPerChipBps),
+    given("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6fIciBwOneWayBps),
+    big_count("links_into_dest", 2, "ICI links into the destination", kQ6fLinksIntoDest),
+    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6fHbmBwBps),
+    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6fPeakBf16FlopsPerS),
+    given("vector_bytes", "B", 2097152, "bytes of the bf16 vector")};
+constexpr Slot kQ6fSlots[] = {number("t_pipelined_lower", "s", "time with full overlap"),
+                              number("t_serial_upper", "s", "time with no overlap")};
+constexpr Problem kQ6f{
+    .id = "tpus.Q6.f",
+    .title = "End-to-end time of the gather-and-multiply job",
+    .statement = TPUS_Q6_SETTING
+    "With PCIe at {pcie_bw_per_chip_Bps} per chip, ICI at {ici_bw_one_way_Bps} "
+    "one way over {links_into_dest} links into the destination, HBM at "
+    "{hbm_bw_Bps} and {peak_bf16_flops_per_s} of bf16: how long does the job take "
+    "if its stages overlap perfectly, and if they run one after another?",
+    .kind = "numeric",
+    .given = kQ6fGiven,
+    .slots = kQ6fSlots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          ArraySpec a = parse_array(in.text("a"), "a");
+          if (a.dims.size() != 2) fail("a", "a: A must be a matrix");
+          double A = in.num("a_bytes"), N = in.num("n_chips"), v = in.num("vector_bytes");
+          // The vector is bf16 [rows, D]: its rows are its elements over D.
+          double rows = v / hw::dtype_bytes("bf16", "vector_bytes") / a.dims[0];
+          double flops = roofline::matmul_flops({rows, a.dims[0], a.dims[1]});
+          Pipeline pl =
+              q6_pipeline(A, N, in.num("pcie_bw_per_chip_Bps"),
+                          static_cast<int>(in.num("links_into_dest")), in.num("ici_bw_one_way_Bps"),
+                          in.num("hbm_bw_Bps"), v, flops, in.num("peak_bf16_flops_per_s"));
+          // The number of stages is fixed here, but the sums are built like the calculator's.
+          std::string sum, list;
+          for (const auto& s : pl.stages) {
+            tr.step(s.name, "T = \\mathrm{amount}/\\mathrm{rate}", "\\frac{#}{#}",
+                    {s.amount, s.rate}, s.seconds, "s");
+            if (!sum.empty()) {
+              sum += " + ";
+              list += ", ";
+            }
+            sum += tex(s.seconds);
+            list += tex(s.seconds);
+          }
+          double lo =
+              tr.step("Full overlap: the slowest stage (" + pl.stages[pl.bottleneck].name + ")",
+                      "\\max_i T_i", "\\max(" + list + ")", pl.t_lower, "s");
+          double hi = tr.step("No overlap: the sum", "\\sum_i T_i", sum, pl.t_upper, "s");
+          return Answers{{"t_pipelined_lower", lo}, {"t_serial_upper", hi}};
+        },
+};
+
+constexpr Problem kHostOffload[] = {kQ6a, kQ6b, kQ6c, kQ6d, kQ6e, kQ6f};
+
+#undef TPUS_Q6_SETTING
+
+}  // namespace
+
+void add_problems_host_offload(Registry& r) { r.add(kHostOffload); }
+
+}  // namespace sb::tpus

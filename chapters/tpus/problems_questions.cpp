@@ -1,0 +1,406 @@
+// The TPU chapter's end-of-chapter problems 1-5 (tpus.Q1 to tpus.Q5.b).
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "chapters/tpus/model.hpp"
+#include "chapters/tpus/problems.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+// Problems are written with designated initializers; the members left out keep their defaults,
+// which is what this warning is about.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::tpus {
+namespace {
+
+// Question 1: a lower bound on a sampling step.
+constexpr double kQ1NParams[] = {7e9, 7e10, 2e11, 4.05e11};
+constexpr double kQ1BytesPerParam[] = {1, 2, 4};
+constexpr double kQ1NChips[] = {8, 16, 32, 64};
+constexpr double kQ1HbmBwPerChipBps[] = {1.2e12, 8.2e11};
+constexpr double kQ1HbmCapacityPerChipB[] = {1.6e10, 3.2e10, 9.6e10};
+constexpr Param kQ1Given[] = {
+    given("n_params", "count", 2e11, "parameters", kQ1NParams),
+    given("bytes_per_param", "B", 2, "bytes per parameter", kQ1BytesPerParam),
+    given("n_chips", "chips", 32, "chips sharing the weights", kQ1NChips, true),
+    chip("v4p"),
+    given("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip", kQ1HbmBwPerChipBps),
+    given("hbm_capacity_per_chip_B", "B", 3.2e10, "HBM per chip", kQ1HbmCapacityPerChipB)};
+constexpr Slot kQ1Slots[] = {number("total_bytes", "B", "weight bytes"),
+                             number("bytes_per_chip", "B", "bytes per chip"),
+                             number("t_load", "s", "time to read them once"),
+                             boolean("fits_in_hbm", "does a chip's share fit in HBM?")};
+constexpr Problem kQ1{
+    .id = "tpus.Q1",
+    .title = "Lower bound on sampling step latency",
+    .statement =
+        "A model of {n_params} parameters at {bytes_per_param} each is split evenly over "
+        "{n_chips} {chip} chips (HBM {hbm_bw_Bps} and {hbm_capacity_per_chip_B} per chip). "
+        "Each sampling step must read every weight from HBM at least once: how many bytes is "
+        "that in all and per chip, how long does it take at best, and does a chip's share fit?",
+    .kind = "numeric",
+    .given = kQ1Given,
+    .slots = kQ1Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double np = in.num("n_params"), b = in.num("bytes_per_param"), nc = in.num("n_chips"),
+                 bw = in.num("hbm_bw_per_chip_Bps"), cap = in.num("hbm_capacity_per_chip_B");
+          double total =
+              tr.step("Weight bytes", "N_{params} \\cdot b", "# \\cdot #", {np, b}, np * b, "B");
+          double per = tr.step("Per chip", "\\mathrm{bytes} / N_{chips}", "\\frac{#}{#}",
+                               {total, nc}, total / nc, "B");
+          double t = tr.step("Every chip streams its share in parallel",
+                             "T_{step} \\geq \\frac{N_{params} b / N_{chips}}{BW_{HBM}}",
+                             "\\frac{#}{#}", {per, bw}, decode_step_floor(np, b, nc, bw), "s");
+          double fits = tr.step("Fits in HBM?", "\\mathrm{per\\ chip} \\le C_{HBM}", "# \\le #",
+                                {per, cap}, per <= cap ? 1 : 0, "bool");
+          return Answers{{"total_bytes", total},
+                         {"bytes_per_chip", per},
+                         {"t_load", t},
+                         {"fits_in_hbm", fits}};
+        },
+};
+
+// Question 2 asks the same inventory of a v5e and of a v5p pod; the solve reads everything from
+// the inputs, so one maker serves both parts.
+constexpr Problem q2(Text id, Text title, std::span<const Param> given,
+                     std::span<const Slot> slots) {
+  return Problem{
+      .id = id,
+      .title = title,
+      .statement =
+          "A full {chip} pod is a {pod_shape} slice; a host serves a {host_shape} block of "
+          "chips, each chip has {cores_per_chip} TensorCore(s), {peak_bf16_flops_per_s_per_chip} "
+          "of bf16 and {hbm_capacity_per_chip_B} of HBM. How many chips, hosts and TensorCores "
+          "does the pod have, and what are its total bf16 FLOPs/s and HBM?",
+      .kind = "numeric",
+      .given = given,
+      .slots = slots,
+      .solve =
+          [](const Inputs& in, Trace& tr) {
+            const hw::Chip& c = hw::chip(in.text("chip"));
+            Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
+            slice_torus(c, d, "auto", "pod_shape");
+            Dims h = parse_shape(in.text("host_shape"), "host_shape");
+            double chips = tr.step("Chips", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
+            double per_host =
+                tr.step("Chips per host", "\\prod_i h_i", shape_text(h), chip_count(h), "chips");
+            double hosts = tr.step("Hosts", "N_{chips} / n_{host}", "\\frac{#}{#}",
+                                   {chips, per_host}, host_count(chips, per_host), "count");
+            double cpc = in.num("cores_per_chip"), peak = in.num("peak_bf16_flops_per_s_per_chip"),
+                   hbm = in.num("hbm_capacity_per_chip_B");
+            double cores = tr.step("TensorCores", "N_{chips} \\cdot n_{core}", "# \\cdot #",
+                                   {chips, cpc}, core_count(chips, cpc), "count");
+            double f = tr.step("Total bf16 FLOPs/s", "N_{chips} \\cdot R_{chip}", "# \\cdot #",
+                               {chips, peak}, chips * peak, "flop_per_s");
+            double m = tr.step("Total HBM", "N_{chips} \\cdot C_{HBM}", "# \\cdot #", {chips, hbm},
+                               chips * hbm, "B");
+            return Answers{{"chips", chips},
+                           {"hosts", hosts},
+                           {"tensorcores", cores},
+                           {"pod_flops_per_s", f},
+                           {"pod_hbm", m}};
+          },
+  };
+}
+constexpr double kQ2CoresPerChip[] = {1, 2};
+constexpr double kQ2aPeaks[] = {1.97e14, 2e14, 5e14};
+constexpr double kQ2aHbm[] = {1.6e10, 1.6e10, 3.2e10, 9.6e10};
+constexpr Param kQ2aGiven[] = {
+    chip("v5e"),
+    text("pod_shape", "16x16", "slice shape"),
+    text("host_shape", "4x2", "chips per host as a shape"),
+    big_count("cores_per_chip", 1, "TensorCores per chip", kQ2CoresPerChip),
+    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip", kQ2aPeaks),
+    given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ2aHbm)};
+// The slots of both parts, which differ only in the tolerance of the HBM total.
+constexpr Slot kQ2Chips = number("chips", "chips", "chips");
+constexpr Slot kQ2Hosts = number("hosts", "count", "hosts");
+constexpr Slot kQ2Cores = number("tensorcores", "count", "TensorCores");
+constexpr Slot kQ2Flops = number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s");
+constexpr Slot kQ2aSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
+                              number("pod_hbm", "B", "total HBM", 0.025)};
+constexpr double kQ2bPeaks[] = {4.59e14, 2e14, 5e14};
+constexpr double kQ2bHbm[] = {9.6e10, 1.6e10, 3.2e10, 9.6e10};
+constexpr Param kQ2bGiven[] = {
+    chip("v5p"),
+    text("pod_shape", "16x20x28", "slice shape"),
+    text("host_shape", "2x2x1", "chips per host as a shape"),
+    big_count("cores_per_chip", 2, "TensorCores per chip", kQ2CoresPerChip),
+    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip", kQ2bPeaks),
+    given("hbm_capacity_per_chip_B", "B", 9.6e10, "HBM per chip", kQ2bHbm)};
+constexpr Slot kQ2bSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
+                              number("pod_hbm", "B", "total HBM", 0.02)};
+
+// Question 3: a matmul fed over PCIe.
+constexpr double kQ3PeakBf16FlopsPerS[] = {9.2e14, 1.97e14, 4.59e14};
+constexpr double kQ3PcieBwBps[] = {1.6e10, 3.2e10};
+constexpr double kQ3FOverD[] = {2, 4, 8};
+constexpr Param kQ3Given[] = {
+    chip("v6e"),
+    given("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak", kQ3PeakBf16FlopsPerS),
+    given("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kQ3PcieBwBps),
+    text("a", "bf16[D, F]", "weights"),
+    text("x", "bf16[B, D]", "activations"),
+    text("out", "bf16[B, F]", "output"),
+    given("f_over_d", "ratio", 4, "F / D", kQ3FOverD),
+    text("assumption", "B << D", "regime")};
+constexpr Slot kQ3Slots[] = {
+    number("b_crit", "tokens", "critical batch (weight traffic only)"),
+    number("d_min_for_compute_bound", "count", "smallest D that can be compute-bound")};
+constexpr Problem kQ3{
+    .id = "tpus.Q3",
+    .title = "Critical batch for a matmul over PCIe",
+    .statement =
+        "On {chip} ({peak_bf16_flops_per_s} bf16), a matmul {x} x {a} -> {out} with F = "
+        "{f_over_d} D is fed and drained over PCIe at {pcie_bw_Bps} (assume {assumption}). "
+        "How large must B be to stay compute-bound, and below which D is that impossible "
+        "once the activation and output traffic are counted too?",
+    .kind = "numeric",
+    .given = kQ3Given,
+    .slots = kQ3Slots,
+    .solve =
+        [](const Inputs& in, Trace& tr) {
+          double peak = in.num("peak_bf16_flops_per_s"), bw = in.num("pcie_bw_Bps"),
+                 k = in.num("f_over_d");
+          double bw_w = dtype_size(in.text("a"), "a"), bx = dtype_size(in.text("x"), "x"),
+                 bo = dtype_size(in.text("out"), "out");
+          double I = tr.step("PCIe ridge", "I = \\mathrm{peak}/BW_{PCIe}", "\\frac{#}{#}",
+                             {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
+          double b = tr.step("Weights dominate (B << D): 2BDF/peak > b_w DF/BW",
+                             "B > \\frac{b_w I}{2}", "\\frac{# \\cdot #}{2}", {bw_w, I},
+                             roofline::critical_batch_approx(bw_w, I), "tokens");
+          double d =
+              tr.step("With all traffic and F = kD, a B exists only if",
+                      "D > \\frac{I (b_x + b_o k)}{2k}", "\\frac{# (# + # \\cdot #)}{# \\cdot #}",
+                      {I, bx, bo, k, 2, k}, d_min_compute_bound(I, bx, bo, k), "count");
+          tr.note(
+              "Real D (8k to 16k) is far below that, so such a matmul is never compute-bound "
+              "over PCIe, and B near "
+              "the critical value contradicts B << D.");
+          return Answers{{"b_crit", b}, {"d_min_for_compute_bound", d}};
+        },
+    .hint = "Keep only the weight bytes DF: the condition becomes B > peak / BW for bf16.",
+};
+
+// Question 4: the same int8 matmul with its operands in HBM (a) or in VMEM (b).
+constexpr double kQ4DContract[] = {2048, 4096, 8192};
+constexpr double kQ4FOut[] = {8192, 16384, 32768};
+constexpr double kQ4BytesPerElem[] = {1, 2};
+constexpr double kQ4Peaks[] = {3.94e14, 9.18e14};
+constexpr double kQ4Hbm[] = {8.2e11, 1.6e12, 2.8e12};
+constexpr double kQ4VmemRatios[] = {22, 10, 30};
+constexpr Param kQ4aGiven[] = {
+    chip("v5e"),
+    text("w", "int8[16384, 4096]", "weights"),
+    text("x", "int8[B, 4096]", "activations"),
+    text("out", "int8[B, 16384]", "output"),
+    big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
+    big_count("f_out", 16384, "output dimension F", kQ4FOut),
+    given("bytes_per_elem", "B", 1, "bytes per element", kQ4BytesPerElem),
+    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
+    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm)};
+constexpr Param kQ4bGiven[] = {
+    chip("v5e"),
+    text("w", "int8[16384, 4096]", "weights"),
+    text("x", "int8[B, 4096]", "activations"),
+    text("out", "int8[B, 16384]", "output"),
+    big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
+    big_count("f_out", 16384, "output dimension F", kQ4FOut),
+    given("bytes_per_elem", "B", 1, "bytes per element", kQ4BytesPerElem),
+    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
+    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm),
+    given("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", kQ4VmemRatios)};
+constexpr Slot kQ4aSlots[] = {
+    number("flops_per_token", "flop", "FLOPs per token", 0.035),
+    number("weight_bytes", "B", "weight bytes"),
+    number("io_bytes_per_token", "B", "activation + output bytes per token", 0.025),
+    number("b_crit", "tokens", "critical batch", 0.035),
+    number("t_at_b1", "s", "time at B = 1"),
+    number("t_at_b1024", "s", "time at B = 1024")};
+constexpr Slot kQ4bSlots[] = {number("vmem_bw_Bps", "B_per_s", "VMEM bandwidth"),
+                              number("b_crit_vmem", "tokens", "critical batch from VMEM"),
+                              number("t_at_b1_vmem", "s", "time at B = 1")};
+template <bool kVmem>
+constexpr Problem q4() {
+  return Problem{
+      .id = kVmem ? "tpus.Q4.b" : "tpus.Q4.a",
+      .title = kVmem ? "int8 matmul time from VMEM" : "int8 matmul time from HBM",
+      .statement =
+          kVmem
+              ? "The same {chip} int8 matmul, {x} x {w}^T -> {out}, now reads its operands from "
+                "VMEM at {vmem_to_hbm_bw_ratio}x the HBM bandwidth ({hbm_bw_Bps}). What is the "
+                "VMEM bandwidth, the batch above which it is compute-bound, and its time at B = 1?"
+              : "On {chip} ({peak_int8_ops_per_s} int8, HBM {hbm_bw_Bps}), multiply {x} by "
+                "{w}^T giving {out}, all operands in HBM. Give the FLOPs per token, the weight "
+                "bytes, the activation and output bytes per token, the batch at which it turns "
+                "compute-bound, and its time at B = 1 and B = 1024.",
+      .kind = "numeric",
+      .given = kVmem ? std::span<const Param>(kQ4bGiven) : std::span<const Param>(kQ4aGiven),
+      .slots = kVmem ? std::span<const Slot>(kQ4bSlots) : std::span<const Slot>(kQ4aSlots),
+      .solve =
+          [](const Inputs& in, Trace& tr) {
+            double D = in.num("d_contract"), F = in.num("f_out"), b = in.num("bytes_per_elem"),
+                   peak = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
+            Answers a;
+            if (kVmem) {
+              double k = in.num("vmem_to_hbm_bw_ratio");
+              bw = a["vmem_bw_Bps"] = tr.step("VMEM bandwidth", "k \\cdot BW_{HBM}", "# \\cdot #",
+                                              {k, bw}, vmem_bw(bw, k), "B_per_s");
+            }
+            const roofline::OperandBytes ob{b, b, b};
+            const roofline::MatmulCost one = roofline::matmul_cost({1, D, F}, ob);
+            double fpt = tr.step("FLOPs per token", "2DF", "# \\cdot # \\cdot #", {2, D, F},
+                                 one.flops, "flop");
+            double wb = tr.step("Weight bytes", "b \\cdot DF", "# \\cdot # \\cdot #", {b, D, F},
+                                one.bytes_w, "B");
+            double io = tr.step("Activation and output bytes per token", "b (D + F)", "# (# + #)",
+                                {b, D, F}, one.bytes_x + one.bytes_o, "B");
+            double I = tr.step("Ridge", "I = \\mathrm{peak}/BW", "\\frac{#}{#}", {peak, bw},
+                               roofline::critical_intensity(peak, bw), "flop_per_B");
+            tr.note(
+                "T(B) = max(2BDF/peak, (b DF + b B(D + F))/BW); the branches cross where B (2DF/I "
+                "- b(D+F)) = b DF.");
+            const auto crossover = roofline::critical_batch_exact(D, F, ob, I);
+            if (!crossover)
+              fail("d_contract",
+                   "at this D and F no batch is compute-bound: the activation and "
+                   "output bytes alone outpace the arithmetic",
+                   "out_of_range");
+            double bc = tr.step("Critical batch", "B^* = \\frac{b\\,DF}{2DF/I - b(D + F)}",
+                                "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot #/# - #}",
+                                {b, D, F, D, F, I, io}, *crossover, "tokens");
+            double t1 = tr.step("T at B = 1 (memory-bound)", "\\frac{b\\,DF + b(D+F)}{BW}",
+                                "\\frac{# + #}{#}", {wb, io, bw},
+                                roofline::matmul_t_lower({1, D, F}, ob, peak, bw), "s");
+            if (kVmem) {
+              a["b_crit_vmem"] = bc;
+              a["t_at_b1_vmem"] = t1;
+            } else {
+              double t2 = tr.step("T at B = 1024 (compute-bound)",
+                                  "\\frac{2 \\cdot 1024 \\cdot DF}{\\mathrm{peak}}",
+                                  "\\frac{# \\cdot # \\cdot # \\cdot #}{#}", {2, 1024, D, F, peak},
+                                  roofline::matmul_t_lower({1024, D, F}, ob, peak, bw), "s");
+              a["flops_per_token"] = fpt;
+              a["weight_bytes"] = wb;
+              a["io_bytes_per_token"] = io;
+              a["b_crit"] = bc;
+              a["t_at_b1"] = t1;
+              a["t_at_b1024"] = t2;
+            }
+            return a;
+          },
+      .hint = kVmem ? ""
+                    : "The book rounds its coefficients (1.3e8, 6.7e7, 2e4) and prints 267; "
+                      "unrounded they cross at about 259.",
+  };
+}
+
+// Question 5: hops and first byte across a 4x4 slice (a), then the whole array (b).
+constexpr Param kQ5Chip = chip("v5e");
+constexpr Param kQ5Slice = text("slice", "4x4", "slice shape");
+constexpr Param kQ5Wrap =
+    choice("wraparound", "none", "auto|none|all", "wraparound (auto = the chip's rule)");
+constexpr Param kQ5Src = text("src", "(0,0)", "sending chip");
+constexpr Param kQ5Dst = text("dst", "(3,3)", "receiving chip");
+constexpr double kQ5HopLatencies[] = {1e-6, 2e-6};
+constexpr Param kQ5HopLatency =
+    given("hop_latency_s", "s", 1e-6, "latency per hop", kQ5HopLatencies);
+constexpr double kQ5BytesPerElem[] = {1, 2, 4};
+constexpr double kQ5LinkBw[] = {4.5e10, 9e10};
+constexpr double kQ5Ports[] = {1, 2};
+constexpr Param kQ5aGiven[] = {kQ5Chip, kQ5Slice, kQ5Wrap, kQ5Src, kQ5Dst, kQ5HopLatency};
+constexpr Param kQ5bGiven[] = {
+    kQ5Chip,
+    kQ5Slice,
+    kQ5Wrap,
+    kQ5Src,
+    kQ5Dst,
+    text("array", "bf16[8, 128, 8192]", "the array sent"),
+    given("bytes_per_elem", "B", 2, "bytes per element", kQ5BytesPerElem),
+    given("link_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way bandwidth per link", kQ5LinkBw),
+    big_count("ports_used", 2, "outgoing links carrying a share", kQ5Ports),
+    kQ5HopLatency};
+constexpr Slot kQ5aSlots[] = {number("hops", "count", "hops"),
+                              number("t_first_byte", "s", "first-byte arrival")};
+constexpr Slot kQ5bSlots[] = {number("array_bytes", "B", "array bytes"),
+                              number("send_bw_Bps", "B_per_s", "send bandwidth"),
+                              number("t_bulk", "s", "bandwidth term"),
+                              number("t_transfer", "s", "time until the last byte arrives")};
+template <bool kBulk>
+constexpr Problem q5() {
+  return Problem{
+      .id = kBulk ? "tpus.Q5.b" : "tpus.Q5.a",
+      .title = kBulk ? "Total transfer time across a 4x4 slice"
+                     : "First-byte latency across a 4x4 slice",
+      .statement =
+          kBulk
+              ? "On a {chip} {slice} slice (wraparound: {wraparound}), TPU{src} sends {array} "
+                "({bytes_per_elem} per element) to TPU{dst} using {ports_used} outgoing links of "
+                "{link_bw_one_way_Bps} one way each, with {hop_latency_s} per hop. How many "
+                "bytes is that, what send bandwidth does it get, and when does the whole array "
+                "(its bulk, then the last byte's trip) arrive?"
+              : "On a {chip} {slice} slice (wraparound: {wraparound}), how many ICI hops separate "
+                "TPU{src} from TPU{dst}, and when does the first byte sent arrive at "
+                "{hop_latency_s} per hop?",
+      .kind = "numeric",
+      .given = kBulk ? std::span<const Param>(kQ5bGiven) : std::span<const Param>(kQ5aGiven),
+      .slots = kBulk ? std::span<const Slot>(kQ5bSlots) : std::span<const Slot>(kQ5aSlots),
+      .solve = [](const Inputs& in, Trace& tr) -> Answers {
+        const hw::Chip& c = hw::chip(in.text("chip"));
+        Torus t = slice_torus(c, parse_shape(in.text("slice"), "slice"), in.text("wraparound"),
+                              "slice", "wraparound");
+        Dims a = parse_coord(in.text("src"), t, "src"), b = parse_coord(in.text("dst"), t, "dst");
+        std::vector<int> h = hops_per_axis(t, a, b);
+        std::string per_axis;
+        for (size_t i = 0; i < h.size(); ++i) {
+          if (i) per_axis += " + ";
+          per_axis += std::to_string(h[i]);
+        }
+        bool any_wrap = false;
+        for (bool w : t.wrap) any_wrap = any_wrap || w;
+        int hh =
+            static_cast<int>(tr.step(any_wrap ? "Hops, with wraparound" : "Hops, no wraparound",
+                                     "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
+        double lat = in.num("hop_latency_s");
+        double first = tr.step("First byte", "h \\cdot t_{hop}", "# \\cdot #",
+                               {static_cast<double>(hh), lat}, ici_first_byte(hh, lat), "s");
+        if (!kBulk) return Answers{{"hops", static_cast<double>(hh)}, {"t_first_byte", first}};
+        ArraySpec arr = parse_array(in.text("array"), "array");
+        double be = in.num("bytes_per_elem"), bw = in.num("link_bw_one_way_Bps");
+        int ports = static_cast<int>(in.num("ports_used"));
+        double bytes = tr.step("Array bytes", "\\prod_i d_i \\cdot b", "# \\cdot #",
+                               {arr.elements, be}, arr.elements * be, "B");
+        tr.note("Links from the sender toward the receiver in this slice: " +
+                std::to_string(ports_toward(t, a, b)) + ".");
+        double sbw = tr.step("Send bandwidth", "n_{ports} \\cdot W_{uni}", "# \\cdot #",
+                             {static_cast<double>(ports), bw}, ports * bw, "B_per_s");
+        double tb = tr.step("Bulk term", "\\frac{\\mathrm{bytes}}{n_{ports} W_{uni}}",
+                            "\\frac{#}{#}", {bytes, sbw}, ici_bulk(bytes, ports, bw), "s");
+        double tt = tr.step("Last byte arrives", "T_{bulk} + h \\cdot t_{hop}", "# + #",
+                            {tb, first}, ici_p2p_time(bytes, ports, bw, hh, lat), "s");
+        return Answers{
+            {"array_bytes", bytes}, {"send_bw_Bps", sbw}, {"t_bulk", tb}, {"t_transfer", tt}};
+      },
+  };
+}
+
+constexpr Problem kQuestions[] = {
+    kQ1,
+    q2("tpus.Q2.a", "Inventory of a full v5e pod", kQ2aGiven, kQ2aSlots),
+    q2("tpus.Q2.b", "Inventory of a full v5p pod", kQ2bGiven, kQ2bSlots),
+    kQ3,
+    q4<false>(),
+    q4<true>(),
+    q5<false>(),
+    q5<true>()};
+
+}  // namespace
+
+void add_problems_questions(Registry& r) { r.add(kQuestions); }
+
+}  // namespace sb::tpus

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Adding a chapter needs no edit outside its folder: this adds a throwaway chapter folder
+# (chapter.json, a model on a base, one calculator, one problem, register.cpp) to the already
+# configured native and wasm trees, builds only what it needs (its objects, its module, the CLI's
+# relink), checks that `scaling list --json` and the module's `list` show it and that both answer
+# its calculator and problem, then removes it again and relinks the CLI. The trap removes it on
+# any failure too, so the tree is left as it was. Run by scripts/test.sh after the full build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+id=newchapter_probe      # the folder and C++ namespace
+prefix=newchapter-probe  # its catalogue prefix: not the id, as for applied_training
+dir=chapters/$id
+export NODE_PATH=/usr/share/nodejs  # Debian's emscripten (see scripts/build.sh)
+
+if [ ! -f build/native/build.ninja ] || [ ! -f build/wasm/build.ninja ]; then
+  echo "tests/newchapter: configure and build the native and wasm trees first (scripts/build.sh)" >&2
+  exit 2
+fi
+if [ -e "$dir" ]; then
+  echo "tests/newchapter: $dir exists already; remove it first" >&2
+  exit 2
+fi
+
+# A part of the book no chapter folder claims yet (the highest free one), else 12.
+part=12
+for p in $(seq 12 -1 1); do
+  if ! grep -qsE "\"part\": *$p\b" chapters/*/chapter.json; then
+    part=$p
+    break
+  fi
+done
+
+log=$(mktemp)
+cleanup() {
+  local rc=$?
+  rm -rf "$root/$dir" "$root"/build/wasm/bin/scaling-$id.*
+  # The CLI again without the chapter (the build re-globs the folders and reconfigures).
+  (cd "$root" && cmake --build --preset native --target scaling >>"$log" 2>&1) || rc=1
+  if [ $rc -ne 0 ]; then
+    cat "$log" >&2
+    echo "tests/newchapter: FAILED (the folder is removed again)" >&2
+  fi
+  rm -f "$log"
+  exit $rc
+}
+trap cleanup EXIT
+
+mkdir -p "$dir"
+cat >"$dir/chapter.json" <<JSON
+{ "prefix": "$prefix", "part": $part, "title": "A Throwaway Chapter",
+  "slug": "$prefix", "bases": ["roofline"] }
+JSON
+cat >"$dir/model.hpp" <<'CPP'
+// A throwaway chapter's model (tests/newchapter/run.sh): one equation on its base's.
+#pragma once
+
+namespace sb::newchapter_probe {
+// Twice the roofline chapter's critical intensity.
+double twice_ridge(double peak_flops_per_s, double bw_bytes_per_s);
+}  // namespace sb::newchapter_probe
+CPP
+cat >"$dir/model.cpp" <<'CPP'
+#include "chapters/newchapter_probe/model.hpp"
+
+#include "chapters/roofline/model.hpp"
+
+namespace sb::newchapter_probe {
+double twice_ridge(double peak, double bw) { return 2 * roofline::critical_intensity(peak, bw); }
+}  // namespace sb::newchapter_probe
+CPP
+cat >"$dir/calculators.cpp" <<'CPP'
+#include "chapters/newchapter_probe/model.hpp"
+#include "core/registry.hpp"
+
+namespace sb::newchapter_probe {
+namespace {
+void ridge_calc(const Inputs& in, Trace& tr, Result& r) {
+  const double p = in.num("peak"), bw = in.num("bw");
+  r.value("twice_ridge",
+          tr.step("Twice the ridge", "2 P / W", "2 \\cdot # / #", {p, bw}, twice_ridge(p, bw),
+                  "flop_per_B"),
+          "flop_per_B", "twice the ridge");
+}
+constexpr Param kParams[] = {num("peak", "flop_per_s", 1e14, "peak"),
+                             num("bw", "B_per_s", 1e12, "bandwidth")};
+constexpr Calculator kCalculators[] = {{.name = "newchapter-probe.ridge",
+                                        .title = "Twice the ridge",
+                                        .doc = "a throwaway calculator",
+                                        .params = kParams,
+                                        .run = ridge_calc}};
+}  // namespace
+void add_calculators(Registry& r) { r.add(kCalculators); }
+}  // namespace sb::newchapter_probe
+CPP
+cat >"$dir/problems.cpp" <<'CPP'
+#include "chapters/newchapter_probe/model.hpp"
+#include "core/registry.hpp"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::newchapter_probe {
+namespace {
+constexpr Param kGiven[] = {given("peak", "flop_per_s", 1e14, "peak"),
+                            given("bw", "B_per_s", 1e12, "bandwidth")};
+constexpr Slot kSlots[] = {number("twice_ridge", "flop_per_B", "twice the ridge")};
+constexpr Problem kProblems[] = {{
+    .id = "newchapter-probe.Q1",
+    .title = "Twice the ridge",
+    .statement = "Peak {peak}, bandwidth {bw}: twice the ridge?",
+    .kind = "numeric",
+    .given = kGiven,
+    .slots = kSlots,
+    .solve = [](const Inputs& in, Trace&) {
+      return Answers{{"twice_ridge", twice_ridge(in.num("peak"), in.num("bw"))}};
+    },
+}};
+}  // namespace
+void add_problems(Registry& r) { r.add(kProblems); }
+}  // namespace sb::newchapter_probe
+CPP
+cat >"$dir/register.cpp" <<'CPP'
+#include "core/registry.hpp"
+
+namespace sb::newchapter_probe {
+void add_calculators(Registry& r);
+void add_problems(Registry& r);
+void register_chapter(Registry& r) {
+  add_calculators(r);
+  add_problems(r);
+}
+}  // namespace sb::newchapter_probe
+CPP
+
+t0=$(date +%s.%N)
+cmake --build --preset native --target scaling >>"$log" 2>&1
+t1=$(date +%s.%N)
+cmake --build --preset wasm --target scaling_$id >>"$log" 2>&1
+t2=$(date +%s.%N)
+
+# 100e12 / 1e12 = 100 FLOPs/B, twice that 200.
+build/native/bin/scaling list --json | node -e '
+  const [id, prefix] = process.argv.slice(1);
+  const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  const ch = r.chapters.find((c) => c.id === id);
+  if (!ch || ch.prefix !== prefix || ch.bases.join() !== "roofline") throw new Error("CLI list: no record " + JSON.stringify(r.chapters));
+  if (!r.calculators.some((c) => c.name === prefix + ".ridge" && c.chapter === id)) throw new Error("CLI list: no calculator");
+  if (!r.problems.some((p) => p.id === prefix + ".Q1" && p.chapter === id)) throw new Error("CLI list: no problem");
+' "$id" "$prefix"
+build/native/bin/scaling calc $prefix.ridge --json | node -e '
+  const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  if (r.values.twice_ridge.value !== 200) throw new Error("CLI calc: " + JSON.stringify(r.values));'
+build/native/bin/scaling check $prefix.Q1 twice_ridge=200 >/dev/null
+node --input-type=module -e '
+  const [root, id, prefix] = process.argv.slice(1);
+  const { load } = await import(root + "/wasm/scaling.js");
+  const sb = await load({ chapter: id });
+  const r = sb.list();
+  if (r.chapters.length !== 1 || r.chapters[0].id !== id || r.chapters[0].prefix !== prefix)
+    throw new Error("module list: " + JSON.stringify(r.chapters));
+  if (r.calculators.map((c) => c.name).join() !== prefix + ".ridge") throw new Error("module calculators");
+  if (r.problems.map((p) => p.id).join() !== prefix + ".Q1") throw new Error("module problems");
+  const c = sb.calc(prefix + ".ridge", {});
+  if (!c.ok || c.values.twice_ridge.value !== 200) throw new Error("module calc: " + JSON.stringify(c));
+  // Its base is model code only: the roofline chapter'"'"'s calculators are not in the module.
+  if (sb.calc("roofline.matmul", {}).ok) throw new Error("module has roofline.matmul");
+' "$root" "$id" "$prefix"
+
+awk -v id="$id" -v part="$part" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+  printf "tests/newchapter: chapter %s (part %s) built and listed: CLI %.1f s, module %.1f s\n",
+         id, part, b - a, c - b }'

@@ -1,0 +1,107 @@
+// Helpers the chapter tests share: calls through the JSON entry point, problems solved directly,
+// relative comparison, and the errors bad input must raise.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/api.hpp"
+#include "core/error.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+namespace sb::test {
+
+// Relative comparison for values spanning many decades.
+inline void near_rel(double got, double want, double rel = 1e-9) {
+  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
+}
+
+// Runs f, which must throw InputError; returns it so the test can look at its field and code.
+template <class F>
+InputError thrown(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  } catch (...) {
+    ADD_FAILURE() << "threw something other than sb::InputError";
+    return InputError("", "", "");
+  }
+  ADD_FAILURE() << "no InputError thrown";
+  return InputError("", "", "");
+}
+
+// The field an InputError names, or "" if f throws none.
+template <class F>
+std::string field_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.field;
+  }
+  return "";
+}
+
+// Runs f, expects an InputError naming `field` whose code is `code` and whose message holds `part`.
+template <class F>
+void expect_error(F&& f, const std::string& field, const std::string& code,
+                  const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << code << " containing '" << part << "'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field, field) << e.what();
+    EXPECT_EQ(e.code, code) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+// {"op": "calc"}, {"op": "problem"} and {"op": "check"} through the JSON entry point.
+inline json calc(const std::string& name, const json& inputs = json::object()) {
+  return api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
+}
+inline json problem(const std::string& id, const json& given = json::object()) {
+  return api::handle(json{{"op", "problem"}, {"id", id}, {"given", given}});
+}
+inline json check(const std::string& id, const json& answers, const json& given = json::object()) {
+  return api::handle(json{{"op", "check"}, {"id", id}, {"answers", answers}, {"given", given}});
+}
+
+// A named value of a calculator's response.
+inline double value_of(const json& r, const std::string& key) {
+  return r["values"][key]["value"].get<double>();
+}
+
+// A bad input must come back as an error value naming the field.
+inline void expect_error_value(const json& r, const std::string& field) {
+  ASSERT_FALSE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["error"]["field"], field) << r.dump();
+  EXPECT_FALSE(r["error"]["message"].get<std::string>().empty());
+}
+
+// The verdict a check response gives one slot ("missing" if it gives none).
+inline std::string verdict_of(const json& r, const std::string& slot) {
+  for (const auto& x : r.value("results", json::array()))
+    if (x.value("slot", "") == slot) return x.value("verdict", "");
+  return "missing";
+}
+
+// A problem's answers straight from its solve(), on its defaults merged with `given`.
+inline Answers solve(const std::string& id, const json& given = json::object()) {
+  const Problem& p = Registry::get().problem(id);
+  Inputs in(p.given, given);
+  Trace tr;
+  return p.solve(in, tr);
+}
+
+// A slot of a registered problem.
+inline const Slot& slot(const std::string& id, const std::string& name) {
+  for (const auto& s : Registry::get().problem(id).slots)
+    if (s.name == name) return s;
+  throw std::runtime_error("no slot " + name + " in " + id);
+}
+
+}  // namespace sb::test
