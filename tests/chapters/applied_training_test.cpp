@@ -8,17 +8,13 @@
 
 #include "core/api.hpp"
 #include "core/hardware.hpp"
+#include "tests/support/support.hpp"
 
 using namespace sb;
+using namespace sb::test;
 
 namespace {
 
-json calc(const std::string& name, const json& inputs) {
-  return api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
-}
-json problem(const std::string& id, const json& given = json::object()) {
-  return api::handle(json{{"op", "problem"}, {"id", id}, {"given", given}});
-}
 double val(const json& r, const std::string& key) {
   EXPECT_TRUE(r.value("ok", false)) << r.dump();
   return r["values"][key]["value"].get<double>();
@@ -30,9 +26,6 @@ double ans(const json& r, const std::string& slot) {
 std::string field(const json& r) {
   EXPECT_FALSE(r.value("ok", true)) << r.dump().substr(0, 300);
   return r.contains("error") ? r["error"]["field"].get<std::string>() : "";
-}
-void near_rel(double got, double want, double rel = 1e-9) {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
 }
 
 // LLaMA 3-70B without norms (the chapter's table): 80 (3 * 8192 * 28672 + 2 * 8192 * 72 * 128)
