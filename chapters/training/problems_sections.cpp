@@ -193,9 +193,9 @@ constexpr Problem kEx5{
     .id = "training.Ex5",
     .title = "Chips reachable with a 40M batch",
     .statement =
-        "DeepSeek-V2 trained with a batch of about {batch_tokens}. With FSDP over {m_axes} axes of "
-        "v5p ICI (alpha = {alpha_ici_tokens}), how many chips can share that batch before FSDP "
-        "turns comms-bound, and how many pods of {pod_chips} is that?",
+        "Take a global batch of {batch_tokens} (DeepSeek-V2 trained with about 40M). With FSDP "
+        "over {m_axes} axes of v5p ICI (alpha = {alpha_ici_tokens}), how many chips can share that "
+        "batch before FSDP turns comms-bound, and how many pods of {pod_chips} is that?",
     .kind = "numeric",
     .given = kEx5Given,
     .slots = kEx5Slots,
@@ -274,9 +274,9 @@ constexpr Problem kEx7{
     .id = "training.Ex7",
     .title = "Tensor-parallel limit for LLaMA-3 70B",
     .statement =
-        "LLaMA-3 70B has D = {d_model} and F of about {d_ff}. With tensor parallelism over "
-        "{m_y_axes} axis of v5p ICI (alpha = {alpha_ici_tokens}), is 8-way TP compute-bound? "
-        "16-way? What F would 8-way TP need to stay compute-bound?",
+        "A model has D = {d_model} and F = {d_ff} (LLaMA-3 70B: F is about 30k). With tensor "
+        "parallelism over {m_y_axes} axis of v5p ICI (alpha = {alpha_ici_tokens}), is 8-way TP "
+        "compute-bound? 16-way? What F would 8-way TP need to stay compute-bound?",
     .kind = "numeric",
     .given = kEx7Given,
     .slots = kEx7Slots,
@@ -305,7 +305,7 @@ constexpr Problem kEx8{
     .id = "training.Ex8",
     .title = "Tensor-parallel limit for Gemma 7B",
     .statement =
-        "Gemma 7B has F of about {d_ff}. With TP over {m_y_axes} ICI axis (alpha = "
+        "A model has F = {d_ff} (Gemma 7B: about 50k). With TP over {m_y_axes} ICI axis (alpha = "
         "{alpha_ici_tokens}), up to which degree does tensor parallelism stay compute-bound, and "
         "is 16-way TP compute-bound?",
     .kind = "numeric",
@@ -568,8 +568,8 @@ constexpr Problem kEx15a{
     .id = "training.Ex15.a",
     .title = "Tensor-parallel limit per axis",
     .statement =
-        "LLaMA-3 70B at a 2M-token batch on v5p: F is about {d_ff} and alpha = {alpha_ici_tokens}. "
-        "Up to how many ways of TP per ICI axis stay compute-bound?",
+        "Training on v5p (alpha = {alpha_ici_tokens}) a model with F = {d_ff} (LLaMA-3 70B: about "
+        "30k), up to how many ways of TP per ICI axis stay compute-bound?",
     .kind = "numeric",
     .given = kEx15aGiven,
     .slots = kEx15aSlots,
