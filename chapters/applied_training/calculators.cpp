@@ -30,13 +30,23 @@ constexpr Param zero_ok(Param p) {
   return p;
 }
 
-// The ids of data/models.json (a test checks them against the table).
+// The ids of data/models.json (a test checks them against the table), and custom.
 constexpr Param kModel = choice(
     "model", "llama-3-70b",
     "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
     "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1",
-    "model from the table (data/models.json)");
+    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
+    "model from the table (data/models.json), or custom: the fields below");
+constexpr Param field(Text name, Text doc, double max) {
+  return zero_ok(num(name, "count", 0, doc, 0, max, true));
+}
+constexpr Param kFields[] = {field("L", "layers; 0 = the model's", 1000),
+                             field("D", "model width d_model; 0 = the model's", 1e6),
+                             field("F", "MLP width d_ff (MoE: one expert's); 0 = the model's", 1e7),
+                             field("N", "query heads; 0 = the model's", 1e5),
+                             field("K", "KV heads (N for MHA, 1 for MQA); 0 = the model's", 1e5),
+                             field("H", "head dim; 0 = the model's (custom: D / N)", 1e5),
+                             field("V", "vocabulary; 0 = the model's (custom: none)", 1e7)};
 constexpr Param kNorms = choice("norms", "book", "book|model",
                                 "book = leave the norm vectors out, as the chapter's table does; "
                                 "model = count them as the checkpoint stores them");
@@ -50,7 +60,9 @@ constexpr Param kPods = count("pods", 1, "pods (DP across pods over DCN)", {}, 1
 constexpr Param kMfu = num("mfu", "ratio", 0.4, "model FLOPs utilisation", 1e-3, 1);
 
 tf::Config config_of(const Inputs& in) {
-  tf::Config c = tf::model(in.text("model")).config;
+  tf::Config c = tr::model_config(
+      in.text("model"),
+      {in.num("L"), in.num("D"), in.num("F"), in.num("N"), in.num("K"), in.num("H"), in.num("V")});
   if (in.text("norms") == "book") {
     c.norms_per_layer = 0;
     c.final_norm = false;
@@ -246,6 +258,13 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
 
 constexpr Param kCaseParams[] = {
     kModel,
+    kFields[0],
+    kFields[1],
+    kFields[2],
+    kFields[3],
+    kFields[4],
+    kFields[5],
+    kFields[6],
     kNorms,
     kChip,
     kTokens,
@@ -256,7 +275,9 @@ constexpr Param kCaseParams[] = {
     zero_ok(num("checkpoints_per_layer", "count", 4,
                 "bf16 [batch, D] checkpoints per layer (the chapter: 4; aggressive: 12)", 0,
                 1000))};
-constexpr Param kPlanParams[] = {kModel, kNorms, kChip, kTokens, kBatch, kSeq, kPods, kMfu};
+constexpr Param kPlanParams[] = {kModel,     kFields[0], kFields[1], kFields[2], kFields[3],
+                                 kFields[4], kFields[5], kFields[6], kNorms,     kChip,
+                                 kTokens,    kBatch,     kSeq,       kPods,      kMfu};
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "applied-training.case",

@@ -15,7 +15,7 @@ const GROUPS = [
   ['How to shard it', ['sequences', 'per_chip_batch', 'fsdp_threshold', 'fsdp_compute_bound', 'mixed_threshold', 'mixed_compute_bound', 'tp_limit', 'x_opt', 'x_min', 'x_max', 'fsdp_degree', 'tp_degree', 'per_pod_batch', 'dcn_threshold']],
 ];
 
-const PLAN_INPUTS = ['model', 'norms', 'chip', 'tokens', 'batch', 'seq_len', 'pods', 'mfu'];
+const PLAN_INPUTS = ['model', 'L', 'D', 'F', 'N', 'K', 'H', 'V', 'norms', 'chip', 'tokens', 'batch', 'seq_len', 'pods', 'mfu'];
 
 function group(title, keys, values) {
   const rows = keys.filter((k) => values[k]).map((k) => {

@@ -36,17 +36,21 @@ constexpr Param zero_ok(Param p) {
 constexpr Param override_param(Text name, Text doc, double max) {
   return zero_ok(num(name, "count", 0, doc, 0, max, true));
 }
-// The ids of data/models.json (a test checks them against the table).
+// The ids of data/models.json (a test checks them against the table), and custom.
 constexpr Param kModel = choice(
     "model", "llama-3-70b",
     "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
     "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1",
-    "model from the table (data/models.json)");
+    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
+    "model from the table (data/models.json), or custom: the fields below");
 constexpr Param kL = override_param("L", "layers; 0 = the model's", 1000);
 constexpr Param kD = override_param("D", "model width d_model; 0 = the model's", 1e6);
 constexpr Param kF =
     override_param("F", "MLP width d_ff (MoE: one expert's); 0 = the model's", 1e7);
+constexpr Param kN = override_param("N", "query heads; 0 = the model's", 1e5);
+constexpr Param kK = override_param("K", "KV heads (N for MHA, 1 for MQA); 0 = the model's", 1e5);
+constexpr Param kH = override_param("H", "head dim; 0 = the model's (custom: D / N)", 1e5);
+constexpr Param kV = override_param("V", "vocabulary; 0 = the model's (custom: none)", 1e7);
 constexpr Param kMlp =
     choice("mlp", "book", "book|model",
            "book = the chapter's 2-matrix MLP; model = the model's own (3 matrices if gated)");
@@ -60,14 +64,10 @@ constexpr Param kAxes = zero_ok(
 constexpr Param kMY =
     num("M_Y", "count", 1, "axes given to TP in FSDP + TP (FSDP gets the rest)", 0.1, 2.9);
 
-// The model of the inputs: a table entry with the reader's overrides of L, D and F.
+// The model of the inputs: a table entry with the reader's fields laid over it, or custom.
 tf::Config config_of(const Inputs& in) {
-  tf::Config c = tf::model(in.text("model")).config;
-  if (in.num("L") > 0) c.L = in.num("L");
-  if (in.num("D") > 0) c.D = in.num("D");
-  if (in.num("F") > 0) (c.E > 0 ? c.F_e : c.F) = in.num("F");
-  if (c.E > 0 && c.n_dense > c.L) c.n_dense = c.L;
-  return tf::validated(c);
+  return model_config(in.text("model"), {in.num("L"), in.num("D"), in.num("F"), in.num("N"),
+                                         in.num("K"), in.num("H"), in.num("V")});
 }
 
 Layer layer_from(const Inputs& in, const tf::Config& c) {
@@ -536,7 +536,9 @@ void regime_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("per_chip_batch", B / N, "tokens", "your batch per chip");
   json cells = json::array();
   for (uint8_t c : map.cells) cells.push_back(c);
-  r.extra["verdict"] = chip.name + ", " + tf::model(in.text("model")).name +
+  const std::string name = in.text("model") == kCustomModel ? std::string("custom model")
+                                                            : tf::model(in.text("model")).name;
+  r.extra["verdict"] = chip.name + ", " + name +
                        ": which strategies are compute-bound and fit, by chips and batch per chip";
   r.extra["map"] = {{"chips", map.chips},
                     {"batch_per_chip", map.batch_per_chip},
@@ -560,6 +562,10 @@ constexpr Param kStrategyParams[] = {
     kL,
     kD,
     kF,
+    kN,
+    kK,
+    kH,
+    kV,
     kMlp,
     kChip,
     kChips,
@@ -574,13 +580,18 @@ constexpr Param kStrategyParams[] = {
     count("m", 16, "pipeline microbatches"),
     count("pods", 2, "pods for DP over DCN", {}, 1, 1e4)};
 
-constexpr Param kSplitParams[] = {kModel, kL, kD, kF, kMlp, kChip, kChips, kBatch, kAxes, kMY};
+constexpr Param kSplitParams[] = {kModel, kL,   kD,    kF,     kN,     kK,    kH,
+                                  kV,     kMlp, kChip, kChips, kBatch, kAxes, kMY};
 
 constexpr Param kPlanParams[] = {
     kModel,
     kL,
     kD,
     kF,
+    kN,
+    kK,
+    kH,
+    kV,
     kChip,
     kChips,
     text("shape", "", "slice shape like 16x20x28; empty = every shape with that many chips"),
@@ -592,7 +603,7 @@ constexpr Param kPlanParams[] = {
     choice("grad_buffers", "no", "no|yes", "count bf16 gradient buffers (12 B per parameter)"),
     choice("pipeline", "yes", "yes|no", "try pipeline stages too")};
 
-constexpr Param kRegimeParams[] = {kModel, kL, kD, kF, kChip, kChips, kBatch};
+constexpr Param kRegimeParams[] = {kModel, kL, kD, kF, kN, kK, kH, kV, kChip, kChips, kBatch};
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "training.strategy",

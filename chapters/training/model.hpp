@@ -42,6 +42,18 @@ double alpha_dcn(const Hardware& h);
 // A.1 / Ex14: per-chip DCN bandwidth, a host's over its chips (25 GB/s / 4 = 6.25e9 B/s).
 double w_dcn_per_chip(double host_bw, double chips_per_host);
 
+// ------------------------------------------------------------------ the model trained
+
+// The model a calculator trains: one of the table's (data/models.json, by id or alias) with the
+// reader's non-zero fields laid over it, or "custom": the book's plain transformer (gated MLP,
+// untied embeddings) from the fields alone (L, D, F, N and K required; H = D / N by default; V = 0:
+// no vocabulary). On an MoE model F sets one expert's width. InputError naming the field.
+struct ModelFields {
+  double L = 0, D = 0, F = 0, N = 0, K = 0, H = 0, V = 0;
+};
+inline constexpr std::string_view kCustomModel = "custom";
+transformers::Config model_config(std::string_view id, const ModelFields& f);
+
 // ------------------------------------------------------------------ A.2 the layer
 
 struct Layer {

@@ -1,4 +1,5 @@
-// Registers the transformers chapter's calculators and problems (its record comes from chapter.json).
+// Registers the transformers chapter's calculators and problems (its record comes from
+// chapter.json).
 #include "core/registry.hpp"
 
 namespace sb::transformers {

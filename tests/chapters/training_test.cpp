@@ -320,10 +320,38 @@ TEST(TrainingRegime, ThresholdsAndCells) {
   EXPECT_EQ(field(calc("training.regime", {{"chip", "h200"}})), "chip");
 }
 
+// ---------------------------------------------------------------- a custom model ----------
+
+TEST(TrainingCalculators, CustomModelFromItsFields) {
+  // The book's running layer as a custom model: L 80, D 8192, F 32768, MHA 64 x 128, no
+  // vocabulary: FSDP's forward gathers over 3 axes of 4096 chips are 4 D F / (W M_X) as before.
+  const json r = calc("training.strategy", {{"model", "custom"},
+                                            {"L", 80},
+                                            {"D", 8192},
+                                            {"F", 32768},
+                                            {"N", 64},
+                                            {"K", 64},
+                                            {"strategy", "FSDP"},
+                                            {"chips", 4096},
+                                            {"chip", "v5p"}});
+  near_rel(val(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / 5.4e11);
+  // P = 80 (3 * 8192 * 32768 + 4 * 8192 * 64 * 128 + 2 * 8192) = 80 * 1,073,758,208.
+  near_rel(val(r, "mem"), (10 * 80 * 1073758208.0 + 2.0 * 80 * 4194304 * 40960) / 4096);
+  // A custom model needs its fields; K must divide N; an override of a table model keeps the rest.
+  EXPECT_EQ(field(calc("training.plan", {{"model", "custom"}, {"L", 4}})), "D");
+  EXPECT_EQ(
+      field(calc("training.plan",
+                 {{"model", "custom"}, {"L", 4}, {"D", 1024}, {"F", 4096}, {"N", 8}, {"K", 3}})),
+      "K");
+  // LLaMA 3-70B with 40 layers: half the layers' parameters, the same vocabulary.
+  near_rel(val(calc("applied-training.case", {{"L", 40}}), "params"),
+           40 * (3 * 8192 * 28672.0 + 2 * 8192 * 72 * 128) + 2 * 8192 * 128256.0);
+}
+
 // ---------------------------------------------------------------- the model menu ----------
 
 TEST(TrainingCalculators, ModelMenusAreTheTable) {
-  // Every calculator's "model" choices are exactly the ids of data/models.json.
+  // Every calculator's "model" choices are exactly the ids of data/models.json, and custom.
   const std::vector<std::string> ids = transformers::model_ids();
   const std::set<std::string> want(ids.begin(), ids.end());
   int menus = 0;
@@ -331,8 +359,10 @@ TEST(TrainingCalculators, ModelMenusAreTheTable) {
     for (const auto& p : c.params)
       if (p.name == "model") {
         const std::vector<std::string> got = choices_of(p);
-        EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), want) << c.name;
-        EXPECT_EQ(got.size(), want.size()) << c.name;
+        std::set<std::string> ids(got.begin(), got.end());
+        EXPECT_EQ(ids.erase("custom"), 1u) << c.name;
+        EXPECT_EQ(ids, want) << c.name;
+        EXPECT_EQ(got.size(), want.size() + 1) << c.name;
         ++menus;
       }
   EXPECT_GE(menus, 6);
