@@ -21,7 +21,8 @@ usage:
   scaling list [--json]                      chapters, calculators and problems
   scaling calc NAME [--PARAM VALUE ...] [--json]
                                              run a calculator (scaling calc NAME --help)
-  scaling problem ID [--json]                a problem: statement, answers, derivation
+  scaling problem ID [--given NAME=VALUE ...] [--json]
+                                             a problem: statement, answers, derivation
   scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]
                                              grade answers; exit 0 correct, 1 wrong, 2 bad input
   scaling problems [--json]                  every problem's computed answers
@@ -98,9 +99,12 @@ void print_help_params(const std::string& title, std::string_view doc,
   std::cout << "  --json  machine-readable output\n";
 }
 
-// --name value pairs into a JSON object of strings (the core parses units).
-bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& as_json,
-           bool& help) {
+// --name value pairs into a JSON object of strings (the core parses units). A name that is not
+// one of `params`, or one given twice, stops the reading at once: the work stays linear in the
+// number of arguments, and a typo is never silently a default.
+bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb::Param> params,
+           json& out, bool& as_json, bool& help) {
+  std::vector<bool> seen(params.size(), false);
   for (size_t i = from; i < args.size(); ++i) {
     const auto& a = args[i];
     if (a == "--json") {
@@ -117,18 +121,122 @@ bool flags(const std::vector<std::string>& args, size_t from, json& out, bool& a
     }
     std::string name = a.substr(2), val;
     size_t eq = name.find('=');
+    if (eq != std::string::npos) name = name.substr(0, eq);
+    size_t k = 0;
+    while (k < params.size() && params[k].name != name) ++k;
+    if (k == params.size()) {
+      std::cerr << "error in " << name << ": unknown parameter --" << name << "; this takes";
+      for (const auto& p : params) std::cerr << " --" << p.name;
+      std::cerr << "\n";
+      return false;
+    }
+    if (seen[k]) {
+      std::cerr << "error in " << name << ": --" << name << " is given twice\n";
+      return false;
+    }
+    seen[k] = true;
     if (eq != std::string::npos) {
-      val = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (i + 1 < args.size())
+      val = a.substr(2 + eq + 1);
+    } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
       val = args[++i];
-    else {
+    } else {
       std::cerr << "error in " << name << ": --" << name << " needs a value\n";
       return false;
     }
     out[name] = val;
   }
   return true;
+}
+
+// For a command that takes no arguments of its own: anything but --json and --help is an error.
+bool no_arguments(const std::vector<std::string>& args, size_t from, const char* usage,
+                  bool& as_json, bool& help) {
+  for (size_t i = from; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      as_json = true;
+    } else if (args[i] == "--help" || args[i] == "-h") {
+      help = true;
+    } else {
+      std::cerr << "error: unexpected argument '" << args[i] << "'\n" << usage;
+      return false;
+    }
+  }
+  return true;
+}
+
+// The arguments of `problem` and `check` after the ID: SLOT=ANSWER pairs (check only), --given
+// NAME=VALUE pairs, --json. Each name is checked against the problem as it is read, so that a typo
+// or a repeat stops at once.
+struct ProblemArgs {
+  json answers = json::object(), given = json::object();
+  bool as_json = false;
+};
+
+// NAME=VALUE into `into`, NAME one of items' names, not seen before. `what` names the kind
+// ("given", "answer slot"), `field` prefixes the name in messages ("", "answers.").
+template <class Item>
+bool take_pair(const std::string& a, const sb::Problem& p, std::span<const Item> items,
+               std::vector<bool>& seen, const char* what, const char* field, json& into) {
+  const size_t eq = a.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    std::cerr << "error: expected " << (*field ? "SLOT=ANSWER" : "NAME=VALUE after --given")
+              << ", got '" << a << "'\n";
+    return false;
+  }
+  const std::string name = a.substr(0, eq);
+  size_t k = 0;
+  while (k < items.size() && items[k].name != name) ++k;
+  if (k == items.size()) {
+    std::cerr << "error in " << field << name << ": " << p.id << " has no " << what << " '" << name
+              << "'; ";
+    if (items.empty()) std::cerr << "it has none";
+    for (size_t i = 0; i < items.size(); ++i) std::cerr << (i ? ", " : "it has: ") << items[i].name;
+    std::cerr << "\n";
+    return false;
+  }
+  if (seen[k]) {
+    std::cerr << "error in " << field << name << ": " << name << " is given twice\n";
+    return false;
+  }
+  seen[k] = true;
+  into[name] = a.substr(eq + 1);
+  return true;
+}
+
+bool problem_args(const std::vector<std::string>& args, const sb::Problem& p, bool with_answers,
+                  ProblemArgs& out) {
+  std::vector<bool> seen_slot(p.slots.size(), false), seen_given(p.given.size(), false);
+  for (size_t i = 3; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      out.as_json = true;
+    } else if (a == "--given") {
+      if (i + 1 >= args.size()) {
+        std::cerr << "error in given: --given needs NAME=VALUE\n";
+        return false;
+      }
+      const std::span<const sb::Param> given = p.given;
+      if (!take_pair(args[++i], p, given, seen_given, "given", "", out.given)) return false;
+    } else if (with_answers && a.rfind("--", 0) != 0) {
+      const std::span<const sb::Slot> slots = p.slots;
+      if (!take_pair(a, p, slots, seen_slot, "answer slot", "answers.", out.answers)) return false;
+    } else {
+      std::cerr << "error: unexpected argument '" << a << "'; expected "
+                << (with_answers ? "SLOT=ANSWER, " : "") << "--given NAME=VALUE or --json\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The problem named by args[2], or nullptr after printing why there is none.
+const sb::Problem* find_problem(const std::vector<std::string>& args) {
+  try {
+    return &sb::Registry::get().problem(args[2]);
+  } catch (const sb::InputError& e) {
+    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    return nullptr;
+  }
 }
 
 int cmd_list(bool as_json) {
@@ -154,24 +262,27 @@ int cmd_list(bool as_json) {
 
 int cmd_calc(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
-    std::cout << "usage: scaling calc NAME [--PARAM VALUE ...] [--json]\n\ncalculators:\n";
+    std::ostream& o = args.size() < 3 ? std::cerr : std::cout;
+    if (args.size() < 3) o << "error in name: calc needs a calculator NAME\n";
+    o << "usage: scaling calc NAME [--PARAM VALUE ...] [--json]\n\ncalculators:\n";
     for (const auto& c : sb::Registry::get().calculators())
-      std::cout << "  " << c.name << "  " << c.title << "\n";
+      o << "  " << c.name << "  " << c.title << "\n";
     return args.size() < 3 ? 2 : 0;
+  }
+  const sb::Calculator* c = nullptr;
+  try {
+    c = &sb::Registry::get().calculator(args[2]);
+  } catch (const sb::InputError& e) {
+    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    return 2;
   }
   json inputs = json::object();
   bool as_json = false, help = false;
-  if (!flags(args, 3, inputs, as_json, help)) return 2;
+  if (!flags(args, 3, c->params, inputs, as_json, help)) return 2;
   if (help) {
-    try {
-      const auto& c = sb::Registry::get().calculator(args[2]);
-      print_help_params("scaling calc " + std::string(c.name) + ": " + std::string(c.title), c.doc,
-                        c.params);
-      return 0;
-    } catch (const sb::InputError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
-    }
+    print_help_params("scaling calc " + std::string(c->name) + ": " + std::string(c->title), c->doc,
+                      c->params);
+    return 0;
   }
   json r = sb::api::handle(json{{"op", "calc"}, {"name", args[2]}, {"inputs", inputs}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
@@ -197,14 +308,18 @@ int cmd_calc(const std::vector<std::string>& args) {
 }
 
 int cmd_problem(const std::vector<std::string>& args) {
-  if (args.size() < 3 || args[2] == "--help") {
-    std::cout << "usage: scaling problem ID [--json]\n";
+  if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
+    if (args.size() < 3) std::cerr << "error in id: problem needs a problem ID (scaling list)\n";
+    (args.size() < 3 ? std::cerr : std::cout)
+        << "usage: scaling problem ID [--given NAME=VALUE ...] [--json]\n";
     return args.size() < 3 ? 2 : 0;
   }
-  bool as_json = args.size() > 3 && args[3] == "--json";
-  json r = sb::api::handle(json{{"op", "problem"}, {"id", args[2]}});
-  if (!r["ok"].get<bool>()) return print_error(r, as_json);
-  if (as_json) {
+  const sb::Problem* p = find_problem(args);
+  ProblemArgs pa;
+  if (!p || !problem_args(args, *p, false, pa)) return 2;
+  json r = sb::api::handle(json{{"op", "problem"}, {"id", args[2]}, {"given", pa.given}});
+  if (!r["ok"].get<bool>()) return print_error(r, pa.as_json);
+  if (pa.as_json) {
     std::cout << r.dump(2) << "\n";
     return 0;
   }
@@ -224,35 +339,31 @@ int cmd_problem(const std::vector<std::string>& args) {
 }
 
 int cmd_check(const std::vector<std::string>& args) {
-  if (args.size() < 3 || args[2] == "--help") {
-    std::cout << "usage: scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]\n"
-                 "exit status: 0 all correct, 1 some wrong, 2 bad input\n";
+  if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
+    if (args.size() < 3) std::cerr << "error in id: check needs a problem ID (scaling list)\n";
+    (args.size() < 3 ? std::cerr : std::cout)
+        << "usage: scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]\n"
+           "exit status: 0 all correct, 1 some wrong, 2 bad input\n";
     return args.size() < 3 ? 2 : 0;
   }
-  json answers = json::object(), given = json::object();
-  bool as_json = false;
-  for (size_t i = 3; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--json") {
-      as_json = true;
-      continue;
-    }
-    json* into = &answers;
-    if (a == "--given") {
-      if (i + 1 >= args.size()) {
-        std::cerr << "error in given: --given needs NAME=VALUE\n";
-        return 2;
-      }
-      a = args[++i];
-      into = &given;
-    }
-    size_t eq = a.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::cerr << "error: expected SLOT=ANSWER, got '" << a << "'\n";
+  const sb::Problem* p = find_problem(args);
+  ProblemArgs pa;
+  if (!p || !problem_args(args, *p, true, pa)) return 2;
+  if (pa.answers.empty()) {
+    if (p->slots.empty()) {
+      std::cerr << "error: " << p->id << " has no answers to check; scaling problem " << p->id
+                << " shows its model answer\n";
       return 2;
     }
-    (*into)[a.substr(0, eq)] = a.substr(eq + 1);
+    std::cerr << "error in answers: no answers given; write SLOT=ANSWER, as in " << p->slots[0].name
+              << "=" << sb::units::example(p->slots[0].unit) << " (slots:";
+    for (const auto& sl : p->slots) std::cerr << " " << sl.name;
+    std::cerr << ")\n";
+    return 2;
   }
+  const bool as_json = pa.as_json;
+  const json& answers = pa.answers;
+  const json& given = pa.given;
   json r = sb::api::handle(
       json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
@@ -335,42 +446,42 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
+// The whole command: args as main receives them (args[0] the program), the exit status returned.
+int run(const std::vector<std::string>& args) {
   try {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
-      std::cout << kUsage;
+      (args.size() < 2 ? std::cerr : std::cout) << kUsage;
       return args.size() < 2 ? 2 : 0;
     }
     const std::string& cmd = args[1];
-    bool as_json = args.size() > 2 && args[2] == "--json";
-    bool help = args.size() > 2 && (args[2] == "--help" || args[2] == "-h");
-    if (cmd == "list") {
-      if (help) {
-        std::cout << "usage: scaling list [--json]\n";
-        return 0;
-      }
-      return cmd_list(as_json);
-    }
     if (cmd == "calc") return cmd_calc(args);
     if (cmd == "problem") return cmd_problem(args);
     if (cmd == "check") return cmd_check(args);
-    if (cmd == "problems") {
+    struct Plain {
+      const char* name;
+      const char* usage;
+      int (*run)(bool as_json);
+    };
+    static const Plain kPlain[] = {
+        {"list", "usage: scaling list [--json]\ncalculators and problems\n", cmd_list},
+        {"problems",
+         "usage: scaling problems [--json]\nevery problem's answers computed by the "
+         "chapter models\n",
+         cmd_problems},
+        {"chips",
+         "usage: scaling chips [--json]\nthe hardware tables with the source of each "
+         "figure\n",
+         cmd_chips},
+    };
+    for (const auto& c : kPlain) {
+      if (cmd != c.name) continue;
+      bool as_json = false, help = false;
+      if (!no_arguments(args, 2, c.usage, as_json, help)) return 2;
       if (help) {
-        std::cout << "usage: scaling problems [--json]\nevery problem's answers computed by the "
-                     "chapter models\n";
+        std::cout << c.usage;
         return 0;
       }
-      return cmd_problems(as_json);
-    }
-    if (cmd == "chips") {
-      if (help) {
-        std::cout << "usage: scaling chips [--json]\n";
-        return 0;
-      }
-      return cmd_chips(as_json);
+      return c.run(as_json);
     }
     std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
     return 2;
@@ -379,3 +490,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 }
+
+}  // namespace
+
+// tests/core/cli_test.cpp compiles this file with SB_CLI_NO_MAIN and calls run().
+#ifndef SB_CLI_NO_MAIN
+int main(int argc, char** argv) { return run(std::vector<std::string>(argv, argv + argc)); }
+#endif

@@ -1,6 +1,8 @@
 #include "core/api.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/check.hpp"
@@ -74,7 +76,7 @@ json op_list() {
     text << "]}";
   }
   text << (text.empty() ? "[]" : "]");
-  json chapters = json::parse(text.view());
+  json chapters = parse_json(text.view(), kNoLimits);
   for (const auto& c : r.calculators())
     calcs.push_back({{"name", c.name},
                      {"chapter", c.chapter},
@@ -86,8 +88,12 @@ json op_list() {
   return {{"chapters", chapters}, {"calculators", calcs}, {"problems", probs}};
 }
 
-// ASCII only (ensure_ascii), as append_json writes: see core/json.cpp.
-std::string dump(const json& j) { return j.dump(-1, ' ', true, json::error_handler_t::replace); }
+// ASCII only, as docs/API.md says: see core/json.cpp.
+std::string dump(const json& j) {
+  Out out;
+  append_json(out, j);
+  return out.str();
+}
 
 // Written as text: the one op a page calls at every keystroke.
 std::string op_calc(const json& req) {
@@ -149,28 +155,6 @@ json op_parse(const json& req) {
   return {{"value", v}, {"text", units::format(v, unit)}};
 }
 
-// Rejects nesting deeper than nlohmann's recursive parser can take safely in a small stack.
-bool too_deep(const std::string& s, int limit) {
-  int depth = 0;
-  bool in_str = false, esc = false;
-  for (char c : s) {
-    if (in_str) {
-      if (esc)
-        esc = false;
-      else if (c == '\\')
-        esc = true;
-      else if (c == '"')
-        in_str = false;
-    } else if (c == '"')
-      in_str = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if (c == ']' || c == '}')
-      --depth;
-  }
-  return false;
-}
-
 json error(const std::string& code, const std::string& field, const std::string& message) {
   return {{"ok", false}, {"error", {{"code", code}, {"field", field}, {"message", message}}}};
 }
@@ -201,6 +185,11 @@ json solve_problem(const std::string& id, const json& given) {
     } else {
       auto it = a.find(s.name);
       double v = it == a.end() ? NAN : it->second;
+      if (!std::isfinite(v))
+        fail("given",
+             "these givens leave " + std::string(s.label.empty() ? s.name : s.label) +
+                 " with no finite value (a division by zero or an overflow)",
+             "no_answer");
       answers[s.name] = value(v, s.kind == Slot::Kind::Bool ? "bool" : s.unit, s.label);
     }
   }
@@ -221,11 +210,54 @@ json solve_problem(const std::string& id, const json& given) {
 
 namespace {
 
+// The keys each op reads. Any other key is an error naming it, so that a misspelt "input" is not
+// silently a call with the defaults. Every op belongs here: one missing is read with any keys.
+struct OpKeys {
+  const char* op;
+  const char* keys;  // besides "op", separated by spaces
+};
+const OpKeys kOpKeys[] = {
+    {"list", ""},
+    {"calc", "name inputs"},
+    {"problem", "id given"},
+    {"check", "id answers given"},
+    {"variant", "id seed"},
+    {"chips", ""},
+    {"parse", "text unit"},
+    {"units", ""},
+};
+
+void check_keys(const json& req, const std::string& op) {
+  for (const auto& k : kOpKeys) {
+    if (op != k.op) continue;
+    const std::string_view keys = k.keys;
+    for (auto it = req.begin(); it != req.end(); ++it) {
+      const std::string& key = it.key();
+      if (key == "op") continue;
+      bool known = false;
+      for (size_t at = 0; at < keys.size() && !known;) {
+        size_t end = std::min(keys.find(' ', at), keys.size());
+        known = keys.substr(at, end - at) == key;
+        at = end + 1;
+      }
+      if (!known) {
+        const std::string shown = key.size() > 60 ? key.substr(0, 60) + "..." : key;
+        std::string takes = keys.empty() ? "op" : "op ";
+        takes += keys;
+        for (size_t sp = takes.find(' '); sp != std::string::npos; sp = takes.find(' ', sp + 2))
+          takes.replace(sp, 1, ", ");
+        fail(shown, "unknown key '" + shown + "'; '" + op + "' reads only " + takes, "unknown_key");
+      }
+    }
+  }
+}
+
 std::string respond(const json& req) {
   try {
     if (!req.is_object())
       fail("request", "the request must be a JSON object with an 'op'", "wrong_type");
     std::string op = str(req, "op");
+    check_keys(req, op);
     if (op == "calc") return op_calc(req);
     json out;
     if (op == "list")
@@ -264,18 +296,27 @@ std::string respond(const json& req) {
 
 }  // namespace
 
-// Parsing from a view everywhere keeps one instantiation of nlohmann's parser in the module.
-json handle(const json& req) { return json::parse(std::string_view(respond(req))); }
+// Through parse_json, as every parse: one instantiation of nlohmann's parser in a module.
+json handle(const json& req) { return parse_json(respond(req), kNoLimits); }
+
+// A request's field as the error contract names it: an input of "inputs" or "given" by its own
+// name, as the checks of core/registry.cpp do; any other value by its path of keys.
+std::string field_of(const std::string& path) {
+  for (const char* top : {"inputs.", "given."})
+    if (path.rfind(top, 0) == 0) return path.substr(std::strlen(top));
+  return path;
+}
 
 std::string handle(const std::string& text) {
   try {
     if (text.size() > (1u << 20))
       return dump(error("too_large", "request", "the request is over 1 MiB"));
-    if (too_deep(text, 64))
-      return dump(error("bad_json", "request", "the request nests too deeply"));
-    json req = json::parse(std::string_view(text), nullptr, false);
-    if (req.is_discarded())
-      return dump(error("bad_json", "request", "the request is not valid JSON"));
+    json req;
+    try {
+      req = parse_json(text);
+    } catch (const InputError& e) {
+      return dump(error(e.code, field_of(e.field), e.what()));
+    }
     return respond(req);
   } catch (...) {
     return R"({"ok":false,"error":{"code":"internal","field":"","message":"internal error"}})";

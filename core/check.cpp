@@ -193,15 +193,26 @@ json grade(const Problem& p, const json& answers, const json& given) {
       results.push_back(r);
       continue;
     }
+    const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
     if (s.kind != Slot::Kind::Formula) {
       auto e = expected.find(s.name);
       double want = e == expected.end() ? NAN : e->second;
-      r["expected"] = std::isfinite(want) ? json(want) : json(nullptr);
+      if (!std::isfinite(want)) {  // nothing to grade against: say so, not "wrong"
+        r["verdict"] = blank ? "empty" : "invalid";
+        if (!blank)
+          r["error"] = {
+              {"code", "no_answer"},
+              {"field", "given"},
+              {"message", "these givens leave " + std::string(s.label.empty() ? s.name : s.label) +
+                              " with no finite value (a division by zero or an overflow)"}};
+        results.push_back(r);
+        continue;
+      }
+      r["expected"] = want;
       r["expected_text"] = units::format(want, s.unit);
     } else {
       r["expected_text"] = s.formula_tex;
     }
-    bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
     if (blank) {
       r["verdict"] = "empty";
       results.push_back(r);

@@ -66,8 +66,13 @@ struct Tables {
 
 Tables load() {
   Tables t;
-  json doc = json::parse(std::string_view(kChipsJson), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) bad_data("not valid JSON");
+  json doc;
+  try {
+    doc = parse_json(kChipsJson, kNoLimits);
+  } catch (const InputError& e) {
+    bad_data(std::string("not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) bad_data("not valid JSON");
   if (doc.contains("sources") && doc["sources"].is_object()) t.sources = doc["sources"];
   if (doc.contains("labels") && doc["labels"].is_object()) t.labels = doc["labels"];
 

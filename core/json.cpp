@@ -1,9 +1,14 @@
 #include "core/json.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
-#include <memory>
+#include <cstring>
 #include <new>
+#include <vector>
+
+#include "core/error.hpp"
 
 namespace sb {
 
@@ -77,31 +82,432 @@ void append_json(Out& out, std::string_view s) {
   out.commit(static_cast<size_t>(o - start));
 }
 
+namespace {
+// The shortest digits of a double, by Grisu2 (Florian Loitsch, "Printing floating-point numbers
+// quickly and accurately with integers", PLDI 2010): the value and the halfway points to its
+// neighbours are scaled by a cached power of ten into a 64-bit window, and digits are produced
+// until they fall between the halfway points, so that the text reads back as the same double.
+// Grisu2 is the variant that always succeeds; its text is the shortest in all but a few cases
+// in a thousand, and then one digit longer.
+namespace grisu {
+
+// f * 2^e.
+struct Fp {
+  uint64_t f;
+  int e;
+};
+
+// x * y rounded to 64 bits: the high half of the 128-bit product, rounded. Built from 32-bit
+// halves: wasm has no 128-bit product, and __int128 there is a library call.
+Fp times(Fp x, Fp y) {
+  const uint64_t a = x.f >> 32, b = x.f & 0xFFFFFFFF, c = y.f >> 32, d = y.f & 0xFFFFFFFF;
+  const uint64_t ac = a * c, bc = b * c, ad = a * d, bd = b * d;
+  // The middle 32 bits of the product, with half of the low 64 bits' unit added to round.
+  const uint64_t mid = (bd >> 32) + (ad & 0xFFFFFFFF) + (bc & 0xFFFFFFFF) + (uint64_t{1} << 31);
+  return {ac + (ad >> 32) + (bc >> 32) + (mid >> 32), x.e + y.e + 64};
+}
+
+Fp normalized(Fp x) {
+  const int s = __builtin_clzll(x.f);
+  return {x.f << s, x.e - s};
+}
+
+// 10^k for k = -300, -292, ..., 324 as f * 2^e with f in [2^63, 2^64), f rounded to nearest: the
+// powers of ten that bring a double's product into the window below. Computed with exact
+// integers: e = floor(log2 10^k) - 63, f = round(10^k / 2^e).
+constexpr int kFirstPower = -300, kPowerStep = 8;
+constexpr Fp kPowers[] = {
+    {0xAB70FE17C79AC6CA, -1060}, {0xFF77B1FCBEBCDC4F, -1034}, {0xBE5691EF416BD60C, -1007},
+    {0x8DD01FAD907FFC3C, -980},  {0xD3515C2831559A83, -954},  {0x9D71AC8FADA6C9B5, -927},
+    {0xEA9C227723EE8BCB, -901},  {0xAECC49914078536D, -874},  {0x823C12795DB6CE57, -847},
+    {0xC21094364DFB5637, -821},  {0x9096EA6F3848984F, -794},  {0xD77485CB25823AC7, -768},
+    {0xA086CFCD97BF97F4, -741},  {0xEF340A98172AACE5, -715},  {0xB23867FB2A35B28E, -688},
+    {0x84C8D4DFD2C63F3B, -661},  {0xC5DD44271AD3CDBA, -635},  {0x936B9FCEBB25C996, -608},
+    {0xDBAC6C247D62A584, -582},  {0xA3AB66580D5FDAF6, -555},  {0xF3E2F893DEC3F126, -529},
+    {0xB5B5ADA8AAFF80B8, -502},  {0x87625F056C7C4A8B, -475},  {0xC9BCFF6034C13053, -449},
+    {0x964E858C91BA2655, -422},  {0xDFF9772470297EBD, -396},  {0xA6DFBD9FB8E5B88F, -369},
+    {0xF8A95FCF88747D94, -343},  {0xB94470938FA89BCF, -316},  {0x8A08F0F8BF0F156B, -289},
+    {0xCDB02555653131B6, -263},  {0x993FE2C6D07B7FAC, -236},  {0xE45C10C42A2B3B06, -210},
+    {0xAA242499697392D3, -183},  {0xFD87B5F28300CA0E, -157},  {0xBCE5086492111AEB, -130},
+    {0x8CBCCC096F5088CC, -103},  {0xD1B71758E219652C, -77},   {0x9C40000000000000, -50},
+    {0xE8D4A51000000000, -24},   {0xAD78EBC5AC620000, 3},     {0x813F3978F8940984, 30},
+    {0xC097CE7BC90715B3, 56},    {0x8F7E32CE7BEA5C70, 83},    {0xD5D238A4ABE98068, 109},
+    {0x9F4F2726179A2245, 136},   {0xED63A231D4C4FB27, 162},   {0xB0DE65388CC8ADA8, 189},
+    {0x83C7088E1AAB65DB, 216},   {0xC45D1DF942711D9A, 242},   {0x924D692CA61BE758, 269},
+    {0xDA01EE641A708DEA, 295},   {0xA26DA3999AEF774A, 322},   {0xF209787BB47D6B85, 348},
+    {0xB454E4A179DD1877, 375},   {0x865B86925B9BC5C2, 402},   {0xC83553C5C8965D3D, 428},
+    {0x952AB45CFA97A0B3, 455},   {0xDE469FBD99A05FE3, 481},   {0xA59BC234DB398C25, 508},
+    {0xF6C69A72A3989F5C, 534},   {0xB7DCBF5354E9BECE, 561},   {0x88FCF317F22241E2, 588},
+    {0xCC20CE9BD35C78A5, 614},   {0x98165AF37B2153DF, 641},   {0xE2A0B5DC971F303A, 667},
+    {0xA8D9D1535CE3B396, 694},   {0xFB9B7CD9A4A7443C, 720},   {0xBB764C4CA7A44410, 747},
+    {0x8BAB8EEFB6409C1A, 774},   {0xD01FEF10A657842C, 800},   {0x9B10A4E5E9913129, 827},
+    {0xE7109BFBA19C0C9D, 853},   {0xAC2820D9623BF429, 880},   {0x80444B5E7AA7CF85, 907},
+    {0xBF21E44003ACDD2D, 933},   {0x8E679C2F5E44FF8F, 960},   {0xD433179D9C8CB841, 986},
+    {0x9E19DB92B4E31BA9, 1013},
+};
+
+// The binary exponents a scaled value may have: its integer part then fits in 32 bits.
+constexpr int kAlpha = -60, kGamma = -32;
+
+// The cached power c with kAlpha <= e + c.e + 64 <= kGamma, and its decimal exponent.
+Fp cached_power(int e, int& k10) {
+  // c.e is about k10 * log2(10) - 63, so k10 >= (kAlpha - e - 1) * log10(2): the ceiling of
+  // that, with 78913 / 2^18 for log10(2) (a shift floors, so the ceiling is minus the floor of
+  // minus it). The loops below correct the estimate where it is one off.
+  const int want = -((-(kAlpha - e - 1) * 78913) >> 18);
+  int i = (want - kFirstPower + kPowerStep - 1) / kPowerStep;
+  constexpr int n = static_cast<int>(sizeof(kPowers) / sizeof(kPowers[0]));
+  i = std::max(0, std::min(n - 1, i));
+  while (i + 1 < n && e + kPowers[i].e + 64 < kAlpha) ++i;
+  while (i > 0 && e + kPowers[i].e + 64 > kGamma) --i;
+  k10 = kFirstPower + i * kPowerStep;
+  return kPowers[i];
+}
+
+// Moves the last digit down while the text stays inside the interval and gets closer to w.
+void round_toward(char* buf, int len, uint64_t dist, uint64_t delta, uint64_t rest,
+                  uint64_t ten_k) {
+  while (rest < dist && delta - rest >= ten_k &&
+         (rest + ten_k < dist || dist - rest > rest + ten_k - dist)) {
+    --buf[len - 1];
+    rest += ten_k;
+  }
+}
+
+// Digits of the scaled upper bound `hi`, stopped as soon as they lie within delta of it; `w` is
+// the scaled value. The value is then buf * 10^k10.
+void digits(char* buf, int& len, int& k10, Fp lo, Fp w, Fp hi) {
+  uint64_t delta = hi.f - lo.f, dist = hi.f - w.f;
+  const int shift = -hi.e;
+  const uint64_t one = uint64_t{1} << shift;
+  uint32_t p1 = static_cast<uint32_t>(hi.f >> shift);  // integer part
+  uint64_t p2 = hi.f & (one - 1);                      // fraction
+  // The largest power of ten at most p1, and its number of digits.
+  static const uint32_t kPow10[] = {1,      10,      100,      1000,      10000,
+                                    100000, 1000000, 10000000, 100000000, 1000000000};
+  int n = 10;
+  while (n > 1 && p1 < kPow10[n - 1]) --n;
+  uint32_t pow10 = kPow10[n - 1];
+  while (n > 0) {
+    buf[len++] = static_cast<char>('0' + p1 / pow10);
+    p1 %= pow10;
+    --n;
+    const uint64_t rest = (uint64_t{p1} << shift) + p2;
+    if (rest <= delta) {
+      k10 += n;
+      round_toward(buf, len, dist, delta, rest, uint64_t{pow10} << shift);
+      return;
+    }
+    pow10 /= 10;
+  }
+  for (int m = 1;; ++m) {
+    p2 *= 10;
+    delta *= 10;
+    dist *= 10;
+    buf[len++] = static_cast<char>('0' + (p2 >> shift));
+    p2 &= one - 1;
+    if (p2 <= delta) {
+      k10 -= m;
+      round_toward(buf, len, dist, delta, p2, one);
+      return;
+    }
+  }
+}
+
+// The shortest digits of v > 0 (finite) into buf, with v = buf * 10^k10.
+void shortest(char* buf, int& len, int& k10, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const uint64_t frac = bits & ((uint64_t{1} << 52) - 1);
+  const int biased = static_cast<int>(bits >> 52);
+  const Fp x = biased == 0 ? Fp{frac, -1074} : Fp{frac | (uint64_t{1} << 52), biased - 1075};
+  // The halfway points to the neighbours; the one below is closer at a power of two.
+  const bool closer_below = frac == 0 && biased > 1;
+  const Fp hi = normalized({2 * x.f + 1, x.e - 1});
+  const Fp lo0 = closer_below ? Fp{4 * x.f - 1, x.e - 2} : Fp{2 * x.f - 1, x.e - 1};
+  const Fp lo = {lo0.f << (lo0.e - hi.e), hi.e};
+  int k = 0;
+  const Fp c = cached_power(hi.e, k);
+  const Fp sw = times(normalized(x), c), slo = times(lo, c), shi = times(hi, c);
+  len = 0;
+  k10 = -k;
+  // One unit in from each end: the products are rounded.
+  digits(buf, len, k10, {slo.f + 1, slo.e}, sw, {shi.f - 1, shi.e});
+}
+
+// "e+05"-style exponent, as printf's %g and nlohmann write it: a sign, at least two digits.
+char* exponent(char* o, int e) {
+  *o++ = 'e';
+  *o++ = e < 0 ? '-' : '+';
+  unsigned u = static_cast<unsigned>(e < 0 ? -e : e);
+  if (u >= 100) *o++ = static_cast<char>('0' + u / 100), u %= 100;
+  *o++ = static_cast<char>('0' + u / 10);
+  *o++ = static_cast<char>('0' + u % 10);
+  return o;
+}
+
+// Lays the digits out as nlohmann's dump does: whole numbers up to 15 digits as "240.0",
+// decimals down to 1e-4 as "0.00012", the rest as "1.5e+30".
+char* layout(char* o, const char* buf, int len, int k10) {
+  const int n = len + k10;  // the position of the point after the first digit
+  if (len <= n && n <= 15) {
+    std::memcpy(o, buf, len);
+    std::memset(o + len, '0', n - len);
+    o += n;
+    *o++ = '.';
+    *o++ = '0';
+    return o;
+  }
+  if (0 < n && n <= 15) {
+    std::memcpy(o, buf, n);
+    o[n] = '.';
+    std::memcpy(o + n + 1, buf + n, len - n);
+    return o + len + 1;
+  }
+  if (-4 < n && n <= 0) {
+    *o++ = '0';
+    *o++ = '.';
+    std::memset(o, '0', -n);
+    std::memcpy(o - n, buf, len);
+    return o - n + len;
+  }
+  *o++ = buf[0];
+  if (len > 1) {
+    *o++ = '.';
+    std::memcpy(o, buf + 1, len - 1);
+    o += len - 1;
+  }
+  return exponent(o, n - 1);
+}
+
+}  // namespace grisu
+
+// Decimal digits of n at o; returns the end.
+char* put_unsigned(char* o, uint64_t n) {
+  char tmp[20];
+  int k = 0;
+  do {
+    tmp[k++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  while (k > 0) *o++ = tmp[--k];
+  return o;
+}
+
+}  // namespace
+
+size_t write_double(char* out, double v) {
+  char* o = out;
+  if (std::signbit(v)) {
+    *o++ = '-';
+    v = -v;
+  }
+  if (v == 0) {
+    std::memcpy(o, "0.0", 3);
+    return static_cast<size_t>(o + 3 - out);
+  }
+  char digits[20];
+  int len = 0, k10 = 0;
+  grisu::shortest(digits, len, k10, v);
+  return static_cast<size_t>(grisu::layout(o, digits, len, k10) - out);
+}
+
 void append_json(Out& out, double v) {
   if (!std::isfinite(v)) {
     out << "null";
     return;
   }
-  // nlohmann's own shortest round-trip writer (Grisu2), so that numbers read the same whichever
-  // way a response was written.
-  char* at = out.room(64);
-  out.commit(static_cast<size_t>(nlohmann::detail::to_chars(at, at + 64, v) - at));
+  char* at = out.room(kDoubleRoom);
+  out.commit(write_double(at, v));
+}
+
+void append_json(Out& out, const json& j) {
+  switch (j.type()) {
+    case json::value_t::object: {
+      out << '{';
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (it != j.begin()) out << ',';
+        append_json(out, std::string_view(it.key()));
+        out << ':';
+        append_json(out, it.value());
+      }
+      out << '}';
+      return;
+    }
+    case json::value_t::array: {
+      out << '[';
+      for (size_t i = 0; i < j.size(); ++i) {
+        if (i) out << ',';
+        append_json(out, j[i]);
+      }
+      out << ']';
+      return;
+    }
+    case json::value_t::string:
+      append_json(out, std::string_view(j.get_ref<const std::string&>()));
+      return;
+    case json::value_t::boolean:
+      out << (j.get<bool>() ? "true" : "false");
+      return;
+    case json::value_t::number_integer: {
+      const int64_t n = j.get<int64_t>();
+      char* at = out.room(21);
+      char* o = at;
+      if (n < 0) *o++ = '-';
+      // -n as unsigned, which is right for the most negative value too.
+      o = put_unsigned(o, n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n));
+      out.commit(static_cast<size_t>(o - at));
+      return;
+    }
+    case json::value_t::number_unsigned: {
+      char* at = out.room(20);
+      out.commit(static_cast<size_t>(put_unsigned(at, j.get<uint64_t>()) - at));
+      return;
+    }
+    case json::value_t::number_float:
+      append_json(out, j.get<double>());
+      return;
+    default:  // null, and the binary and discarded values a parsed request never holds
+      out << "null";
+      return;
+  }
 }
 
 namespace {
-// nlohmann's serializer writing into an Out.
-struct OutAdapter : nlohmann::detail::output_adapter_protocol<char> {
-  explicit OutAdapter(Out& o) : out(o) {}
-  void write_character(char c) override { out << c; }
-  void write_characters(const char* s, std::size_t n) override { out << std::string_view(s, n); }
-  Out& out;
+
+// A key as it appears in a field or message: at most 60 bytes.
+std::string short_key(std::string_view k) {
+  return k.size() > 60 ? std::string(k.substr(0, 60)) + "..." : std::string(k);
+}
+
+// nlohmann's SAX interface, building the tree as nlohmann's own parser would, but counting as it
+// goes: a request past a limit stops at the value that crosses it, before any more is built.
+class Builder {
+ public:
+  explicit Builder(const JsonLimits& limits) : lim_(limits) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool b) { return add(json(b)); }
+  bool number_integer(json::number_integer_t n) { return add(json(n)); }
+  bool number_unsigned(json::number_unsigned_t n) { return add(json(n)); }
+  bool number_float(json::number_float_t x, const json::string_t&) { return add(json(x)); }
+  bool string(json::string_t& s) {
+    if (s.size() > lim_.string_bytes)
+      return stop("too_large", "the text of " + path() + " is over " +
+                                   std::to_string(lim_.string_bytes) + " bytes long");
+    return add(json(std::move(s)));
+  }
+  bool binary(json::binary_t&) { return stop("bad_json", "binary values are not JSON"); }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& k) {
+    Level& top = stack_.back();
+    top.key = nullptr;  // the path of an error here ends in k, not in the previous key
+    if (k.size() > lim_.key_bytes)
+      return stop("too_large", "a key of over " + std::to_string(lim_.key_bytes) + " bytes", &k);
+    if (++top.keys > lim_.keys_per_object)
+      return stop("too_large",
+                  "an object has over " + std::to_string(lim_.keys_per_object) + " keys", &k);
+    if (++keys_ > lim_.keys)
+      return stop("too_large", "the request has over " + std::to_string(lim_.keys) + " keys", &k);
+    // Under the caps above this scan of the object's keys is short.
+    auto [it, fresh] = top.value->get_ref<json::object_t&>().emplace(k, json());
+    if (!fresh) return stop("duplicate_key", "the key '" + short_key(k) + "' is given twice", &k);
+    top.key = &it->first;
+    top.slot = &it->second;
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const json::exception& e) {
+    if (e.id == 406)  // a number that overflows a double
+      return stop("out_of_range",
+                  path() + " is a number beyond the range of doubles (about 1.8e308)");
+    // "[json.exception.parse_error.101] parse error at ...": the part after the tag, which may
+    // quote a long token, so at most 200 bytes of it.
+    std::string what = e.what();
+    if (size_t close = what.find("] "); close != std::string::npos) what.erase(0, close + 2);
+    if (what.size() > 200) what = what.substr(0, 200) + "...";
+    return stop("bad_json", "the request is not valid JSON: " + what);
+  }
+
+  json root;
+  std::string code, field, message;  // why parsing stopped
+
+ private:
+  struct Level {
+    json* value;                       // the array or object being filled
+    size_t keys = 0;                   // members so far (objects)
+    const std::string* key = nullptr;  // the current member's key (objects)
+    json* slot = nullptr;              // where the current member's value goes (objects)
+  };
+
+  // Places v in the container being filled; returns where it landed.
+  json* place(json&& v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    Level& top = stack_.back();
+    if (top.value->is_array()) {
+      top.value->push_back(std::move(v));
+      return &top.value->back();
+    }
+    *top.slot = std::move(v);
+    return top.slot;
+  }
+  bool add(json&& v) {
+    if (++values_ > lim_.values)
+      return stop("too_large", "the request has over " + std::to_string(lim_.values) + " values");
+    place(std::move(v));
+    return true;
+  }
+  bool open(json&& container) {
+    if (stack_.size() >= lim_.depth)
+      return stop("bad_json", "the request nests deeper than " + std::to_string(lim_.depth) +
+                                  " levels of arrays and objects");
+    if (++values_ > lim_.values)
+      return stop("too_large", "the request has over " + std::to_string(lim_.values) + " values");
+    stack_.push_back({place(std::move(container))});
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+  // The keys leading to the current value, joined by '.'; "request" at the top level.
+  std::string path(const std::string* last = nullptr) const {
+    std::string p;
+    for (const Level& l : stack_)
+      if (l.key) (p += p.empty() ? "" : ".") += short_key(*l.key);
+    if (last) (p += p.empty() ? "" : ".") += short_key(*last);
+    return p.empty() ? "request" : p;
+  }
+  bool stop(const char* c, const std::string& m, const std::string* at = nullptr) {
+    code = c;
+    field = path(at);
+    message = m;
+    return false;
+  }
+
+  const JsonLimits& lim_;
+  std::vector<Level> stack_;
+  size_t keys_ = 0, values_ = 0;
 };
+
 }  // namespace
 
-void append_json(Out& out, const json& j) {
-  nlohmann::detail::serializer<json> s(std::make_shared<OutAdapter>(out), ' ',
-                                       json::error_handler_t::replace);
-  s.dump(j, false, true, 0);  // ensure_ascii, as above
+// Every parse of the program goes through here, so that a module holds one instantiation of
+// nlohmann's parser, not this and json::parse's.
+json parse_json(std::string_view text, const JsonLimits& limits) {
+  Builder b(limits);
+  if (!json::sax_parse(text, &b)) {
+    if (b.code.empty()) fail("request", "the request is not valid JSON", "bad_json");
+    fail(b.field, b.message, b.code);
+  }
+  return std::move(b.root);
 }
 
 void Out::grow(size_t more) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,6 +54,34 @@ class Out {
 void append_json(Out& out, std::string_view s);
 // A number as nlohmann writes it (shortest text that reads back the same); null if not finite.
 void append_json(Out& out, double v);
-// Any json value, through nlohmann's own serializer (invalid UTF-8 replaced).
+// Any json value, as nlohmann's dump with ensure_ascii writes it: every character outside ASCII
+// as a \u escape, invalid UTF-8 replaced by U+FFFD, a number that is not finite as null.
 void append_json(Out& out, const json& j);
+
+// The shortest decimal text that reads back as the finite double v, laid out as nlohmann's dump
+// writes a double ("240.0", "0.1", "1e+30", "-5e-324"), at out, which has room for kDoubleRoom
+// chars; returns its length.
+constexpr size_t kDoubleRoom = 32;
+size_t write_double(char* out, double v);
+
+// What a request may hold. Each limit keeps the work of reading a request linear in its size:
+// nlohmann's ordered objects scan their keys on every insert, so keys per object and in all are
+// capped before the tree is built, not after.
+struct JsonLimits {
+  size_t depth = 32;             // nested arrays and objects
+  size_t keys_per_object = 128;  // members of one object
+  size_t keys = 1024;            // members of all objects together
+  size_t values = 10000;         // every value, containers included
+  size_t key_bytes = 128;        // length of one key
+  size_t string_bytes = 16384;   // length of one string value
+};
+
+// No limits: for JSON text the program holds or wrote itself (the embedded tables, a derivation).
+constexpr JsonLimits kNoLimits{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+
+// Parses `text` into a json tree within `limits`, in one pass. Throws InputError with field =
+// the path of keys to the offending value ("inputs.B"; "request" at the top): code "bad_json"
+// for text that is not JSON or nests too deeply, "duplicate_key" for a key given twice in one
+// object, "too_large" past a limit, "out_of_range" for a number outside the doubles (1e999).
+json parse_json(std::string_view text, const JsonLimits& limits = {});
 }  // namespace sb

@@ -29,33 +29,43 @@ std::vector<std::string> choices_of(const Param& p) {
 
 namespace {
 
+// x as an error message shows it: in the param's unit with 4 digits, or with every digit where
+// those 4 would read as `bound` (1e7 + 0.5 is not "1e7"; 512.0000000000001 is not "512").
+std::string shown(double x, const Param& p, double bound) {
+  const std::string_view unit = p.unit.empty() ? "count" : p.unit;
+  const std::string t = units::format(x, unit);
+  if (t != units::format(bound, unit)) return t;
+  return units::number(x, 17) + (units::symbol(unit).empty() ? "" : " " + units::symbol(unit));
+}
+
 double number_from(const Param& p, const json& v) {
   const std::string name(p.name);
+  const std::string_view unit = p.unit.empty() ? "count" : p.unit;
   double x = 0;
   if (v.is_number()) {
     x = v.get<double>();
   } else if (v.is_string()) {
-    x = units::parse(v.get<std::string>(), p.unit.empty() ? "count" : p.unit, p.name);
+    x = units::parse(v.get<std::string>(), unit, p.name);
   } else {
     fail(p.name,
          name + " must be a number" +
-             (p.unit.empty() || p.unit == "count"
-                  ? ""
-                  : " (or text like '" + units::example(p.unit) + "')") +
-             ", got " + std::string(v.type_name()),
+             (unit == "count" ? "" : " (or text like '" + units::example(unit) + "')") + ", got " +
+             std::string(v.type_name()),
          "wrong_type");
   }
   if (!std::isfinite(x)) fail(p.name, name + " must be a finite number", "bad_number");
   if (p.positive && x <= 0)
-    fail(p.name, name + " must be greater than zero, got " + units::number(x), "out_of_range");
-  if (x < p.min || x > p.max)
+    fail(p.name, name + " must be greater than zero, got " + shown(x, p, 0), "out_of_range");
+  if (x < p.min)
     fail(p.name,
-         name + " must be between " + units::format(p.min, p.unit.empty() ? "count" : p.unit) +
-             " and " + units::format(p.max, p.unit.empty() ? "count" : p.unit) + ", got " +
-             units::format(x, p.unit.empty() ? "count" : p.unit),
+         name + " must be at least " + units::format(p.min, unit) + ", got " + shown(x, p, p.min),
+         "out_of_range");
+  if (x > p.max)
+    fail(p.name,
+         name + " must be at most " + units::format(p.max, unit) + ", got " + shown(x, p, p.max),
          "out_of_range");
   if (p.integer && std::floor(x) != x)
-    fail(p.name, name + " must be a whole number, got " + units::number(x, 8), "not_integer");
+    fail(p.name, name + " must be a whole number, got " + units::number(x, 17), "not_integer");
   return x;
 }
 

@@ -89,7 +89,7 @@ void Trace::note(Text text) {
 json Trace::to_json() const {
   Out o;
   write(o);
-  return json::parse(o.view());
+  return parse_json(o.view(), kNoLimits);
 }
 
 std::string tex(double v, int sig) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,36 +111,53 @@ const Base kBases[] = {
     {"params", {}, 1},
 };
 
+// Prefixes, each with its binary reading: the power of 1024 a reader may mean by a decimal one
+// ("2M" for 2^21); a prefix with no such reading has binary == scale.
 struct Prefix {
   const char* p;
   double scale;
+  double binary;
+  bool big;  // may stand alone after a number ("16G", "2 M tokens")
 };
 const Prefix kPrefixes[] = {
-    {"Ki", 1024.0},
-    {"Mi", 1048576.0},
-    {"Gi", 1073741824.0},
-    {"Ti", 1099511627776.0},
-    {"Pi", 1125899906842624.0},
-    {"p", 1e-12},
-    {"n", 1e-9},
-    {"u", 1e-6},
-    {"\xC2\xB5", 1e-6},
-    {"\xCE\xBC", 1e-6},
-    {"m", 1e-3},
-    {"k", 1e3},
-    {"K", 1e3},
-    {"M", 1e6},
-    {"G", 1e9},
-    {"T", 1e12},
-    {"P", 1e15},
-    {"E", 1e18},
+    {"Ki", 1024.0, 1024.0, true},
+    {"Mi", 1048576.0, 1048576.0, true},
+    {"Gi", 1073741824.0, 1073741824.0, true},
+    {"Ti", 1099511627776.0, 1099511627776.0, true},
+    {"Pi", 1125899906842624.0, 1125899906842624.0, true},
+    {"p", 1e-12, 1e-12, false},
+    {"n", 1e-9, 1e-9, false},
+    {"u", 1e-6, 1e-6, false},
+    {"\xC2\xB5", 1e-6, 1e-6, false},
+    {"\xCE\xBC", 1e-6, 1e-6, false},
+    {"m", 1e-3, 1e-3, false},
+    {"k", 1e3, 1024.0, true},
+    {"K", 1e3, 1024.0, true},
+    {"M", 1e6, 1048576.0, true},
+    {"G", 1e9, 1073741824.0, true},
+    {"T", 1e12, 1099511627776.0, true},
+    {"P", 1e15, 1125899906842624.0, true},
+    {"E", 1e18, 1152921504606846976.0, true},
 };
 
-bool word(std::string_view w, Dim& dim, double& scale) {
+// A unit read from text: its dimension and its factor to base units, decimal and binary.
+struct Scale {
+  Dim dim;
+  double scale = 1;
+  double binary = 1;
+};
+
+const Prefix* big_prefix(std::string_view w) {
+  for (const auto& p : kPrefixes)
+    if (p.big && w == p.p) return &p;
+  return nullptr;
+}
+
+// A unit word, with or without a prefix: "s", "ms", "GB", "TFLOPs", "Gi" + "B".
+bool word(std::string_view w, Scale& out) {
   for (const auto& b : kBases)
     if (w == b.name) {
-      dim = b.dim;
-      scale = b.scale;
+      out = {b.dim, b.scale, b.scale};
       return true;
     }
   for (const auto& p : kPrefixes) {
@@ -148,8 +166,7 @@ bool word(std::string_view w, Dim& dim, double& scale) {
       auto rest = w.substr(pre.size());
       for (const auto& b : kBases)
         if (rest == b.name && b.dim != Dim{}) {
-          dim = b.dim;
-          scale = b.scale * p.scale;
+          out = {b.dim, b.scale * p.scale, b.scale * p.binary};
           return true;
         }
     }
@@ -164,6 +181,8 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(a, e - a));
 }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 std::string dim_name(const Dim& d) {
   for (const auto& u : kUnits)
     if (u.dim == d && u.symbol[0]) return std::string("a quantity in ") + u.symbol;
@@ -171,148 +190,267 @@ std::string dim_name(const Dim& d) {
   return "a unit of another kind";
 }
 
-}  // namespace
+double parse_bool(const std::string& s, std::string_view field) {
+  std::string l;
+  for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (l == "yes" || l == "true" || l == "1" || l == "y") return 1;
+  if (l == "no" || l == "false" || l == "0" || l == "n") return 0;
+  fail(field, "expected yes or no, got '" + s + "'", "bad_number");
+}
 
-bool known(std::string_view unit) { return find(unit) != nullptr; }
+// A comma at s[i] groups thousands: the digits before it since the start or the last comma are
+// 1 to 3 (the first group) or 3, no point came before, and exactly three digits follow it.
+// Anything else is a decimal comma or a typo, which is refused rather than read as 15 for "1,5".
+void check_comma(const std::string& s, size_t i, int group, bool first, bool point,
+                 std::string_view field) {
+  const bool three_follow = i + 3 < s.size() && is_digit(s[i + 1]) && is_digit(s[i + 2]) &&
+                            is_digit(s[i + 3]) && (i + 4 >= s.size() || !is_digit(s[i + 4]));
+  if (!point && three_follow && group >= 1 && group <= 3 && (first || group == 3)) return;
+  std::string with_point = s;
+  with_point[i] = '.';
+  fail(field,
+       "cannot read '" + s + "': a comma only groups thousands, as in 1,024; for a decimal, " +
+           "write a decimal point: " + with_point,
+       "bad_number");
+}
 
-double parse(std::string_view raw, std::string_view unit, std::string_view field) {
-  const UnitInfo* u = find(unit);
-  if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
-  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
-  std::string s = trim(raw);
-  if (s.empty())
-    fail(field, "no value given; type a number like " + std::string(u->example), "empty");
-
-  if (std::string(unit) == "bool") {
-    std::string l;
-    for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (l == "yes" || l == "true" || l == "1" || l == "y") return 1;
-    if (l == "no" || l == "false" || l == "0" || l == "n") return 0;
-    fail(field, "expected yes or no, got '" + s + "'", "bad_number");
-  }
-
-  double sign_scale = 1;
-  if (s[0] == '$') s = trim(s.substr(1)), s += " $";
-  // Digits may be grouped with commas, underscores or thin spaces: "1,024", "8_192".
+// The number at the start of s: sign, digits grouped by commas (check_comma) or underscores
+// ("8_192"), a point, an exponent ("4.5e10"). Sets `end` to the first character after it.
+double read_mantissa(const std::string& s, size_t& end, std::string_view field,
+                     const char* example) {
   std::string num;
   size_t i = 0;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) num += s[i++];
-  bool digits = false;
-  while (i < s.size()) {
-    char c = s[i];
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+  bool digits = false, point = false, comma = false;
+  int group = 0;  // digits since the start or the last comma
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (is_digit(c)) {
       num += c;
-      digits = digits || std::isdigit(static_cast<unsigned char>(c));
-      ++i;
-    } else if ((c == ',' || c == '_') && digits && i + 1 < s.size() &&
-               std::isdigit(static_cast<unsigned char>(s[i + 1]))) {
-      ++i;
+      digits = true;
+      ++group;
+    } else if (c == '.' && !point) {
+      num += c;
+      point = true;
+    } else if (c == ',' && digits) {
+      check_comma(s, i, group, !comma, point, field);
+      comma = true;
+      group = 0;
+    } else if (c == '_' && digits && i + 1 < s.size() && is_digit(s[i + 1])) {
+      continue;
     } else if ((c == 'e' || c == 'E') && digits && i + 1 < s.size() &&
-               (std::isdigit(static_cast<unsigned char>(s[i + 1])) ||
-                ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < s.size() &&
-                 std::isdigit(static_cast<unsigned char>(s[i + 2]))))) {
+               (is_digit(s[i + 1]) ||
+                ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < s.size() && is_digit(s[i + 2])))) {
       num += c;
-      num += s[i + 1];
-      i += 2;
-      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) num += s[i++];
+      num += s[++i];
+      while (i + 1 < s.size() && is_digit(s[i + 1])) num += s[++i];
+      ++i;
       break;
     } else {
       break;
     }
   }
   if (!digits)
-    fail(field, "'" + s + "' does not start with a number; try " + u->example, "bad_number");
-  char* end = nullptr;
-  double v = std::strtod(num.c_str(), &end);
-  if (!end || *end != '\0') fail(field, "'" + num + "' is not a number", "bad_number");
-  // "x 10^k" or "*10^k" after the mantissa, as written in the book.
-  std::string rest = trim(std::string_view(s).substr(i));
+    fail(field, "'" + s + "' does not start with a number; try " + example, "bad_number");
+  char* stop = nullptr;
+  const double v = std::strtod(num.c_str(), &stop);
+  if (!stop || *stop != '\0') fail(field, "'" + num + "' is not a number", "bad_number");
+  end = i;
+  return v;
+}
+
+// "x 10^k" or "*10^k" at the start of rest, as the book writes it: the factor 10^k, and rest
+// without it. 1 if rest does not start so.
+double read_times_ten(std::string& rest, std::string_view field) {
   for (const char* times : {"x10^", "x 10^", "*10^", "* 10^",
                             "\xC3\x97"
                             "10^",
                             "\xC3\x97 10^"}) {
-    std::string t(times);
-    if (rest.rfind(t, 0) == 0) {
-      size_t j = t.size();
-      std::string e;
-      if (j < rest.size() && (rest[j] == '-' || rest[j] == '+')) e += rest[j++];
-      while (j < rest.size() && std::isdigit(static_cast<unsigned char>(rest[j]))) e += rest[j++];
-      if (e.empty() || e == "-" || e == "+")
-        fail(field, "missing exponent after 10^", "bad_number");
-      v *= std::pow(10.0, std::atof(e.c_str()));
-      rest = trim(std::string_view(rest).substr(j));
-      break;
-    }
+    const std::string t(times);
+    if (rest.rfind(t, 0) != 0) continue;
+    size_t j = t.size();
+    std::string e;
+    if (j < rest.size() && (rest[j] == '-' || rest[j] == '+')) e += rest[j++];
+    while (j < rest.size() && is_digit(rest[j])) e += rest[j++];
+    if (e.empty() || e == "-" || e == "+") fail(field, "missing exponent after 10^", "bad_number");
+    rest = trim(std::string_view(rest).substr(j));
+    return std::pow(10.0, std::atof(e.c_str()));
   }
+  return 1;
+}
 
-  Dim dim{};
-  double scale = 1;
+// One side of a unit: "GB", "M tokens" (a scale word, then a unit word), "1" or nothing.
+Scale read_side(const std::string& side, const std::string& rest, const UnitInfo* u,
+                std::string_view field) {
+  Scale out;
+  if (side.empty() || side == "1") return out;
+  const size_t sp = side.find(' ');
+  if (sp == std::string::npos) {
+    if (!word(side, out)) fail(field, "unknown unit '" + side + "'; try " + u->example, "bad_unit");
+    return out;
+  }
+  const Prefix* p = big_prefix(trim(side.substr(0, sp)));
+  if (!p || !word(trim(side.substr(sp + 1)), out))
+    fail(field, "cannot read the unit '" + rest + "'; try " + u->example, "bad_unit");
+  out.scale *= p->scale;
+  out.binary *= p->binary;
+  return out;
+}
+
+// The unit after the number: a prefix alone, which scales the asked unit ("16G" bytes, "2M"
+// tokens, "1k"), or "<prefix>unit[/<prefix>unit]" or "<unit> per <unit>".
+Scale read_unit(const std::string& rest, const UnitInfo* u, std::string_view field) {
+  if (const Prefix* p = big_prefix(rest)) return {u->dim, p->scale, p->binary};
+  for (const char* small : {"m", "u", "\xC2\xB5", "\xCE\xBC", "n", "p"})
+    if (rest == small)
+      fail(field,
+           "'" + rest + "' alone is not a unit; write the unit after it, as in " + u->example,
+           "bad_unit");
+  std::string top = rest, bottom;
+  const size_t per = (" " + rest).find(" per ");
+  const size_t slash = rest.find('/');
+  if (per != std::string::npos) {
+    top = trim(rest.substr(0, per));
+    bottom = trim(rest.substr(per + 4));
+    if (bottom.find('/') != std::string::npos || (" " + bottom).find(" per ") != std::string::npos)
+      fail(field, "only one 'per' is allowed in a unit", "bad_unit");
+  } else if (slash != std::string::npos) {
+    top = trim(rest.substr(0, slash));
+    bottom = trim(rest.substr(slash + 1));
+    if (bottom.find('/') != std::string::npos)
+      fail(field, "only one '/' is allowed in a unit", "bad_unit");
+  }
+  const Scale t = read_side(top, rest, u, field);
+  if (per == std::string::npos && slash == std::string::npos) return t;
+  Scale b;
+  if (bottom.empty() || !word(bottom, b))
+    fail(field, "unknown unit '" + bottom + "' after '/'; try " + u->example, "bad_unit");
+  return {t.dim + (-b.dim), t.scale / b.scale, t.binary / b.binary};
+}
+
+}  // namespace
+
+bool known(std::string_view unit) { return find(unit) != nullptr; }
+
+Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string_view field) {
+  const UnitInfo* u = find(unit);
+  if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
+  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
+  std::string s = trim(raw);
+  if (s.empty())
+    fail(field, "no value given; type a number like " + std::string(u->example), "empty");
+  if (unit == "bool") return {parse_bool(s, field), std::nullopt};
+
+  const bool dollar = s[0] == '$';  // "$1.20", "$4.20/h"
+  if (dollar) s = trim(s.substr(1));
+  size_t end = 0;
+  double v = read_mantissa(s, end, field, u->example);
+  std::string rest = trim(std::string_view(s).substr(end));
+  v *= read_times_ten(rest, field);
+  if (dollar)
+    rest = rest.empty()                                   ? "$"
+           : rest[0] == '/' || rest.rfind("per ", 0) == 0 ? "$ " + rest
+                                                          : rest + " $";
+  Scale sc;
   if (!rest.empty()) {
-    // A bare multiplier on a count: "2k", "1.5M".
-    bool bare_done = false;
-    if (u->dim == Dim{} &&
-        (rest == "k" || rest == "K" || rest == "M" || rest == "G" || rest == "T")) {
-      scale = rest == "M" ? 1e6 : rest == "G" ? 1e9 : rest == "T" ? 1e12 : 1e3;
-      bare_done = true;
-    }
-    if (!bare_done) {
-      // "<num> <prefix>unit[/<prefix>unit]" or "... per unit".
-      std::string r = " " + rest;
-      size_t per = r.find(" per ");
-      std::string top = r, bottom;
-      if (per != std::string::npos) {
-        top = trim(r.substr(0, per));
-        bottom = trim(r.substr(per + 5));
-        if (bottom.find('/') != std::string::npos || bottom.find(" per ") != std::string::npos)
-          fail(field, "only one 'per' is allowed in a unit", "bad_unit");
-      } else if (size_t sl = r.find('/'); sl != std::string::npos) {
-        r = trim(r);
-        sl = r.find('/');
-        top = trim(r.substr(0, sl));
-        bottom = trim(r.substr(sl + 1));
-        if (bottom.find('/') != std::string::npos)
-          fail(field, "only one '/' is allowed in a unit", "bad_unit");
-      }
-      // Scale words before the unit ("2 M tokens", "1.5 k chips").
-      Dim dt{};
-      double st = 1;
-      top = trim(top);
-      if (!top.empty() && top != "1") {
-        size_t sp = top.find(' ');
-        if (sp != std::string::npos) {
-          std::string pre = trim(top.substr(0, sp)), w = trim(top.substr(sp + 1));
-          Dim d0;
-          double s0;
-          if (pre.size() == 1 && std::string("kKMGT").find(pre[0]) != std::string::npos &&
-              word(w, d0, s0)) {
-            dt = d0;
-            st = s0 * (pre == "M" ? 1e6 : pre == "G" ? 1e9 : pre == "T" ? 1e12 : 1e3);
-          } else {
-            fail(field, "cannot read the unit '" + rest + "'; try " + u->example, "bad_unit");
-          }
-        } else if (!word(top, dt, st)) {
-          fail(field, "unknown unit '" + top + "'; try " + u->example, "bad_unit");
-        }
-      }
-      Dim db{};
-      double sb_ = 1;
-      if (per != std::string::npos || r.find('/') != std::string::npos) {
-        if (bottom.empty() || !word(bottom, db, sb_))
-          fail(field, "unknown unit '" + bottom + "' after '/'; try " + u->example, "bad_unit");
-      }
-      dim = dt + (-db);
-      scale = st / sb_;
+    sc = read_unit(rest, u, field);
+    if (sc.dim != u->dim)
+      fail(field,
+           "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(sc.dim) +
+               " ('" + rest + "')",
+           "wrong_unit");
+  }
+  Quantity q{v * sc.scale, std::nullopt};
+  if (sc.binary != sc.scale) q.binary = v * sc.binary;
+  if (!std::isfinite(q.value) || (q.binary && !std::isfinite(*q.binary)))
+    fail(field, "the value is not a finite number", "bad_number");
+  return q;
+}
+
+double parse(std::string_view text, std::string_view unit, std::string_view field) {
+  return parse_quantity(text, unit, field).value;
+}
+
+namespace {
+
+// The relation words and signs a bound may start with, longest first where one begins another.
+struct RelationWord {
+  const char* text;
+  Relation rel;
+};
+const RelationWord kRelations[] = {
+    {"<=", Relation::AtMost},
+    {"=<", Relation::AtMost},
+    {"\xE2\x89\xA4", Relation::AtMost},  // U+2264
+    {">=", Relation::AtLeast},
+    {"=>", Relation::AtLeast},
+    {"\xE2\x89\xA5", Relation::AtLeast},  // U+2265
+    {"<", Relation::Below},
+    {">", Relation::Above},
+    {"==", Relation::Equal},
+    {"=", Relation::Equal},
+    {"~", Relation::Equal},
+    {"\xE2\x89\x88", Relation::Equal},  // U+2248
+    {"at most", Relation::AtMost},
+    {"no more than", Relation::AtMost},
+    {"up to", Relation::AtMost},
+    {"at least", Relation::AtLeast},
+    {"no less than", Relation::AtLeast},
+    {"less than", Relation::Below},
+    {"fewer than", Relation::Below},
+    {"below", Relation::Below},
+    {"under", Relation::Below},
+    {"more than", Relation::Above},
+    {"greater than", Relation::Above},
+    {"above", Relation::Above},
+    {"over", Relation::Above},
+};
+
+// The relation at the start of s, or nullptr; `len` is its length.
+const RelationWord* relation_at(std::string_view s, size_t& len) {
+  for (const auto& r : kRelations) {
+    const std::string_view t = r.text;
+    if (s.substr(0, t.size()) != t) continue;
+    // A word ends at a space or the number: "over 8", not "overhead".
+    const bool letters = std::isalpha(static_cast<unsigned char>(t[0]));
+    if (letters && t.size() < s.size() && std::isalpha(static_cast<unsigned char>(s[t.size()])))
+      continue;
+    len = t.size();
+    return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Bound parse_bound(std::string_view raw, std::string_view unit, std::string_view field) {
+  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
+  std::string s = trim(raw);
+  Bound b;
+  // A leading name: "X < 8", "b_crit <= 240 tokens".
+  size_t i = 0;
+  while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+  size_t len = 0;
+  if (i > 0 && !is_digit(s[0]) && i < s.size()) {
+    const std::string after = trim(std::string_view(s).substr(i));
+    if (relation_at(after, len)) {
+      b.name = s.substr(0, i);
+      s = after;
     }
   }
-  if (!rest.empty() && dim != u->dim) {
-    fail(field,
-         "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(dim) +
-             " ('" + rest + "')",
-         "wrong_unit");
+  if (const RelationWord* r = relation_at(s, len)) {
+    b.relation = r->rel;
+    s = trim(std::string_view(s).substr(len));
+    if (s.empty())
+      fail(field, "no number after '" + std::string(r->text) + "'; write a bound like < 8",
+           "empty");
+  } else if (!b.name.empty()) {
+    fail(field, "cannot read '" + trim(raw) + "' as a bound like X < 8", "bad_number");
   }
-  v *= scale * sign_scale;
-  if (!std::isfinite(v)) fail(field, "the value is not a finite number", "bad_number");
-  return v;
+  const Quantity q = parse_quantity(s, unit, field);
+  b.value = q.value;
+  b.binary = q.binary;
+  return b;
 }
 
 // Formatting avoids printf (musl's printf of a double goes through software long double in wasm)
@@ -362,30 +500,21 @@ size_t trim(const char* s, size_t n) {
 
 }  // namespace
 
-size_t write_number(char* out, double v, int sig) {
-  auto put = [&](const char* t) {
-    size_t n = std::strlen(t);
-    std::memcpy(out, t, n);
-    return n;
-  };
-  if (std::isnan(v)) return put("NaN");
-  if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
-  if (v == 0) return put("0");
-  if (sig > 15) {  // shortest text that reads back as the same double
-    char* end = nlohmann::detail::to_chars(out, out + 32, v);
-    return static_cast<size_t>(end - out);
-  }
-  if (sig < 1) sig = 1;
-  size_t n = 0;
-  if (v < 0) out[n++] = '-';
-  const double a = std::fabs(v);
+namespace {
+
+// a > 0 rounded to sig significant digits: returns them as an integer m in [10^(sig-1), 10^sig),
+// and sets e to the power of ten of the first, so that a is about m * 10^(e - sig + 1).
+long long round_digits(double a, int sig, int& e) {
   // The decimal exponent from the binary one: floor(log10 a) or one less, which the rounding
   // check below corrects. log10 itself was a twentieth of a calculator call in wasm.
   int b2 = 0;
   std::frexp(a, &b2);
-  int e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
-  auto mantissa = [&](int exp10) {  // a / 10^(exp10 - sig + 1), rounded to an integer
-    int k = sig - 1 - exp10;
+  e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));
+  auto mantissa = [&](int exp10) {  // a * 10^(sig - 1 - exp10), rounded to an integer
+    const int k = sig - 1 - exp10;
+    // 10^k is a finite double up to k = 308; a subnormal a needs k up to 338, so there the
+    // scaling takes two steps, the first of which brings a into the normal range.
+    if (k > 300) return round_half_up(a * pow10(k - 300) * 1e300);
     return round_half_up(k >= 0 ? a * pow10(k) : a / pow10(-k));
   };
   long long top = 1;
@@ -399,6 +528,40 @@ size_t write_number(char* out, double v, int sig) {
     m /= 10;
     ++e;
   }
+  return m;
+}
+
+}  // namespace
+
+size_t write_number(char* out, double v, int sig) {
+  auto put = [&](const char* t) {
+    size_t n = std::strlen(t);
+    std::memcpy(out, t, n);
+    return n;
+  };
+  if (std::isnan(v)) return put("NaN");
+  if (std::isinf(v)) return put(v > 0 ? "inf" : "-inf");
+  if (v == 0) return put("0");
+  if (sig > 15) {  // the shortest text that reads back as the same double, in this style:
+    // "10000001" and "1e30" for JSON's "10000001.0" and "1e+30"
+    char t[kDoubleRoom];
+    const size_t len = write_double(t, v);
+    size_t n = 0;
+    for (size_t i = 0; i < len; ++i) {
+      if (t[i] == '+' || (t[i] == '0' && i > 0 && (t[i - 1] == '-' || t[i - 1] == '+') && i >= 2 &&
+                          t[i - 2] == 'e'))
+        continue;  // the exponent's sign and padding zero
+      out[n++] = t[i];
+    }
+    if (n >= 2 && out[n - 2] == '.' && out[n - 1] == '0') n -= 2;
+    return n;
+  }
+  if (sig < 1) sig = 1;
+  size_t n = 0;
+  if (v < 0) out[n++] = '-';
+  const double a = std::fabs(v);
+  int e = 0;
+  const long long m = round_digits(a, sig, e);
   char digits[24];
   const size_t nd = put_int(digits, m);
   char* o = out + n;

@@ -2,7 +2,8 @@
 # Each chapter module's size, and native vs wasm time per calculator call (each in its own chapter's
 # module) measured side by side in one run; the roofline module also with the plain C export that
 # embind replaced (a bench-only build). Then the time to first number of each chapter page in
-# headless Chromium over a throttled network, beside the page's bytes.
+# headless Chromium over a throttled network, beside the page's bytes; then the worst requests
+# under the size cap, natively.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,3 +12,8 @@ NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "${JOBS:-2}" --target
 node bench/run.mjs
 echo
 node bench/pages.mjs
+
+echo
+echo "worst requests under the 1 MiB cap, native (target 100 ms); texts in build/bench/requests"
+mkdir -p build/bench/requests
+build/native/bin/sb_bench --requests build/bench/requests

@@ -1,0 +1,110 @@
+// The `scaling` command says what happened: every misuse is exit 2 with a message naming what was
+// wrong, and the messages give the true reason. The CLI is one file with no library of its own,
+// so the test compiles it in (without its main) and calls run() with captured output.
+#define SB_CLI_NO_MAIN
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli/main.cpp"
+
+namespace {
+
+struct Ran {
+  int code;
+  std::string out, err;
+};
+
+Ran cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "scaling");
+  std::ostringstream out, err;
+  auto* old_out = std::cout.rdbuf(out.rdbuf());
+  auto* old_err = std::cerr.rdbuf(err.rdbuf());
+  const int code = run(args);
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  return {code, out.str(), err.str()};
+}
+
+// Exit 2, and the error names `says`.
+void refused(const std::vector<std::string>& args, const std::string& says) {
+  const Ran r = cli(args);
+  std::string line;
+  for (const auto& a : args) line += a + " ";
+  EXPECT_EQ(r.code, 2) << line << "\n" << r.out << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << line << "\nstderr: " << r.err;
+}
+
+}  // namespace
+
+TEST(Cli, CheckNeedsAnswersOncePerSlot) {
+  refused({"check", "roofline.Q2"}, "error in answers: no answers given; write SLOT=ANSWER");
+  refused({"check", "roofline.Q2", "--given", "dtype_w=int8"}, "no answers given");
+  refused({"check", "roofline.E6b"}, "roofline.E6b has no answers to check");
+  refused({"check", "roofline.Q2", "b_crit=120", "b_crit=121"}, "b_crit is given twice");
+  refused({"check", "roofline.Q2", "nope=1"},
+          "roofline.Q2 has no answer slot 'nope'; it has: b_crit");
+  refused({"check", "roofline.Q2", "b_crit=120", "extra"}, "expected SLOT=ANSWER, got 'extra'");
+  refused({"check", "roofline.Q2", "b_crit=120", "--bogus"}, "unexpected argument '--bogus'");
+  refused({"check", "roofline.Q2", "b_crit=120", "--given"}, "--given needs NAME=VALUE");
+  refused(
+      {"check", "roofline.Q2", "b_crit=1", "--given", "hbm_bw_Bps=1", "--given", "hbm_bw_Bps=2"},
+      "hbm_bw_Bps is given twice");
+  refused({"check", "no.such", "x=1"}, "error in id: no problem with id 'no.such'");
+  refused({"check"}, "check needs a problem ID");
+  // A decimal comma is invalid input (exit 2), not a silent 15; the result line says why.
+  const Ran comma = cli({"check", "roofline.Q2", "b_crit=1,5"});
+  EXPECT_EQ(comma.code, 2);
+  EXPECT_NE(comma.out.find("b_crit: invalid (cannot read '1,5'"), std::string::npos) << comma.out;
+  // Graded answers: 0 correct, 1 wrong.
+  EXPECT_EQ(cli({"check", "roofline.Q2", "b_crit=1e9"}).code, 1);
+}
+
+TEST(Cli, ProblemTakesGivensAndNothingElse) {
+  refused({"problem", "roofline.Q2", "extra"}, "unexpected argument 'extra'");
+  refused({"problem", "roofline.Q2", "--given", "nope=1"}, "roofline.Q2 has no given 'nope'");
+  refused({"problem", "roofline.Q2", "--given", "hbm_bw_Bps=-1"}, "greater than zero");
+  refused({"problem"}, "problem needs a problem ID");
+  // A given is applied: the statement then says it. roofline.Q2 with HBM at 1 TB/s.
+  const Ran r = cli({"problem", "roofline.Q2", "--given", "hbm_bw_Bps=1 TB/s"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 TB/s"), std::string::npos) << r.out;
+}
+
+TEST(Cli, CommandsWithoutArgumentsRefuseThem) {
+  for (const char* cmd : {"list", "chips", "problems"}) {
+    refused({cmd, "--bogus"}, "unexpected argument '--bogus'");
+    refused({cmd, "extra"}, "unexpected argument 'extra'");
+    EXPECT_EQ(cli({cmd, "--help"}).code, 0) << cmd;
+  }
+  refused({"fly"}, "unknown command 'fly'");
+  EXPECT_EQ(cli({}).code, 2);
+}
+
+TEST(Cli, CalcFlagsAreKnownGivenOnceAndHaveValues) {
+  refused({"calc", "roofline.matmul", "--bogus", "1"}, "unknown parameter --bogus; this takes");
+  refused({"calc", "roofline.matmul", "--B", "4", "--B", "5"}, "--B is given twice");
+  refused({"calc", "roofline.matmul", "--B"}, "--B needs a value");
+  refused({"calc", "roofline.matmul", "--B", "--D", "4"}, "--B needs a value");
+  refused({"calc", "roofline.matmul", "extra"}, "expected --NAME VALUE, got 'extra'");
+  refused({"calc", "no.such"}, "no calculator named 'no.such'");
+  refused({"calc"}, "calc needs a calculator NAME");
+  // 50k unknown flags stop at the first.
+  std::vector<std::string> many = {"calc", "roofline.matmul"};
+  for (int i = 0; i < 50000; ++i) many.insert(many.end(), {"--x" + std::to_string(i), "1"});
+  refused(many, "error in x0: unknown parameter --x0");
+}
+
+TEST(Cli, MessagesSayTheTrueReason) {
+  // Enough digits to see why: 512.0000000000001 is not a whole number.
+  refused({"calc", "roofline.matmul", "--B", "512.0000000000001"},
+          "B must be a whole number, got 512.0000000000001");
+  // Below zero is "greater than zero", not "between".
+  refused({"calc", "roofline.matmul", "--B=-4"}, "B must be greater than zero, got -4 tokens");
+  // Just past the maximum of D (1e7): the value's own digits, not "1e7".
+  refused({"calc", "roofline.matmul", "--D", "10000000.5"},
+          "D must be at most 1e7, got 10000000.5");
+  refused({"calc", "roofline.matmul", "--D", "2e7"}, "D must be at most 1e7, got 2e7");
+  refused({"calc", "roofline.matmul", "--B", "1e999"}, "not a finite number");
+  EXPECT_EQ(cli({"calc", "roofline.matmul", "--D", "1e7"}).code, 0);
+}
