@@ -67,7 +67,9 @@ tf::Config model_config(std::string_view id, const ModelFields& f) {
     c.H = f.H;
   else if (heads && !c.mla)
     c.H = 0;
-  if (c.E > 0 && c.n_dense > c.L) c.n_dense = c.L;
+  // Fewer layers than the model's: its dense first layers and sliding-window layers shrink with it.
+  if (c.n_dense > c.L) c.n_dense = c.L;
+  if (c.window_layers > c.L) c.window_layers = c.L;
   return tf::validated(c);
 }
 
