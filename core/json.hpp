@@ -11,8 +11,8 @@ namespace sb {
 using json = nlohmann::ordered_json;
 
 // A growable text buffer for the responses a calculator call writes. Ours, not std::string: the
-// libc++ of Debian's emscripten is prebuilt for size with inlining off, so every std::string
-// append there is a chain of calls, some 15x slower than natively; this one is a memcpy.
+// libc++ of Debian's emscripten is prebuilt for size with inlining off, so a std::string append
+// there is a chain of calls, where this is a memcpy (bench/NOTES.md).
 class Out {
  public:
   Out() = default;

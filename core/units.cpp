@@ -467,9 +467,9 @@ double pow10(int k) {
   return k >= 0 && k <= 22 ? kPow[k] : std::pow(10.0, k);
 }
 
-// llround for x >= 0 (halves away from zero), from floor, which wasm has as an instruction;
-// musl's llround is a call that was a fortieth of a calculator call. The correction handles x
-// just under a half, where x + 0.5 rounds up to the next integer.
+// llround for x >= 0 (halves away from zero), from floor, which wasm has as an instruction (musl's
+// llround is a call). The correction handles x just under a half, where x + 0.5 rounds up to the
+// next integer.
 long long round_half_up(double x) {
   double r = std::floor(x + 0.5);
   if (r - x > 0.5) r -= 1;
@@ -505,8 +505,8 @@ namespace {
 // a > 0 rounded to sig significant digits: returns them as an integer m in [10^(sig-1), 10^sig),
 // and sets e to the power of ten of the first, so that a is about m * 10^(e - sig + 1).
 long long round_digits(double a, int sig, int& e) {
-  // The decimal exponent from the binary one: floor(log10 a) or one less, which the rounding
-  // check below corrects. log10 itself was a twentieth of a calculator call in wasm.
+  // The decimal exponent from the binary one (no log10 call): floor(log10 a) or one less, which
+  // the rounding check below corrects.
   int b2 = 0;
   std::frexp(a, &b2);
   e = static_cast<int>(std::floor((b2 - 1) * 0.30102999566398120));

@@ -15,8 +15,8 @@ std::string answer;
 
 // The request crosses as a std::string (embind writes the JS string into the heap as UTF-8). The
 // answer crosses as a Uint8Array view of its bytes, which the JS side decodes with TextDecoder: a
-// std::string return would be copied once more and scanned byte by byte in JS for NULs, which makes
-// a roofline.matmul call 50-75% slower (bench/README.md).
+// std::string return would be copied once more and scanned byte by byte in JS for NULs
+// (bench/README.md has the measurements).
 emscripten::val sb_api(const std::string& request) {
   answer = sb::api::handle(request);  // never throws: errors are values
   return emscripten::val(emscripten::typed_memory_view(

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Adding a chapter needs no edit outside its folder: this adds a throwaway chapter folder
-# (chapter.json, a model on a base, one calculator, one problem, register.cpp) to the already
-# configured native and wasm trees, builds only what it needs (its objects, its module, the CLI's
-# relink), checks that `scaling list --json` and the module's `list` show it and that both answer
-# its calculator and problem, then removes it again and relinks the CLI. The trap removes it on
+# (chapter.json, a model on a base, one calculator, one problem, register.cpp, page.html) to the
+# already configured native and wasm trees, builds only what it needs (its objects, its module, the
+# CLI's relink, the site into a scratch folder), checks that `scaling list --json`, the module's
+# `list` and the site (catalogue, home page, nav, its page) show it and that the CLI and the module
+# answer its calculator and problem, then removes it again and relinks the CLI. The trap removes it on
 # any failure too, so the tree is left as it was. Run by scripts/test.sh after the full build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -119,6 +120,9 @@ constexpr Problem kProblems[] = {{
 void add_problems(Registry& r) { r.add(kProblems); }
 }  // namespace sb::newchapter_probe
 CPP
+cat >"$dir/page.html" <<'HTML'
+<p class="sb-lede" id="probe-content">A throwaway chapter's own content.</p>
+HTML
 cat >"$dir/register.cpp" <<'CPP'
 #include "core/registry.hpp"
 
@@ -165,6 +169,26 @@ node --input-type=module -e '
   // Its base is model code only: the roofline chapter'"'"'s calculators are not in the module.
   if (sb.calc("roofline.matmul", {}).ok) throw new Error("module has roofline.matmul");
 ' "$root" "$id" "$prefix"
+
+# The site data and pages, built into a scratch folder: the record is in the catalogue, live on the
+# home page, in every page's nav, and its page holds its own content in the shared frame.
+site=$(mktemp -d)
+node --input-type=module -e '
+  const [root, site, id, prefix] = process.argv.slice(1);
+  const fs = await import("node:fs");
+  const { build } = await import(root + "/web/build.mjs");
+  await build({ quiet: true, out: site });
+  const read = (f) => fs.readFileSync(site + "/" + f, "utf8");
+  const rec = JSON.parse(read("data/catalog.json")).chapters.find((c) => c.id === id);
+  if (!rec) throw new Error("site: no record in data/catalog.json");
+  const link = `href="${rec.slug}.html"`;
+  for (const f of ["index.html", "roofline.html", "hardware.html"])
+    if (!read(f).includes(link)) throw new Error(`site: ${f} does not link ${rec.slug}.html`);
+  const page = read(`${rec.slug}.html`);
+  if (!page.includes("probe-content") || !page.includes("A Throwaway Chapter") || !page.includes("sb-nav"))
+    throw new Error("site: the chapter page lacks its content, title or frame");
+' "$root" "$site" "$id" "$prefix" || { rm -rf "$site"; exit 1; }
+rm -rf "$site"
 
 awk -v id="$id" -v part="$part" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
   printf "tests/newchapter: chapter %s (part %s) built and listed: CLI %.1f s, module %.1f s\n",
