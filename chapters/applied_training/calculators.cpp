@@ -98,10 +98,7 @@ std::string days(double s) { return units::number(s / 86400, 3) + " days"; }
 
 // ------------------------------------------------------------------ applied-training.case
 
-void case_calc(const Inputs& in, Trace& t, Result& r) {
-  CaseInput ci = case_input(in);
-  ci.checkpoints_per_layer = in.num("checkpoints_per_layer");
-  const CaseStudy s = case_study(ci);
+void case_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
   const double P = s.params.total;
   t.step("Parameters", "P", "#", {P}, P, "count");
   t.step("Training FLOPs", "6 P \\cdot \\text{tokens}", "6 \\cdot # \\cdot #", {P, ci.tokens},
@@ -112,7 +109,11 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
          {s.state.params, s.state.optimizer, s.state.checkpoints}, s.state.total(), "B");
   t.step("Fewest chips", "\\lceil \\text{state} / HBM \\rceil", "\\lceil # / # \\rceil",
          {s.state.total(), ci.hw.hbm}, s.min_chips, "chips");
-  r.value("params", P, "count", "parameters");
+}
+
+// The chapter's questions in its order: parameters and FLOPs, memory, how to shard it.
+void case_values(const CaseStudy& s, Result& r) {
+  r.value("params", s.params.total, "count", "parameters");
   r.value("mlp_params", s.params.mlp, "count", "MLP parameters");
   r.value("attn_params", s.params.attn, "count", "attention parameters");
   r.value("vocab_params", s.params.embed + s.params.unembed, "count", "vocabulary parameters");
@@ -144,6 +145,9 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
     r.value("per_pod_batch", s.per_pod_batch, "tokens", "batch per pod");
     r.value("dcn_threshold", s.dcn_threshold, "tokens", "DCN floor alpha_dcn");
   }
+}
+
+void case_verdict(const CaseInput& ci, const CaseStudy& s, Result& r) {
   const std::string recipe = s.fsdp_compute_bound ? "FSDP alone is compute-bound"
                              : s.mixed_compute_bound
                                  ? "FSDP alone is comms-bound; " + units::number(s.fsdp_degree) +
@@ -151,7 +155,7 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
                                        "-way TP is compute-bound"
                                  : "even the best FSDP + TP split is comms-bound: a larger "
                                    "batch or fewer chips";
-  r.extra["verdict"] = units::number(P / 1e9, 4) + "B parameters, " +
+  r.extra["verdict"] = units::number(s.params.total / 1e9, 4) + "B parameters, " +
                        units::format(s.total_flops, "flop") + ": " + days(s.time) + " on " +
                        units::number(s.chips) + " chips at " + units::number(ci.mfu * 100, 3) +
                        "% MFU; " + recipe + ".";
@@ -165,6 +169,15 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
     r.note("The training state needs " + units::number(s.min_chips) + " chips, more than the " +
            units::number(s.chips) + " given.");
   r.extra["days"] = s.time / 86400;
+}
+
+void case_calc(const Inputs& in, Trace& t, Result& r) {
+  CaseInput ci = case_input(in);
+  ci.checkpoints_per_layer = in.num("checkpoints_per_layer");
+  const CaseStudy s = case_study(ci);
+  case_trace(ci, s, t);
+  case_values(s, r);
+  case_verdict(ci, s, r);
 }
 
 // ------------------------------------------------------------------ applied-training.plan
@@ -185,11 +198,22 @@ json plan_json(const tr::Plan& p) {
           {"bottleneck", tr::term_name(p.bottleneck)}};
 }
 
-void plan_calc(const Inputs& in, Trace& t, Result& r) {
-  const hw::Chip& chip = tpu(in);
-  const CaseInput ci = case_input(in);
-  const CaseStudy s = case_study(ci);
-  // The chapter's recipe: X_opt rounded, FSDP over 2 axes and TP over 1, DP across pods.
+json cost_json(const tr::StrategyCost& c) {
+  return {{"strategy", tr::strategy_label(c.strategy)},
+          {"X", c.split.X},
+          {"Y", c.split.Y},
+          {"M_X", c.split.M_X},
+          {"M_Y", c.split.M_Y},
+          {"mem", c.mem},
+          {"fits", c.fits},
+          {"t_step", c.step},
+          {"mfu", c.mfu},
+          {"compute_bound", c.compute_bound()}};
+}
+
+// The chapter's recipe: X_opt rounded to a divisor of the pod, FSDP over M_X axes and TP over M_Y,
+// DP across pods.
+tr::StrategyCost book_recipe(const CaseInput& ci, const CaseStudy& s) {
   tr::StrategyInput si;
   const tf::Config cfg = tf::validated(ci.model);
   si.layer = tr::layer_of(cfg);
@@ -202,21 +226,21 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
   si.Y = s.tp_degree;
   si.pods = ci.pods;
   si.hw = ci.hw;
-  const tr::StrategyCost book =
-      tr::strategy_cost(ci.pods > 1 ? tr::Strategy::DCN : tr::Strategy::FSDP_TP, si);
-  // The planner on the pod's slice (and whole pods over DCN).
+  return tr::strategy_cost(ci.pods > 1 ? tr::Strategy::DCN : tr::Strategy::FSDP_TP, si);
+}
+
+// The planner's search on the pod's slice (and whole pods over DCN).
+tr::PlanResult planner_best(const hw::Chip& chip, const CaseInput& ci) {
   tr::PlanInput pi;
-  pi.model = cfg;
+  pi.model = tf::validated(ci.model);
   pi.hw = ci.hw;
   pi.topo = tr::topology_for_chips(chip, ci.pod_chips * ci.pods, "pods");
   pi.B = ci.batch;
-  const tr::PlanResult res = tr::plan(pi);
+  return tr::plan(pi);
+}
+
+void compare_values(const tr::StrategyCost& book, const tr::PlanResult& res, Result& r) {
   const tr::Plan& b = res.best;
-  t.note("The chapter's recipe: " + units::number(book.split.X) + "-way FSDP x " +
-         units::number(book.split.Y) + "-way TP" +
-         (ci.pods > 1 ? " in each pod, DP across " + units::number(ci.pods) + " pods" : "") +
-         " (X_opt = " + units::number(s.x_opt) + " rounded to a divisor of the pod).");
-  t.note("The planner searched " + std::to_string(res.configs) + " configurations.");
   r.value("book_X", book.split.X, "count", "chapter: FSDP degree X");
   r.value("book_Y", book.split.Y, "count", "chapter: TP degree Y");
   r.value("book_step", book.step, "s", "chapter: step-time bound");
@@ -231,6 +255,21 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
   r.value("plan_mem", b.mem, "B", "planner: memory per chip");
   r.value("plan_compute_bound", b.compute_bound ? 1 : 0, "bool", "planner: compute-bound");
   r.value("configs", static_cast<double>(res.configs), "count", "configurations searched");
+}
+
+void plan_calc(const Inputs& in, Trace& t, Result& r) {
+  const hw::Chip& chip = tpu(in);
+  const CaseInput ci = case_input(in);
+  const CaseStudy s = case_study(ci);
+  const tr::StrategyCost book = book_recipe(ci, s);
+  const tr::PlanResult res = planner_best(chip, ci);
+  const tr::Plan& b = res.best;
+  t.note("The chapter's recipe: " + units::number(book.split.X) + "-way FSDP x " +
+         units::number(book.split.Y) + "-way TP" +
+         (ci.pods > 1 ? " in each pod, DP across " + units::number(ci.pods) + " pods" : "") +
+         " (X_opt = " + units::number(s.x_opt) + " rounded to a divisor of the pod).");
+  t.note("The planner searched " + std::to_string(res.configs) + " configurations.");
+  compare_values(book, res, r);
   r.extra["verdict"] =
       std::string("Chapter: ") + units::number(book.split.X) + " x " + units::number(book.split.Y) +
       (book.compute_bound() ? ", compute-bound" : ", comms-bound") +
@@ -238,16 +277,7 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
       std::to_string(b.Y) + (b.Z > 1 ? " x " + std::to_string(b.Z) + " stages" : "") +
       (b.compute_bound ? ", compute-bound"
                        : std::string(", bound by ") + tr::term_name(b.bottleneck));
-  r.extra["book"] = {{"strategy", tr::strategy_label(book.strategy)},
-                     {"X", book.split.X},
-                     {"Y", book.split.Y},
-                     {"M_X", book.split.M_X},
-                     {"M_Y", book.split.M_Y},
-                     {"mem", book.mem},
-                     {"fits", book.fits},
-                     {"t_step", book.step},
-                     {"mfu", book.mfu},
-                     {"compute_bound", book.compute_bound()}};
+  r.extra["book"] = cost_json(book);
   r.extra["plan"] = plan_json(b);
   r.extra["fits"] = res.fits;
   r.note(

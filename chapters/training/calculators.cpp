@@ -215,63 +215,72 @@ json summary_json(const StrategyCost& c) {
           {"bubble", c.bubble}};
 }
 
-void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
-  const Hardware h = hardware_of(chip);
-  const tf::Config cfg = config_of(in);
-  const Layer l = layer_from(in, cfg);
-  const StrategyInput si = strategy_input(in, cfg, l, chip, h);
-  const Strategy st = strategy_of(in.text("strategy"));
-  const StrategyCost c = strategy_cost(st, si);
-  const Split& s = c.split;
-  const double alpha = alpha_ici(h);
+// One strategy as the calculator sees it.
+struct StrategyRun {
+  Layer l;
+  tf::Config cfg;
+  Hardware h;
+  StrategyInput si;
+  Strategy st;
+  StrategyCost c;
+};
 
-  tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici}, alpha,
+// The derivation: alpha, each term of the forward (and backward) pass, the conditions.
+void strategy_trace(const StrategyRun& u, Trace& tr) {
+  const Layer& l = u.l;
+  const Hardware& h = u.h;
+  const Split& s = u.c.split;
+  const LayerTimes& t = u.c.t;
+  tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici}, alpha_ici(h),
           "tokens");
-  const double B_run = st == Strategy::Pipeline ? si.B / si.m : si.B / s.pods;
+  const double B = u.st == Strategy::Pipeline ? u.si.B / u.si.m : u.si.B / s.pods;
   tr.step("Forward T_math per layer", "2 n B D F / (N C)",
           "\\frac{2 \\cdot # \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-          {l.n_mats, B_run, l.D, l.F, s.X * s.Y, h.C}, c.t.fwd.math, "s");
-  if (c.t.fwd.fsdp > 0)
+          {l.n_mats, B, l.D, l.F, s.X * s.Y, h.C}, t.fwd.math, "s");
+  if (t.fwd.fsdp > 0)
     tr.step("FSDP weight gathers", "n \\cdot 2 D F / (Y W_{ici} M_X)",
             "\\frac{# \\cdot 2 \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
-            {l.n_mats, l.D, l.F, s.Y, h.W_ici, s.M_X}, c.t.fwd.fsdp, "s");
-  if (c.t.fwd.tp > 0)
+            {l.n_mats, l.D, l.F, s.Y, h.W_ici, s.M_X}, t.fwd.fsdp, "s");
+  if (t.fwd.tp > 0)
     tr.step("TP activation gather + reduce-scatter", "4 B D / (X W_{ici} M_Y)",
-            "\\frac{4 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {B_run, l.D, s.X, h.W_ici, s.M_Y},
-            c.t.fwd.tp, "s");
-  if (c.t.bwd.dp > 0)
+            "\\frac{4 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {B, l.D, s.X, h.W_ici, s.M_Y},
+            t.fwd.tp, "s");
+  if (t.bwd.dp > 0)
     tr.step("DP gradient all-reduce (backward)", "2 \\cdot n \\cdot 2 D F / (W_{ici} M_X)",
             "\\frac{4 \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-            {l.n_mats, l.D, l.F, h.W_ici, s.M_X}, c.t.bwd.dp, "s");
-  if (c.t.bwd.dcn > 0)
+            {l.n_mats, l.D, l.F, h.W_ici, s.M_X}, t.bwd.dp, "s");
+  if (t.bwd.dcn > 0)
     tr.step("All-reduce across pods over DCN (backward)", "2 \\cdot n \\cdot 2 D F / (M W_{dcn})",
             "\\frac{4 \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-            {l.n_mats, l.D, l.F, s.X * s.Y, h.W_dcn}, c.t.bwd.dcn, "s");
-  for (const Condition& k : c.conditions)
+            {l.n_mats, l.D, l.F, s.X * s.Y, h.W_dcn}, t.bwd.dcn, "s");
+  for (const Condition& k : u.c.conditions)
     tr.note(std::string(k.text) + ": " + n_text(k.lhs) + (k.upper ? " < " : " > ") + n_text(k.rhs) +
             (k.holds() ? " holds" : " fails"));
+}
 
-  r.value("X", s.X, "count", "X (data / FSDP degree)");
-  r.value("Y", s.Y, "count", "Y (tensor-parallel degree)");
-  if (st == Strategy::Pipeline) {
-    r.value("Z", si.Z, "count", "pipeline stages");
-    r.value("m", si.m, "count", "microbatches");
+void strategy_values(const StrategyRun& u, Result& r) {
+  const StrategyCost& c = u.c;
+  const bool pipe = u.st == Strategy::Pipeline;
+  r.value("X", c.split.X, "count", "X (data / FSDP degree)");
+  r.value("Y", c.split.Y, "count", "Y (tensor-parallel degree)");
+  if (pipe) {
+    r.value("Z", u.si.Z, "count", "pipeline stages");
+    r.value("m", u.si.m, "count", "microbatches");
   }
-  if (st == Strategy::DCN) r.value("pods", si.pods, "count", "pods");
+  if (u.st == Strategy::DCN) r.value("pods", u.si.pods, "count", "pods");
   r.value("per_chip_batch", c.per_chip_batch, "tokens", "batch per chip");
   r.value("t_math_fwd", c.t.fwd.math, "s", "forward T_math per layer");
   r.value("t_comms_fwd", c.t.fwd.comms(), "s", "forward T_comms per layer");
   r.value("t_math_bwd", c.t.bwd.math, "s", "backward T_math per layer");
   r.value("t_comms_bwd", c.t.bwd.comms(), "s", "backward T_comms per layer");
-  if (st == Strategy::Pipeline) {
+  if (pipe) {
     r.value("t_hop", c.hop, "s", "copy to the next stage (one microbatch)");
     r.value("bubble", c.bubble, "ratio", "idle share (GPipe estimate, not the chapter's)");
   }
   r.value("step", c.step, "s", "step-time bound");
   r.value("mfu", c.mfu, "ratio", "MFU bound (math share of the step)");
   r.value("mem", c.mem, "B", "memory per chip (10 P + checkpoints)");
-  r.value("hbm", h.hbm, "B", "HBM per chip");
+  r.value("hbm", u.h.hbm, "B", "HBM per chip");
   r.value("fits", c.fits ? 1 : 0, "bool", "fits in HBM");
   r.value("compute_bound", c.compute_bound() ? 1 : 0, "bool", "compute-bound");
   for (size_t i = 0; i < c.conditions.size(); ++i)
@@ -282,23 +291,31 @@ void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
     r.value("x_min", c.window.lo, "count", "smallest compute-bound X");
     r.value("x_max", c.window.hi, "count", "largest compute-bound X");
   }
-  if (st == Strategy::Pipeline)
+}
+
+void strategy_notes(const StrategyRun& u, const Inputs& in, Result& r) {
+  if (u.st == Strategy::Pipeline)
     r.note(
         "The chapter gives no bubble formula; the idle share (Z - 1) / (m + Z - 1) is the standard "
         "GPipe estimate.");
-  if (st == Strategy::FSDP_TP || (st == Strategy::DCN && s.Y > 1))
+  if (u.st == Strategy::FSDP_TP || (u.st == Strategy::DCN && u.c.split.Y > 1))
     r.note(
         "The FSDP (X) and TP (Y) collectives run on different axes and overlap: T_comms is their "
         "max, as in the chapter.");
-  if (in.text("mlp") == "model" && l.n_mats == 3)
+  if (in.text("mlp") == "model" && u.l.n_mats == 3)
     r.note(
         "Gated MLP: 3 matrices. The chapter's closed forms count 2; TP moves the same activations "
         "for 3 matrices of work, so its real limit is 1.5x the closed form's.");
+}
 
+// What the page draws: the sharding, the collectives, the conditions, both phases, and the six
+// strategies side by side on the same inputs.
+void strategy_extra(const StrategyRun& u, Result& r) {
+  const StrategyCost& c = u.c;
   json sides = json::array();
   for (Strategy o : kAllStrategies) {
     try {
-      sides.push_back(summary_json(strategy_cost(o, si)));
+      sides.push_back(summary_json(strategy_cost(o, u.si)));
     } catch (const InputError& e) {
       sides.push_back({{"strategy", strategy_label(o)}, {"error", e.what()}, {"field", e.field}});
     }
@@ -306,15 +323,14 @@ void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
   json colls = json::array(), conds = json::array();
   for (const Collective& k : c.collectives) colls.push_back(collective_json(k));
   for (const Condition& k : c.conditions) conds.push_back(condition_json(k));
-  std::string verdict = std::string(strategy_label(st)) + " on " + n_text(si.N * s.pods) +
-                        " chips: " + (c.compute_bound() ? "compute-bound" : "comms-bound") + ", " +
-                        (c.fits ? "fits" : "does not fit") + " in " + units::format(h.hbm, "B") +
-                        " of HBM (" + units::format(c.mem, "B") + " per chip)";
   json& x = r.extra;
-  x["verdict"] = verdict;
-  x["strategy"] = strategy_label(st);
-  x["layer"] = layer_json(l, cfg);
-  x["sharded"] = {{"weights", weights_text(st)}, {"activations", activations_text(st)}};
+  x["verdict"] = std::string(strategy_label(u.st)) + " on " + n_text(u.si.N * c.split.pods) +
+                 " chips: " + (c.compute_bound() ? "compute-bound" : "comms-bound") + ", " +
+                 (c.fits ? "fits" : "does not fit") + " in " + units::format(u.h.hbm, "B") +
+                 " of HBM (" + units::format(c.mem, "B") + " per chip)";
+  x["strategy"] = strategy_label(u.st);
+  x["layer"] = layer_json(u.l, u.cfg);
+  x["sharded"] = {{"weights", weights_text(u.st)}, {"activations", activations_text(u.st)}};
   x["collectives"] = std::move(colls);
   x["conditions"] = std::move(conds);
   x["fwd"] = phase_json(c.t.fwd);
@@ -322,43 +338,103 @@ void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
   x["strategies"] = std::move(sides);
 }
 
+void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& chip = tpu(in);
+  StrategyRun u;
+  u.h = hardware_of(chip);
+  u.cfg = config_of(in);
+  u.l = layer_from(in, u.cfg);
+  u.si = strategy_input(in, u.cfg, u.l, chip, u.h);
+  u.st = strategy_of(in.text("strategy"));
+  u.c = strategy_cost(u.st, u.si);
+  strategy_trace(u, tr);
+  strategy_values(u, r);
+  strategy_notes(u, in, r);
+  strategy_extra(u, r);
+}
+
 // ------------------------------------------------------------------ training.split
 
-void split_calc(const Inputs& in, Trace& tr, Result& r) {
+// The divisors of a whole N, in order.
+std::vector<double> divisors(double N) {
+  std::vector<double> lo, hi;
+  const long long n = static_cast<long long>(N);
+  for (long long d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      lo.push_back(static_cast<double>(d));
+      if (d * d != n) hi.push_back(static_cast<double>(n / d));
+    }
+  lo.insert(lo.end(), hi.rbegin(), hi.rend());
+  return lo;
+}
+
+// FSDP over M_X axes and TP over M_Y of N chips at batch B.
+struct SplitRun {
+  Layer l;
+  Hardware h;
+  double N = 0, B = 0, M_X = 0, M_Y = 0, alpha = 0;
+};
+
+SplitRun split_run(const Inputs& in) {
   const hw::Chip& chip = tpu(in);
-  const Hardware h = hardware_of(chip);
-  const tf::Config cfg = config_of(in);
-  const Layer l = layer_from(in, cfg);
-  const double N = chips_of(in, chip), B = in.num("B");
-  const double axes = axes_of(in, chip), M_Y = in.num("M_Y"), M_X = axes - M_Y;
-  if (!(M_X > 0))
+  SplitRun u;
+  u.h = hardware_of(chip);
+  u.l = layer_from(in, config_of(in));
+  u.N = chips_of(in, chip);
+  u.B = in.num("B");
+  const double axes = axes_of(in, chip);
+  u.M_Y = in.num("M_Y");
+  u.M_X = axes - u.M_Y;
+  if (!(u.M_X > 0))
     fail("M_Y", "TP takes M_Y of the " + n_text(axes) + " axes and FSDP the rest", "out_of_range");
-  if (!(B >= N))
+  if (!(u.B >= u.N))
     fail("B",
-         "the batch (" + n_text(B) + " tokens) is smaller than the chip count (" + n_text(N) + ")",
+         "the batch (" + n_text(u.B) + " tokens) is smaller than the chip count (" + n_text(u.N) +
+             ")",
          "out_of_range");
-  const double alpha = alpha_ici(h);
+  u.alpha = alpha_ici(u.h);
+  return u;
+}
+
+// Each forward term against X over the divisors of N, for the plot.
+json split_plot(const SplitRun& u, double xo, const XWindow& w, double X) {
+  json xs = json::array(), fsdp = json::array(), tp = json::array(), math = json::array();
+  for (double d : divisors(u.N)) {
+    const LayerTimes t = layer_times(u.l, u.B, {d, u.N / d, u.M_X, u.M_Y, XMode::FSDP, 1}, u.h);
+    xs.push_back(d);
+    fsdp.push_back(t.fwd.fsdp);
+    tp.push_back(t.fwd.tp);
+    math.push_back(t.fwd.math);
+  }
+  return {{"x", std::move(xs)},  {"fsdp", std::move(fsdp)},
+          {"tp", std::move(tp)}, {"math", std::move(math)},
+          {"x_opt", xo},         {"lo", w.lo},
+          {"hi", w.hi},          {"X", X}};
+}
+
+void split_calc(const Inputs& in, Trace& tr, Result& r) {
+  const SplitRun u = split_run(in);
+  const double N = u.N, B = u.B, F = u.l.F, M_X = u.M_X, M_Y = u.M_Y, alpha = u.alpha;
   const double xo = tr.step("Optimal FSDP degree", "X_{opt} = \\sqrt{(B/F)(M_X/M_Y) N}",
-                            "\\sqrt{(# / #)(# / #) \\cdot #}", {B, l.F, M_X, M_Y, N},
-                            x_opt(B, l.F, N, M_X, M_Y), "count");
-  const XWindow w = x_window(B, l.F, N, alpha, M_X, M_Y);
+                            "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, M_X, M_Y, N},
+                            x_opt(B, F, N, M_X, M_Y), "count");
+  const XWindow w = x_window(B, F, N, alpha, M_X, M_Y);
   tr.step("Smallest compute-bound X (TP term)", "N \\alpha / (F M_Y)",
-          "\\frac{# \\cdot #}{# \\cdot #}", {N, alpha, l.F, M_Y}, w.lo, "count");
+          "\\frac{# \\cdot #}{# \\cdot #}", {N, alpha, F, M_Y}, w.lo, "count");
   tr.step("Largest compute-bound X (FSDP term)", "B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
           {B, M_X, alpha}, w.hi, "count");
   const double floor =
       tr.step("Per-chip batch floor", "\\alpha^2 / (M_X M_Y F)", "\\frac{#^2}{# \\cdot # \\cdot #}",
-              {alpha, M_X, M_Y, l.F}, mixed_min_batch_per_chip(alpha, l.F, M_X, M_Y), "tokens");
+              {alpha, M_X, M_Y, F}, mixed_min_batch_per_chip(alpha, F, M_X, M_Y), "tokens");
   const double X = round_split(xo, N), Y = N / X;
-  const Split s{X, Y, M_X, M_Y, XMode::FSDP, 1};
-  const LayerTimes t = layer_times(l, B, s, h);
+  const LayerTimes t = layer_times(u.l, B, {X, Y, M_X, M_Y, XMode::FSDP, 1}, u.h);
   r.value("x_opt", xo, "count", "X_opt");
   r.value("y_opt", N / xo, "count", "Y at X_opt");
   r.value("x_min", w.lo, "count", "smallest compute-bound X");
   r.value("x_max", w.hi, "count", "largest compute-bound X");
   r.value("per_chip_batch", B / N, "tokens", "batch per chip B/N");
   r.value("min_batch_per_chip", floor, "tokens", "per-chip floor alpha^2/(M_X M_Y F)");
-  r.value("ratio_at_opt", mixed_ratio(B, l.F, N, alpha, M_X, M_Y), "ratio",
+  r.value("ratio_at_opt", mixed_ratio(B, F, N, alpha, M_X, M_Y), "ratio",
           "T_math / T_comms at X_opt");
   r.value("X", X, "count", "X rounded (nearest divisor of N)");
   r.value("Y", Y, "count", "Y = N / X");
@@ -371,28 +447,11 @@ void split_calc(const Inputs& in, Trace& tr, Result& r) {
     r.note("No X keeps both terms under T_math: the batch per chip is below the floor.");
   if (std::fmod(N, round_pow2(xo)) != 0)
     r.note("The power of two nearest X_opt does not divide " + n_text(N) + " chips.");
-  // Each term against X over the divisors of N (the forward pass, per layer).
-  json xs = json::array(), fsdp = json::array(), tp = json::array(), math = json::array();
-  const long long n = static_cast<long long>(N);
-  std::vector<double> divs;
-  if (N <= 1e8 && N == std::floor(N))
-    for (long long d = 1; d <= n; ++d)
-      if (n % d == 0) divs.push_back(static_cast<double>(d));
-  for (double d : divs) {
-    const LayerTimes u = layer_times(l, B, {d, N / d, M_X, M_Y, XMode::FSDP, 1}, h);
-    xs.push_back(d);
-    fsdp.push_back(u.fwd.fsdp);
-    tp.push_back(u.fwd.tp);
-    math.push_back(u.fwd.math);
-  }
   r.extra["verdict"] = "X = " + n_text(X) + ", Y = " + n_text(Y) + ": " +
                        (t.fwd.compute_bound() ? "compute-bound" : "comms-bound") +
                        " (X_opt = " + n_text(xo) + ", window " + n_text(w.lo) + " to " +
                        n_text(w.hi) + ")";
-  r.extra["plot"] = {{"x", std::move(xs)},  {"fsdp", std::move(fsdp)},
-                     {"tp", std::move(tp)}, {"math", std::move(math)},
-                     {"x_opt", xo},         {"lo", w.lo},
-                     {"hi", w.hi},          {"X", X}};
+  r.extra["plot"] = split_plot(u, xo, w, X);
 }
 
 // ------------------------------------------------------------------ training.plan
@@ -430,8 +489,7 @@ json plan_json(const Plan& p, const Slice& sl) {
           {"slice", tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()))}};
 }
 
-void plan_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
+PlanInput plan_input(const Inputs& in, const hw::Chip& chip) {
   PlanInput pi;
   pi.model = config_of(in);
   pi.hw = hardware_of(chip);
@@ -443,14 +501,54 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   pi.seq_len = in.num("seq_len");
   pi.state_bytes_per_param = in.text("grad_buffers") == "yes" ? 12 : 10;
   pi.pipeline = in.text("pipeline") == "yes";
+  return pi;
+}
+
+// The best plan of each strategy: the best first, then those that fit, fastest first.
+json plan_rows(const PlanResult& res, const Topology& topo) {
+  json plans = json::array();
+  for (int i = 0; i < kStrategyClasses; ++i)
+    if (res.has[i])
+      plans.push_back(plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice]));
+  std::sort(plans.begin(), plans.end(), [](const json& a, const json& c) {
+    if (a["reason"] == "best" || c["reason"] == "best") return a["reason"] == "best";
+    if (a["fits"] != c["fits"]) return a["fits"].get<bool>();
+    return a["t_step"].get<double>() < c["t_step"].get<double>();
+  });
+  return plans;
+}
+
+std::string plan_verdict(const PlanResult& res, double chips, double hbm) {
+  const Plan& b = res.best;
+  const std::string name = strategy_name(b.strategy);
+  if (!res.fits)
+    return "Fits nowhere: even the plan with the least memory (" + name + ") needs " +
+           units::format(b.mem, "B") + " per chip, above " + units::format(hbm, "B") + " of HBM.";
+  return "Best: " + name + " (X " + std::to_string(b.X) + ", Y " + std::to_string(b.Y) + ", Z " +
+         std::to_string(b.Z) + ") on " + n_text(chips) + " chips, " + units::format(b.t_step, "s") +
+         " per step, MFU bound " + units::number(b.mfu * 100, 3) + "%, " +
+         (b.compute_bound ? "compute-bound" : std::string("bound by ") + term_name(b.bottleneck));
+}
+
+// The chip counts the page's slider offers. They depend on the chip only, and finding them tries
+// every slice shape: once per chip.
+const std::vector<double>& slider_counts(const hw::Chip& chip) {
+  static std::map<std::string, std::vector<double>, std::less<>> counts;
+  auto it = counts.find(chip.id);
+  if (it == counts.end()) it = counts.emplace(chip.id, chip_counts(chip)).first;
+  return it->second;
+}
+
+void plan_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& chip = tpu(in);
+  const PlanInput pi = plan_input(in, chip);
   const PlanResult res = plan(pi);
   const Plan& b = res.best;
   const Slice& sl = pi.topo.slices[b.slice];
   const double chips = sl.chips() * res.pods;
   tr.note("Searched " + std::to_string(res.assignments) +
           " ways to split the axes into X, Y and Z (" + std::to_string(res.configs) +
-          " configurations with the X mode, remat policy and "
-          "microbatches).");
+          " configurations with the X mode, remat policy and microbatches).");
   r.value("chips", chips, "chips", "chips");
   r.value("per_chip_batch", pi.B / chips, "tokens", "batch per chip");
   r.value("X", b.X, "count", "best X (data / FSDP)");
@@ -464,43 +562,19 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("fits", res.fits ? 1 : 0, "bool", "some plan fits");
   r.value("configs", static_cast<double>(res.configs), "count", "configurations evaluated");
   r.value("assignments", static_cast<double>(res.assignments), "count", "axis assignments");
-  json plans = json::array();
-  for (int i = 0; i < kStrategyClasses; ++i)
-    if (res.has[i])
-      plans.push_back(plan_json(res.by_strategy[i], pi.topo.slices[res.by_strategy[i].slice]));
-  std::sort(plans.begin(), plans.end(), [](const json& a, const json& c) {
-    if (a["reason"] == "best" || c["reason"] == "best") return a["reason"] == "best";
-    if (a["fits"] != c["fits"]) return a["fits"].get<bool>();
-    return a["t_step"].get<double>() < c["t_step"].get<double>();
-  });
-  const std::string name = strategy_name(b.strategy);
-  if (res.fits) {
-    r.extra["verdict"] =
-        "Best: " + name + " (X " + std::to_string(b.X) + ", Y " + std::to_string(b.Y) + ", Z " +
-        std::to_string(b.Z) + ") on " + n_text(chips) + " chips, " + units::format(b.t_step, "s") +
-        " per step, MFU bound " + units::number(b.mfu * 100, 3) + "%, " +
-        (b.compute_bound ? "compute-bound" : std::string("bound by ") + term_name(b.bottleneck));
-  } else {
-    r.extra["verdict"] = "Fits nowhere: even the plan with the least memory (" + name + ") needs " +
-                         units::format(b.mem, "B") + " per chip, above " +
-                         units::format(pi.hw.hbm, "B") + " of HBM.";
+  if (!res.fits)
     r.note(
         "No layout of this model fits on these chips: more chips, a smaller batch, or a chip "
         "with more HBM.");
-  }
   r.note(pi.layer == LayerModel::Book
              ? "Layer model: the chapter's MLP (attention and embeddings left out of the time)."
              : "Layer model: the whole transformer layer (attention projections, MLP, TP around "
                "both blocks, the attention core at the sequence length).");
+  r.extra["verdict"] = plan_verdict(res, chips, pi.hw.hbm);
   r.extra["fits"] = res.fits;
-  // The counts depend on the chip only, and finding them tries every shape: once per chip.
-  static std::map<std::string, std::vector<double>, std::less<>> counts;
-  auto it = counts.find(chip.id);
-  if (it == counts.end()) it = counts.emplace(chip.id, chip_counts(chip)).first;
-  r.extra["chip_counts"] = it->second;
+  r.extra["chip_counts"] = slider_counts(chip);
   r.extra["best"] = plan_json(b, sl);
-  r.extra["plans"] = std::move(plans);
-  r.extra["slices"] = res.assignments > 0 ? pi.topo.slices.size() : 0;
+  r.extra["plans"] = plan_rows(res, pi.topo);
 }
 
 // ------------------------------------------------------------------ training.regime

@@ -298,12 +298,15 @@ double tp_degree(double Y, double B, double F, double N, double M_X, double M_Y)
 
 }  // namespace
 
-StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
+namespace {
+
+void positive(double v, const char* field, const std::string& what) {
+  if (!(v > 0) || !std::isfinite(v)) fail(field, what, "out_of_range");
+}
+
+// The inputs every strategy needs; InputError naming the field.
+void check_strategy_input(Strategy st, const StrategyInput& in) {
   const Layer& l = in.layer;
-  const Hardware& h = in.hw;
-  auto positive = [](double v, const char* field, const std::string& what) {
-    if (!(v > 0) || !std::isfinite(v)) fail(field, what, "out_of_range");
-  };
   positive(l.D, "D", "D must be a positive width");
   positive(l.F, "F", "F must be a positive width");
   if (l.n_mats != 2 && l.n_mats != 3)
@@ -313,13 +316,13 @@ StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
   positive(in.N, "chips", "the chip count must be positive");
   if (!(in.axes >= 1 && in.axes <= 3))
     fail("axes", "a TPU slice has 1 to 3 ICI axes, got " + num_text(in.axes), "out_of_range");
-  for (auto [v, field] : {std::pair{h.C, "chip"}, {h.W_ici, "chip"}, {h.hbm, "chip"}})
-    positive(v, field, "the chip needs a peak, an ICI bandwidth and an HBM size");
+  for (double v : {in.hw.C, in.hw.W_ici, in.hw.hbm})
+    positive(v, "chip", "the chip needs a peak, an ICI bandwidth and an HBM size");
   const double pods = st == Strategy::DCN ? in.pods : 1;
   if (st == Strategy::DCN) {
     if (!(pods >= 2) || !whole(pods) || pods > 1e4)
-      fail("pods", "DP across pods needs a whole number of pods, at least 2", "out_of_range");
-    positive(h.W_dcn, "chip", "the chip has no DCN bandwidth in the tables");
+      fail("pods", "DP across pods needs a whole number of pods, from 2 to 10,000", "out_of_range");
+    positive(in.hw.W_dcn, "chip", "the chip has no DCN bandwidth in the tables");
   }
   const double chips = in.N * pods;
   if (!(in.B >= chips) || !std::isfinite(in.B) || in.B > 1e15)
@@ -327,124 +330,124 @@ StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
          "the batch (" + num_text(in.B) + " tokens) is smaller than the chip count (" +
              num_text(chips) + "): every chip needs at least one token",
          "out_of_range");
+}
 
-  StrategyCost c;
-  c.strategy = st;
-  const double alpha = alpha_ici(h);
-  const double B_pod = in.B / pods;
-  const double act = checkpoint_bytes(l, in.L, in.B);
-  Split& s = c.split;
-  s.pods = pods;
-  switch (st) {
-    case Strategy::DP:
-    case Strategy::FSDP: {
-      s = {in.N, 1, in.axes, 0, st == Strategy::DP ? XMode::DP : XMode::FSDP, 1};
-      c.t = layer_times(l, in.B, s, h);
-      if (st == Strategy::DP) {
-        const Mats m = mats_of(l);
-        const double V = layer_weight_bytes(l) / l.n_mats;
-        for (int i = m.n - 1; i >= 0; --i)
-          c.collectives.push_back(
-              {"backward", "AllReduce", m.dw[i], "X", V, t_grad_allreduce(V, 1, s.M_X, h), false});
-      } else {
-        fsdp_collectives(l, 1, s.M_X, h, c.collectives);
-      }
-      c.conditions.push_back(
-          {"B/N > alpha / M_X", "tokens", in.B / in.N, dp_min_batch_per_chip(alpha, s.M_X)});
-      break;
-    }
-    case Strategy::TP: {
-      s = {1, in.N, 0, in.axes, XMode::FSDP, 1};
-      c.t = layer_times(l, in.B, s, h);
-      tp_collectives(l, in.B, 1, s.M_Y, h, c.collectives);
-      c.conditions.push_back(
-          {"Y < M_Y F / alpha", "count", in.N, tp_max_degree(l.F, alpha, s.M_Y), true});
-      break;
-    }
-    case Strategy::FSDP_TP:
-    case Strategy::DCN: {
-      const bool mixed = st == Strategy::FSDP_TP || in.Y != 1;
-      const double M_Y = mixed ? in.M_Y : 0;
-      const double M_X = in.axes - M_Y;
-      if (mixed && !(M_Y > 0 && M_X > 0))
-        fail("M_Y",
-             "TP takes some of the " + num_text(in.axes) +
-                 " axes and FSDP the rest: M_Y must lie " + "strictly between 0 and the axes",
-             "out_of_range");
-      const double Y = mixed ? tp_degree(in.Y, B_pod, l.F, in.N, M_X, M_Y) : 1;
-      s = {in.N / Y, Y, M_X, M_Y, XMode::FSDP, pods};
-      c.t = layer_times(l, in.B, s, h);
-      // In the chapter's order: forward, In gathered over Y, the weights over X, Out scattered
-      // over Y; backward, dOut gathered over Y, the weights' reductions and gathers over X, dIn
-      // scattered over Y.
-      std::vector<Collective> tp, fsdp;
-      if (Y > 1) tp_collectives(l, B_pod, s.X, M_Y, h, tp);
-      if (s.X > 1) fsdp_collectives(l, Y, M_X, h, fsdp);
-      for (const char* phase : {"forward", "backward"}) {
-        const auto in_phase = [&](const Collective& k) {
-          return std::string_view(k.phase) == phase;
-        };
-        std::vector<Collective> t;
-        std::copy_if(tp.begin(), tp.end(), std::back_inserter(t), in_phase);
-        if (!t.empty()) c.collectives.push_back(t.front());
-        std::copy_if(fsdp.begin(), fsdp.end(), std::back_inserter(c.collectives), in_phase);
-        if (t.size() > 1) c.collectives.push_back(t.back());
-      }
-      if (mixed) {
-        c.x_opt = x_opt(B_pod, l.F, in.N, M_X, M_Y);
-        c.window = x_window(B_pod, l.F, in.N, alpha, M_X, M_Y);
-        c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "tokens", B_pod / in.N,
-                                mixed_min_batch_per_chip(alpha, l.F, M_X, M_Y)});
-        c.conditions.push_back(
-            {"B/X > alpha / M_X", "tokens", B_pod / s.X, dp_min_batch_per_chip(alpha, M_X)});
-        c.conditions.push_back(
-            {"Y < M_Y F / alpha", "count", Y, tp_max_degree(l.F, alpha, M_Y), true});
-      } else {
-        c.conditions.push_back(
-            {"B/N > alpha / M_X", "tokens", B_pod / in.N, dp_min_batch_per_chip(alpha, M_X)});
-      }
-      if (st == Strategy::DCN) {
-        const Mats m = mats_of(l);
-        const double V = layer_weight_bytes(l) / l.n_mats;
-        for (int i = m.n - 1; i >= 0; --i)
-          c.collectives.push_back({"backward", "AllReduce", m.dw[i], "DCN", V,
-                                   t_grad_allreduce_dcn(V, in.N, h), false});
-        c.conditions.push_back({"B/pods > alpha_dcn", "tokens", B_pod, alpha_dcn(h)});
-      }
-      break;
-    }
-    case Strategy::Pipeline: {
-      const double Z = in.Z, m = in.m;
-      if (!(Z >= 1) || !whole(Z) || Z > in.L || !whole(in.N / Z))
-        fail("Z",
-             "the stages must be a whole number that divides the " + num_text(in.N) +
-                 " chips and is at most the " + num_text(in.L) + " layers, got " + num_text(Z),
-             "out_of_range");
-      const double X = in.N / Z;
-      if (!(m >= 1) || !whole(m) || in.B / m < X)
-        fail("m",
-             "the microbatches must be a whole number with at least one token per chip of a "
-             "stage (at most " +
-                 num_text(std::floor(in.B / X)) + ")",
-             "out_of_range");
-      s = {X, 1, in.axes, 0, XMode::FSDP, 1};
-      // Each stage runs its L/Z layers on X chips, one microbatch of B/m tokens at a time.
-      c.t = layer_times(l, in.B / m, s, h);
-      if (X > 1) fsdp_collectives(l, 1, in.axes, h, c.collectives);
-      const double V = activation_row_bytes(l) * in.B / m / X;
-      c.hop = t_pipeline_hop(V, 1, h);
-      c.collectives.push_back({"forward", "copy", "Out", "next stage", V, c.hop, true});
-      c.collectives.push_back({"backward", "copy", "dIn", "previous stage", V, c.hop, true});
-      c.bubble = pipeline_bubble(Z, m);
-      c.stage_math = in.L / Z * (c.t.fwd.math + c.t.bwd.math);
-      c.conditions.push_back(
-          {"B/(m X) > alpha / M_X", "tokens", in.B / m / X, dp_min_batch_per_chip(alpha, in.axes)});
-      c.conditions.push_back({"T_hop < T_stage (one microbatch)", "s", c.hop, c.stage_math, true});
-      break;
-    }
+// The gradient all-reduce of each weight matrix, over X (DP) or across pods (DCN), backward.
+void allreduce_collectives(const StrategyInput& in, const char* axis, double M_X,
+                           std::vector<Collective>& out) {
+  const Mats m = mats_of(in.layer);
+  const double V = layer_weight_bytes(in.layer) / in.layer.n_mats;
+  const bool dcn = std::string_view(axis) == "DCN";
+  const double t = dcn ? t_grad_allreduce_dcn(V, in.N, in.hw) : t_grad_allreduce(V, 1, M_X, in.hw);
+  for (int i = m.n - 1; i >= 0; --i)
+    out.push_back({"backward", "AllReduce", m.dw[i], axis, V, t, false});
+}
+
+// A.4 (1), (2): DP or FSDP over every chip and axis.
+void data_parallel(Strategy st, const StrategyInput& in, StrategyCost& c) {
+  c.split = {in.N, 1, in.axes, 0, st == Strategy::DP ? XMode::DP : XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  if (st == Strategy::DP)
+    allreduce_collectives(in, "X", in.axes, c.collectives);
+  else
+    fsdp_collectives(in.layer, 1, in.axes, in.hw, c.collectives);
+  c.conditions.push_back({"B/N > alpha / M_X", "tokens", in.B / in.N,
+                          dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
+}
+
+// A.4 (3): TP over every chip and axis.
+void tensor_parallel(const StrategyInput& in, StrategyCost& c) {
+  c.split = {1, in.N, 0, in.axes, XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  tp_collectives(in.layer, in.B, 1, in.axes, in.hw, c.collectives);
+  c.conditions.push_back({"Y < M_Y F / alpha", "count", in.N,
+                          tp_max_degree(in.layer.F, alpha_ici(in.hw), in.axes), true});
+}
+
+// The TP and FSDP collectives in the chapter's order: forward, In gathered over Y, the weights over
+// X, Out scattered over Y; backward, dOut gathered over Y, the weights' reductions and gathers over
+// X, dIn scattered over Y.
+void mixed_collectives(const StrategyInput& in, double B_pod, const Split& s,
+                       std::vector<Collective>& out) {
+  std::vector<Collective> tp, fsdp;
+  if (s.Y > 1) tp_collectives(in.layer, B_pod, s.X, s.M_Y, in.hw, tp);
+  if (s.X > 1) fsdp_collectives(in.layer, s.Y, s.M_X, in.hw, fsdp);
+  for (const char* phase : {"forward", "backward"}) {
+    const auto in_phase = [&](const Collective& k) { return std::string_view(k.phase) == phase; };
+    std::vector<Collective> t;
+    std::copy_if(tp.begin(), tp.end(), std::back_inserter(t), in_phase);
+    if (!t.empty()) out.push_back(t.front());
+    std::copy_if(fsdp.begin(), fsdp.end(), std::back_inserter(out), in_phase);
+    if (t.size() > 1) out.push_back(t.back());
   }
-  c.per_chip_batch = in.B / chips;
-  if (st == Strategy::Pipeline) {
+}
+
+// A.4 (4), (6): FSDP + TP on a pod (FSDP alone inside pods for DCN with Y = 1), DP across pods.
+void mixed(Strategy st, const StrategyInput& in, StrategyCost& c) {
+  const double pods = st == Strategy::DCN ? in.pods : 1, B_pod = in.B / pods;
+  const double alpha = alpha_ici(in.hw), F = in.layer.F;
+  const bool two_d = st == Strategy::FSDP_TP || in.Y != 1;
+  const double M_Y = two_d ? in.M_Y : 0, M_X = in.axes - M_Y;
+  if (two_d && !(M_Y > 0 && M_X > 0))
+    fail("M_Y",
+         "TP takes some of the " + num_text(in.axes) +
+             " axes and FSDP the rest: M_Y must lie strictly between 0 and the axes",
+         "out_of_range");
+  const double Y = two_d ? tp_degree(in.Y, B_pod, F, in.N, M_X, M_Y) : 1;
+  c.split = {in.N / Y, Y, M_X, M_Y, XMode::FSDP, pods};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  mixed_collectives(in, B_pod, c.split, c.collectives);
+  if (two_d) {
+    c.x_opt = x_opt(B_pod, F, in.N, M_X, M_Y);
+    c.window = x_window(B_pod, F, in.N, alpha, M_X, M_Y);
+    c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "tokens", B_pod / in.N,
+                            mixed_min_batch_per_chip(alpha, F, M_X, M_Y)});
+    c.conditions.push_back(
+        {"B/X > alpha / M_X", "tokens", B_pod / c.split.X, dp_min_batch_per_chip(alpha, M_X)});
+    c.conditions.push_back({"Y < M_Y F / alpha", "count", Y, tp_max_degree(F, alpha, M_Y), true});
+  } else {
+    c.conditions.push_back(
+        {"B/N > alpha / M_X", "tokens", B_pod / in.N, dp_min_batch_per_chip(alpha, M_X)});
+  }
+  if (st == Strategy::DCN) {
+    allreduce_collectives(in, "DCN", 0, c.collectives);
+    c.conditions.push_back({"B/pods > alpha_dcn", "tokens", B_pod, alpha_dcn(in.hw)});
+  }
+}
+
+// A.4 (5): Z stages of N / Z chips, FSDP inside each, m microbatches (one layer, one microbatch).
+void pipelined(const StrategyInput& in, StrategyCost& c) {
+  const double Z = in.Z, m = in.m;
+  if (!(Z >= 1) || !whole(Z) || Z > in.L || !whole(in.N / Z))
+    fail("Z",
+         "the stages must be a whole number that divides the " + num_text(in.N) +
+             " chips and is at most the " + num_text(in.L) + " layers, got " + num_text(Z),
+         "out_of_range");
+  const double X = in.N / Z;
+  if (!(m >= 1) || !whole(m) || in.B / m < X)
+    fail("m",
+         "the microbatches must be a whole number with at least one token per chip of a stage "
+         "(at most " +
+             num_text(std::floor(in.B / X)) + ")",
+         "out_of_range");
+  c.split = {X, 1, in.axes, 0, XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B / m, c.split, in.hw);
+  if (X > 1) fsdp_collectives(in.layer, 1, in.axes, in.hw, c.collectives);
+  const double V = activation_row_bytes(in.layer) * in.B / m / X;
+  c.hop = t_pipeline_hop(V, 1, in.hw);
+  c.collectives.push_back({"forward", "copy", "Out", "next stage", V, c.hop, true});
+  c.collectives.push_back({"backward", "copy", "dIn", "previous stage", V, c.hop, true});
+  c.bubble = pipeline_bubble(Z, m);
+  c.stage_math = in.L / Z * (c.t.fwd.math + c.t.bwd.math);
+  c.conditions.push_back({"B/(m X) > alpha / M_X", "tokens", in.B / m / X,
+                          dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
+  c.conditions.push_back({"T_hop < T_stage (one microbatch)", "s", c.hop, c.stage_math, true});
+}
+
+// A.6, A.7: the step-time and MFU bounds, and memory per chip.
+void step_and_memory(const StrategyInput& in, StrategyCost& c) {
+  const double act = checkpoint_bytes(in.layer, in.L, in.B);
+  if (c.strategy == Strategy::Pipeline) {
     // (m + Z - 1) slots of one stage's work on one microbatch; each copy overlaps the stage's
     // work in its direction.
     const double Ls = in.L / in.Z;
@@ -456,9 +459,35 @@ StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
   } else {
     c.step = in.L * c.t.time();
     c.mfu = (c.t.fwd.math + c.t.bwd.math) / c.t.time();
-    c.mem = memory_per_chip(in.P, act, s);
+    c.mem = memory_per_chip(in.P, act, c.split);
   }
-  c.fits = c.mem <= h.hbm;
+  c.fits = c.mem <= in.hw.hbm;
+}
+
+}  // namespace
+
+StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
+  check_strategy_input(st, in);
+  StrategyCost c;
+  c.strategy = st;
+  switch (st) {
+    case Strategy::DP:
+    case Strategy::FSDP:
+      data_parallel(st, in, c);
+      break;
+    case Strategy::TP:
+      tensor_parallel(in, c);
+      break;
+    case Strategy::FSDP_TP:
+    case Strategy::DCN:
+      mixed(st, in, c);
+      break;
+    case Strategy::Pipeline:
+      pipelined(in, c);
+      break;
+  }
+  c.per_chip_batch = in.B / (in.N * c.split.pods);
+  step_and_memory(in, c);
   return c;
 }
 

@@ -54,8 +54,8 @@ struct Ctx {
   double pods = 1;
 };
 
-Ctx make_ctx(const PlanInput& in) {
-  const tf::Config c = tf::validated(in.model);
+// The inputs the search needs; InputError naming the field.
+void check_plan_input(const PlanInput& in) {
   for (auto [v, field] : {std::pair{in.hw.C, "C"},
                           {in.hw.W_ici, "W_ici"},
                           {in.hw.W_hbm, "W_hbm"},
@@ -85,14 +85,11 @@ Ctx make_ctx(const PlanInput& in) {
     fail("state_bytes_per_param", "bytes per parameter must be positive", "out_of_range");
   if (!(in.seq_len >= 0) || !std::isfinite(in.seq_len))
     fail("seq_len", "the sequence length must be 0 or more tokens", "out_of_range");
+}
 
-  Ctx x;
-  x.h = in.hw;
-  x.L = c.L;
-  x.pods = in.topo.pods;
-  x.B_slice = in.B / in.topo.pods;
-  const tf::Params p = tf::params(c);
-  x.state = in.state_bytes_per_param * p.total;
+// The per-token terms of one layer: the chapter's MLP (Book), or the whole transformer layer
+// averaged over the stack (Full: DeepSeek's dense first layers differ from the rest).
+void layer_terms(const tf::Config& c, const PlanInput& in, Ctx& x) {
   const double b = 2;  // bf16 weights and activations
   if (in.layer == LayerModel::Book) {
     const Layer l = layer_of(c);
@@ -100,23 +97,35 @@ Ctx make_ctx(const PlanInput& in) {
     x.wb = layer_weight_bytes(l, b);
     x.row = activation_row_bytes(l, b);
     x.act[0] = checkpoint_bytes(l, 1, 1);
-  } else {
-    // Whole layers, averaged over the stack (DeepSeek's dense first layers differ from the rest).
-    const double nd = tf::dense_layers(c), nm = tf::moe_layers(c);
-    const tf::LayerParams d = nd > 0 ? tf::dense_layer_params(c) : tf::LayerParams{};
-    const tf::LayerParams e = nm > 0 ? tf::moe_layer_params(c) : tf::LayerParams{};
-    const double active = (nd * d.matmul_active() + nm * e.matmul_active()) / c.L;
-    const double stored = (nd * d.total() + nm * e.total()) / c.L;
-    const double core = in.seq_len > 0
-                            ? tf::attention_core_flops(1, 1, in.seq_len, c.N, tf::head_dim_qk(c),
-                                                       tf::head_dim_v(c), tf::Pass::Forward)
-                            : 0;
-    x.fl = tf::flops_per_param_token(tf::Pass::Forward) * active + core;
-    x.wb = tf::param_bytes(stored, b);
-    x.row = b * c.D;
-    x.tp_blocks = 2;
-    x.act[0] = b * tf::saved_elems_per_token_layer(c);
+    return;
   }
+  const double nd = tf::dense_layers(c), nm = tf::moe_layers(c);
+  const tf::LayerParams d = nd > 0 ? tf::dense_layer_params(c) : tf::LayerParams{};
+  const tf::LayerParams e = nm > 0 ? tf::moe_layer_params(c) : tf::LayerParams{};
+  const double active = (nd * d.matmul_active() + nm * e.matmul_active()) / c.L;
+  const double stored = (nd * d.total() + nm * e.total()) / c.L;
+  const double core = in.seq_len > 0
+                          ? tf::attention_core_flops(1, 1, in.seq_len, c.N, tf::head_dim_qk(c),
+                                                     tf::head_dim_v(c), tf::Pass::Forward)
+                          : 0;
+  x.fl = tf::flops_per_param_token(tf::Pass::Forward) * active + core;
+  x.wb = tf::param_bytes(stored, b);
+  x.row = b * c.D;
+  x.tp_blocks = 2;
+  x.act[0] = b * tf::saved_elems_per_token_layer(c);
+}
+
+Ctx make_ctx(const PlanInput& in) {
+  const tf::Config c = tf::validated(in.model);
+  check_plan_input(in);
+  Ctx x;
+  x.h = in.hw;
+  x.L = c.L;
+  x.pods = in.topo.pods;
+  x.B_slice = in.B / in.topo.pods;
+  x.state = in.state_bytes_per_param * tf::params(c).total;
+  layer_terms(c, in, x);
+  const double b = 2;
   x.act[1] = tf::activation_bytes(1, c.D, 1, tf::saved_arrays_per_layer(tf::Remat::SaveAll), b);
   x.act[2] = tf::activation_bytes(1, c.D, 1, tf::saved_arrays_per_layer(tf::Remat::Block), b);
   const double fwd = tf::flops_per_param_token(tf::Pass::Forward);
@@ -527,64 +536,83 @@ const char* reason_text(Reason r) {
 
 // ------------------------------------------------------------------ the search
 
+namespace {
+
+// The search's running state: the best plan of each strategy class, and the best of all.
+struct Search {
+  const Ctx& c;
+  PlanResult& res;
+  std::vector<Plan>* all;
+  bool have_best = false;
+  Key best_key;
+  std::array<Key, kStrategyClasses> class_key{};
+
+  // Every X mode, remat policy and microbatch count of one way to factor the axes.
+  void assignment(int s, const AxisOpt (&o)[3], int n_axes) {
+    const int X = o[0].x * o[1].x * o[2].x, Y = o[0].y * o[1].y * o[2].y,
+              Z = o[0].z * o[1].z * o[2].z;
+    if (Z > c.L) return;  // a stage needs at least one layer
+    ++res.assignments;
+    const Combo k =
+        make_combo(c, X, Y, Z, o[0].wx + o[1].wx + o[2].wx, o[0].wy + o[1].wy + o[2].wy);
+    const int m_max = micro_limit(c, k);
+    const int rank = 8 * (Z > 1) + 4 * (Y > 1) + (X > 1);  // simpler plans win ties
+    for (int mode = X > 1 ? 1 : 0; mode <= (X > 1 ? 2 : 0); ++mode) {
+      const int cls = strategy_class(strategy_bits(k, mode, 1));
+      for (int r = 0; r < kRemats; ++r)
+        for (int m = 1; m <= m_max; m *= 4) {
+          ++res.configs;
+          const Terms t = terms(c, k, mode, r, m);
+          if (all) all->push_back(make_plan(c, k, s, o, n_axes, mode, r, m));
+          const bool fits = t.mem <= c.h.hbm;
+          if (res.has[cls]) {
+            // Most configurations lose on fitting or on time: reject those before the tie-breaks.
+            const Key& held = class_key[cls];
+            if (held.fits && !fits) continue;
+            if (held.fits == fits && (fits ? t.t_step > held.t * (1 + kTie) : t.mem >= held.mem))
+              continue;
+          }
+          const Key key{fits, t.t_step, t.mem, comms_ratio(t), rank};
+          if (res.has[cls] && !better(key, class_key[cls])) continue;
+          res.by_strategy[cls] = make_plan(c, k, s, o, n_axes, mode, r, m);
+          res.has[cls] = true;
+          class_key[cls] = key;
+          if (!have_best || better(key, best_key)) {
+            res.best = res.by_strategy[cls];
+            best_key = key;
+            have_best = true;
+          }
+        }
+    }
+  }
+
+  // Every way to factor each axis of slice s into X, Y and Z.
+  void slice(int s, const Slice& sl, bool pipeline) {
+    const int n_axes = static_cast<int>(sl.dims.size());
+    std::vector<AxisOpt> opts[3];
+    for (int i = 0; i < 3; ++i)
+      opts[i] = i < n_axes ? axis_opts(sl.dims[i], sl.wrap[i], pipeline, c.h)
+                           : std::vector<AxisOpt>{AxisOpt{}};
+    for (const AxisOpt& o0 : opts[0])
+      for (const AxisOpt& o1 : opts[1])
+        for (const AxisOpt& o2 : opts[2]) {
+          const AxisOpt o[3] = {o0, o1, o2};
+          assignment(s, o, n_axes);
+        }
+  }
+};
+
+}  // namespace
+
 PlanResult plan(const PlanInput& in, std::vector<Plan>* all) {
   const Ctx c = make_ctx(in);
   PlanResult res;
   res.pods = in.topo.pods;
   const size_t first_all = all ? all->size() : 0;
-  bool have_best = false;
-  Key best_key;
-  std::array<Key, kStrategyClasses> class_key{};
-
-  for (size_t s = 0; s < in.topo.slices.size(); ++s) {
-    const Slice& sl = in.topo.slices[s];
-    const int n_axes = static_cast<int>(sl.dims.size());
-    std::vector<AxisOpt> opts[3];
-    for (int i = 0; i < 3; ++i)
-      opts[i] = i < n_axes ? axis_opts(sl.dims[i], sl.wrap[i], in.pipeline, c.h)
-                           : std::vector<AxisOpt>{AxisOpt{}};
-    for (const AxisOpt& o0 : opts[0])
-      for (const AxisOpt& o1 : opts[1])
-        for (const AxisOpt& o2 : opts[2]) {
-          const int X = o0.x * o1.x * o2.x, Y = o0.y * o1.y * o2.y, Z = o0.z * o1.z * o2.z;
-          if (Z > c.L) continue;  // a stage needs at least one layer
-          ++res.assignments;
-          const Combo k = make_combo(c, X, Y, Z, o0.wx + o1.wx + o2.wx, o0.wy + o1.wy + o2.wy);
-          const AxisOpt o[3] = {o0, o1, o2};
-          const int m_max = micro_limit(c, k);
-          const int rank = 8 * (Z > 1) + 4 * (Y > 1) + (X > 1);  // simpler plans win ties
-          for (int mode = X > 1 ? 1 : 0; mode <= (X > 1 ? 2 : 0); ++mode) {
-            const int cls = strategy_class(strategy_bits(k, mode, 1));
-            for (int r = 0; r < kRemats; ++r)
-              for (int m = 1; m <= m_max; m *= 4) {
-                ++res.configs;
-                const Terms t = terms(c, k, mode, r, m);
-                if (all) all->push_back(make_plan(c, k, int(s), o, n_axes, mode, r, m));
-                const bool fits = t.mem <= c.h.hbm;
-                if (res.has[cls]) {
-                  // Most configurations lose on fitting or on time: reject those before the
-                  // tie-breaks.
-                  const Key& held = class_key[cls];
-                  if (held.fits && !fits) continue;
-                  if (held.fits == fits &&
-                      (fits ? t.t_step > held.t * (1 + kTie) : t.mem >= held.mem))
-                    continue;
-                }
-                const Key key{fits, t.t_step, t.mem, comms_ratio(t), rank};
-                if (res.has[cls] && !better(key, class_key[cls])) continue;
-                res.by_strategy[cls] = make_plan(c, k, int(s), o, n_axes, mode, r, m);
-                res.has[cls] = true;
-                class_key[cls] = key;
-                if (!have_best || better(key, best_key)) {
-                  res.best = res.by_strategy[cls];
-                  best_key = key;
-                  have_best = true;
-                }
-              }
-          }
-        }
-  }
-  res.fits = have_best && res.best.fits;
+  Search search{c, res, all};
+  for (size_t s = 0; s < in.topo.slices.size(); ++s)
+    search.slice(static_cast<int>(s), in.topo.slices[s], in.pipeline);
+  res.fits = search.have_best && res.best.fits;
   res.best.reason = Reason::Best;
   for (int i = 0; i < kStrategyClasses; ++i)
     if (res.has[i]) res.by_strategy[i].reason = reason_for(res.by_strategy[i], res.best, res.fits);
