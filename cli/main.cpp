@@ -388,6 +388,8 @@ int cmd_check(const std::vector<std::string>& args) {
     else if (v != "correct" && x.contains("expected_text"))
       std::cout << "; expected " << detex(x["expected_text"].get<std::string>());
     std::cout << "\n";
+    if (x.contains("note") && !x["note"].get<std::string>().empty())
+      std::cout << "  note: " << x["note"].get<std::string>() << "\n";
     if (x.contains("hint") && !x["hint"].get<std::string>().empty())
       std::cout << "  hint: " << x["hint"].get<std::string>() << "\n";
   }

@@ -28,28 +28,46 @@ const json& obj(const json& req, const char* key) {
   return req[key];
 }
 
-// "{B}" in a statement becomes the input's value with its unit.
+// "{B}" in a statement becomes the input's value with its unit; "{n|link|links}" the word that
+// agrees with the value of n ("link" where n is 1). Anything else in braces stays as written.
 std::string render(Text statement, const Problem& p, const Inputs& in) {
   std::string out;
-  for (size_t i = 0; i < statement.size(); ++i) {
-    if (statement[i] == '{') {
-      size_t close = statement.find('}', i);
-      if (close != std::string::npos) {
-        Text name = statement.substr(i + 1, close - i - 1);
-        for (const auto& g : p.given)
-          if (g.name == name) {
-            out += g.kind == Param::Kind::Number
-                       ? units::format(in.num(name), g.unit.empty() ? "count" : g.unit)
-                       : in.text(name);
-            i = close;
-            goto next;
-          }
-      }
+  out.reserve(statement.size() + 64);
+  size_t at = 0;
+  while (at < statement.size()) {
+    const size_t open = statement.find('{', at);
+    const size_t close = open == Text::npos ? Text::npos : statement.find('}', open);
+    if (close == Text::npos) break;
+    const Text inside = statement.substr(open + 1, close - open - 1);
+    const size_t bar = inside.find('|');
+    const Text name = inside.substr(0, bar);
+    const Param* g = nullptr;
+    for (const auto& param : p.given)
+      if (param.name == name) g = &param;
+    out.append(statement.substr(at, open - at));
+    if (!g) {
+      out.append(statement.substr(open, close + 1 - open));
+    } else if (bar != Text::npos) {
+      const Text forms = inside.substr(bar + 1);
+      const size_t bar2 = forms.find('|');
+      const bool one = g->kind == Param::Kind::Number && in.num(name) == 1;
+      out.append(one ? forms.substr(0, bar2) : forms.substr(bar2 == Text::npos ? 0 : bar2 + 1));
+    } else {
+      out += g->kind == Param::Kind::Number
+                 ? units::format(in.num(name), g->unit.empty() ? "count" : g->unit)
+                 : in.text(name);
     }
-    out += statement[i];
-  next:;
+    at = close + 1;
   }
+  out.append(statement.substr(at));
   return out;
+}
+
+// Whether "new variant" has anything to change: a given with variant values or a chip spec.
+bool variable(const Problem& p) {
+  for (const auto& g : p.given)
+    if (!g.variants.empty() || !g.chip_spec.empty()) return true;
+  return false;
 }
 
 // Writes `before`, then `s` as a JSON string.
@@ -161,6 +179,10 @@ json error(const std::string& code, const std::string& field, const std::string&
 
 }  // namespace
 
+std::string render_statement(const Problem& p, const Inputs& in) {
+  return render(p.statement, p, in);
+}
+
 json solve_problem(const std::string& id, const json& given) {
   const auto& p = Registry::get().problem(id);
   Inputs in(p.given, given);
@@ -174,7 +196,7 @@ json solve_problem(const std::string& id, const json& given) {
     j["text"] = param.kind == Param::Kind::Number
                     ? units::format(in.num(param.name), param.unit.empty() ? "count" : param.unit)
                     : in.text(param.name);
-    j["variable"] = !param.variants.empty();
+    j["variable"] = !param.variants.empty() || !param.chip_spec.empty();
     g.push_back(j);
   }
   json slots = json::array(), answers = json::object();
@@ -198,6 +220,7 @@ json solve_problem(const std::string& id, const json& given) {
               {"title", p.title},
               {"kind", p.kind},
               {"statement", render(p.statement, p, in)},
+              {"variable", variable(p)},
               {"given", g},
               {"slots", slots},
               {"answers", answers},

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/json.hpp"
+#include "core/registry.hpp"
 
 namespace sb::api {
 
@@ -21,5 +22,8 @@ std::string handle(const std::string& request_text);
 
 // Problem description + computed answers (used by `scaling problems --json` too).
 json solve_problem(const std::string& id, const json& given);
+
+// A problem's statement with its inputs filled in (Problem::statement says how).
+std::string render_statement(const Problem& p, const Inputs& in);
 
 }  // namespace sb::api

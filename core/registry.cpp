@@ -269,6 +269,96 @@ const Problem& Registry::problem(Text id) const {
   fail("id", "no problem with id '" + n + "' (scaling list shows them)", "unknown_problem");
 }
 
+void Answers::book(Text slot, double value, Text shortcut) {
+  if (std::isfinite(value)) books_.push_back({std::string(slot), value, std::string(shortcut)});
+}
+
+void Answers::slip(Text slot, double value, Text hint) {
+  if (std::isfinite(value)) slips_.push_back({std::string(slot), value, std::string(hint)});
+}
+
+Quantity quantity_of(const Slot& s) {
+  if (s.quantity != Quantity::Auto) return s.quantity;
+  if (s.kind == Slot::Kind::Bool) return Quantity::Bool;
+  struct Pair {
+    Text unit;
+    Quantity q;
+  };
+  static constexpr Pair kByUnit[] = {{"flop", Quantity::Flops},
+                                     {"B", Quantity::Bytes},
+                                     {"s", Quantity::Time},
+                                     {"B_per_s", Quantity::Bandwidth},
+                                     {"flop_per_s", Quantity::FlopRate},
+                                     {"flop_per_B", Quantity::Intensity},
+                                     {"tokens", Quantity::Tokens},
+                                     {"count", Quantity::Count},
+                                     {"chips", Quantity::Count},
+                                     {"bool", Quantity::Bool},
+                                     {"usd", Quantity::Money},
+                                     {"usd_per_hour", Quantity::Money}};
+  for (const auto& [unit, q] : kByUnit)
+    if (s.unit == unit) return q;
+  return Quantity::Ratio;
+}
+
+const char* quantity_id(Quantity q) {
+  switch (q) {
+    case Quantity::Auto:
+      return "auto";
+    case Quantity::Flops:
+      return "flops";
+    case Quantity::Bytes:
+      return "bytes";
+    case Quantity::Time:
+      return "time";
+    case Quantity::Bandwidth:
+      return "bandwidth";
+    case Quantity::FlopRate:
+      return "flop_rate";
+    case Quantity::Intensity:
+      return "intensity";
+    case Quantity::Hops:
+      return "hops";
+    case Quantity::Tokens:
+      return "tokens";
+    case Quantity::Count:
+      return "count";
+    case Quantity::Ratio:
+      return "ratio";
+    case Quantity::Bool:
+      return "bool";
+    case Quantity::Money:
+      return "money";
+  }
+  return "ratio";
+}
+
+const char* from_id(From f) {
+  switch (f) {
+    case From::None:
+      return "none";
+    case From::Flops:
+      return "flops";
+    case From::Bytes:
+      return "bytes";
+    case From::Link:
+      return "link";
+  }
+  return "none";
+}
+
+const char* bound_id(Slot::Bound b) {
+  switch (b) {
+    case Slot::Bound::None:
+      return "none";
+    case Slot::Bound::Upper:
+      return "upper";
+    case Slot::Bound::Lower:
+      return "lower";
+  }
+  return "none";
+}
+
 json to_json(const Param& p) {
   json j = {{"name", p.name}, {"doc", p.doc}};
   switch (p.kind) {
@@ -292,6 +382,7 @@ json to_json(const Param& p) {
       if (p.chip) j["chip"] = true;
       break;
   }
+  if (!p.chip_spec.empty()) j["chip_spec"] = p.chip_spec;
   return j;
 }
 
@@ -309,6 +400,9 @@ json to_json(const Slot& s) {
   j["kind"] = s.kind == Slot::Kind::Formula ? "formula"
               : s.kind == Slot::Kind::Bool  ? "bool"
                                             : "number";
+  j["quantity"] = quantity_id(quantity_of(s));
+  j["from"] = from_id(s.from);
+  j["bound"] = bound_id(s.bound);
   if (s.kind == Slot::Kind::Formula) {
     json vars = json::array();
     for (const auto& v : s.vars) vars.push_back({{"name", v.name}, {"doc", v.doc}});

@@ -41,6 +41,10 @@ struct Param {
   bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
   Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
   Variants variants;      // problems: values "new variant" may draw from
+  // Problems: the key of a chip spec this given states ("hbm_bw", "peak_flops_bf16"; see
+  // data/chips.json). A variant draws one real chip that has every such spec of the problem and
+  // gives all of them that chip's values together, so that no variant mixes two chips.
+  Text chip_spec;
 };
 
 // The allowed values of a choice (for a chip or dtype param: the hardware tables').
@@ -86,6 +90,11 @@ constexpr Param dtype_param(Text name, Text def, Text doc) {
 }
 constexpr Param with_variants(Param p, Variants v) {
   p.variants = v;
+  return p;
+}
+// A given that is a fact of the chip: chip_spec(given("hbm_bw_Bps", ...), "hbm_bw").
+constexpr Param chip_spec(Param p, Text key) {
+  p.chip_spec = key;
   return p;
 }
 // Problem inputs. `given`: a number with the book's default (>= 0, up to max).
@@ -159,9 +168,38 @@ struct Calculator {
 // One answer a reader gives.
 struct Slot {
   enum class Kind : unsigned char { Number, Formula, Bool };
+  // What the slot measures, which decides the mistakes a wrong answer is checked for. Auto takes
+  // it from the unit: flop -> Flops, B -> Bytes, s -> Time, B_per_s -> Bandwidth, flop_per_s ->
+  // FlopRate, flop_per_B -> Intensity, tokens -> Tokens, count and chips -> Count, bool -> Bool,
+  // usd -> Money, any other unit -> Ratio. Hops is never automatic: a hop count has unit count.
+  enum class Quantity : unsigned char {
+    Auto,
+    Flops,
+    Bytes,
+    Time,
+    Bandwidth,
+    FlopRate,
+    Intensity,
+    Hops,
+    Tokens,
+    Count,
+    Ratio,
+    Bool,
+    Money
+  };
+  // What a time, rate or ratio is computed from: FLOPs (the multiply-add factor fits), bytes
+  // (element sizes, bits and binary prefixes fit), a transfer over ICI or DCN links (those, and
+  // one-way versus bidirectional) or nothing in particular (only unit prefixes fit).
+  enum class From : unsigned char { None, Flops, Bytes, Link };
+  // A bound: the answer is at most (Upper) or at least (Lower) the solver's value, and the reader
+  // may type the number or the inequality ("8", "< 8", "X <= 8", "at most 8").
+  enum class Bound : unsigned char { None, Upper, Lower };
   Text name;  // as in the catalogue: "b_crit"
   Text unit;  // units id
   Kind kind = Kind::Number;
+  Quantity quantity = Quantity::Auto;
+  From from = From::None;
+  Bound bound = Bound::None;
   Text label;          // what the input is labelled with on the page
   double tol_rel = 0;  // relative tolerance; number() sets 0.02 (zero by default, as for Param)
   // Formula slots: the book's symbols (name, what it means, sampling range for grading) and the
@@ -182,7 +220,40 @@ struct Slot {
   std::span<const Hint> hints;  // a constexpr array of the chapter's
 };
 
-using Answers = std::map<std::string, double, std::less<>>;
+using Quantity = Slot::Quantity;
+using From = Slot::From;
+
+// What a solver returns: the exact value of each Number and Bool slot (a map, `a["t"] = v`),
+// and besides it the values the book's own shortcuts and the recognisable mistakes give. Both
+// kinds are computed by the model from the problem's inputs, never typed in, so that a variant
+// recomputes them.
+class Answers : public std::map<std::string, double, std::less<>> {
+ public:
+  using Base = std::map<std::string, double, std::less<>>;
+  using Base::Base;
+  // Another value of `slot` and what it says: the shortcut or the hint.
+  struct Alt {
+    std::string slot;
+    double value = 0;
+    std::string text;
+  };
+  // The value this slot takes under one of the book's own shortcuts, computed by the model with
+  // the shortcut's inputs (decimal GB for a binary size, the rounded constant, the dropped term,
+  // a constant from another part of the text). An answer within tolerance of it is correct, with
+  // a note giving the exact value and `shortcut`, which completes "the book ..." ("reads 2^34 B
+  // as 16 GB"). A value that is not finite is left out.
+  void book(Text slot, double value, Text shortcut);
+  // The value a recognisable mistake gives, computed by the model (N where N-1 belongs, the
+  // per-hop latency left out, one-way where the link is bidirectional). An answer within
+  // tolerance of it is wrong, with `hint` naming the mistake. A value that is not finite is left
+  // out.
+  void slip(Text slot, double value, Text hint);
+  const std::vector<Alt>& books() const { return books_; }
+  const std::vector<Alt>& slips() const { return slips_; }
+
+ private:
+  std::vector<Alt> books_, slips_;
+};
 using Hints = std::span<const Slot::Hint>;
 
 // Answer slots of a problem.
@@ -212,12 +283,41 @@ constexpr Slot hinted(Slot s, Hints hints) {
   s.hints = hints;
   return s;
 }
+// What a slot measures where the unit does not say it (a hop count: measures(s, Quantity::Hops)).
+constexpr Slot measures(Slot s, Quantity q) {
+  s.quantity = q;
+  return s;
+}
+// A time, rate or ratio computed from FLOPs, bytes or a transfer over links:
+// derived(number("t_comms", "s", "T_comms"), From::Bytes).
+constexpr Slot derived(Slot s, From f) {
+  s.from = f;
+  return s;
+}
+// Bounds: the solver's value is the largest (at_most) or smallest (at_least) the answer may be.
+constexpr Slot at_most(Slot s) {
+  s.bound = Slot::Bound::Upper;
+  return s;
+}
+constexpr Slot at_least(Slot s) {
+  s.bound = Slot::Bound::Lower;
+  return s;
+}
+// The quantity a slot measures, Auto resolved from its unit.
+Quantity quantity_of(const Slot& s);
+// Lower-case names as the JSON writes them: "flop_rate", "link", "upper"; "none" for From::None
+// and Bound::None.
+const char* quantity_id(Quantity q);
+const char* from_id(From f);
+const char* bound_id(Slot::Bound b);
 
 struct Problem {
   Text id;       // "roofline.Q2"
   Text chapter;  // "roofline", the chapter id; filled in at registration
   Text title;
-  Text statement;                // our own words; may use {name} to show an input's value
+  // Our own words. "{name}" shows an input's value with its unit; "{name|one|many}" writes `one`
+  // where that input is 1 and `many` otherwise ("{n_links} {n_links|link|links}": "1 link").
+  Text statement;
   Text kind;                     // "numeric", "formula", "conceptual", "code"
   std::span<const Param> given;  // the problem's inputs, defaults = the book's values
   std::span<const Slot> slots;   // the answers it asks for

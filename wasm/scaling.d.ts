@@ -40,6 +40,9 @@ export interface Param {
   choices?: string[];
   /** The param is the page's chip: it follows the page-wide chip choice. */
   chip?: boolean;
+  /** Problem givens: the chip spec the value states ("hbm_bw"); a variant takes all of a problem's
+   * specs from one real chip. */
+  chip_spec?: string;
 }
 
 /** A computed quantity. */
@@ -124,6 +127,14 @@ export interface Slot {
   kind: 'number' | 'formula' | 'bool';
   /** Relative tolerance of a number slot. */
   tol_rel: number;
+  /** What the slot measures, which decides the mistakes a wrong answer is checked for. */
+  quantity: 'flops' | 'bytes' | 'time' | 'bandwidth' | 'flop_rate' | 'intensity' | 'hops' | 'tokens'
+    | 'count' | 'ratio' | 'bool' | 'money';
+  /** What a time, rate or ratio is computed from. */
+  from: 'none' | 'flops' | 'bytes' | 'link';
+  /** A bound: the answer is at most (upper) or at least (lower) the expected value; the reader may
+   * type the number or the inequality ("< 8", "at most 8"). */
+  bound: 'none' | 'upper' | 'lower';
   /** The unit's symbol and an example of what to type ("4096 tokens"). */
   symbol: string;
   example: string;
@@ -150,6 +161,8 @@ export interface ProblemResult {
   title: string;
   kind: ProblemKind;
   statement: string;
+  /** Whether "new variant" has anything to change (false: the page offers none). */
+  variable: boolean;
   given: GivenParam[];
   slots: Slot[];
   answers: Record<string, Value | TexAnswer>;
@@ -169,7 +182,13 @@ export interface SlotResult {
   /** The reader's answer as read. */
   got?: number;
   got_text?: string;
+  /** Which rule decided a number: the exact value, a shortcut the book takes, a prefix read as
+   * binary, the digits typed, a known slip, a factor that fits the slot, close, wrong. */
+  rule?: 'exact' | 'book' | 'binary' | 'digits' | 'slip' | 'factor' | 'close' | 'wrong';
+  /** wrong or close: the likely mistake. */
   hint?: string;
+  /** correct by a rule other than the exact value: which one, and the exact value. */
+  note?: string;
   /** invalid: why the answer could not be read. */
   error?: ApiError;
 }

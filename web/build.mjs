@@ -197,6 +197,37 @@ function standardSections(rec, content) {
   return out.join('\n');
 }
 
+// The site files a page's script imports statically, itself included, in the order a browser meets
+// them (dynamic imports, such as KaTeX's, are left out: they load when first needed).
+function staticImports(out, script) {
+  const seen = new Set();
+  const visit = (rel) => {
+    if (seen.has(rel) || !fs.existsSync(path.join(out, rel))) return;
+    seen.add(rel);
+    const text = fs.readFileSync(path.join(out, rel), 'utf8');
+    const re = /^[ \t]*(?:import\s+(?:[\w$*{}\s,]+?\s+from\s*)?|export\s+[\w$*{}\s,]+?\s+from\s*)['"](\.{1,2}\/[^'"]+\.m?js)['"]/gm;
+    for (const m of text.matchAll(re)) {
+      visit(path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1])));
+    }
+  };
+  visit(script);
+  return [...seen];
+}
+
+// Hints that let the browser fetch a page's whole module graph and its chapter's wasm at once,
+// instead of discovering them one import (and one catalogue fetch) after another.
+function preloads(out, script, chapter) {
+  const links = staticImports(out, script).slice(1).map((f) => `<link rel="modulepreload" href="${esc(f)}">`);
+  // Every page reads the catalogue and the unit table (lib/core.js fetches them in cors mode).
+  for (const f of ['catalog', 'units']) links.push(`<link rel="preload" href="data/${f}.json" as="fetch" crossorigin>`);
+  if (chapter) {
+    links.push(`<link rel="modulepreload" href="wasm/scaling-${esc(chapter)}.mjs">`);
+    // crossorigin: the loader fetches the wasm in cors mode, and a preload must match it to be used.
+    links.push(`<link rel="preload" href="wasm/scaling-${esc(chapter)}.wasm" as="fetch" type="application/wasm" crossorigin>`);
+  }
+  return links.join('\n');
+}
+
 // Writes every page: the frame around each page's content. `catalog` needs only `chapters`.
 export function writePages(out, catalog) {
   const frame = fs.readFileSync(path.join(web, 'frame.html'), 'utf8');
@@ -216,10 +247,10 @@ export function writePages(out, catalog) {
   const nav = (here) => navItems.map((n) =>
     `<a href="${esc(n.file)}" title="${esc(n.title)}"${n.file === here ? ' aria-current="page"' : ''}>${esc(n.label)}</a>`).join('\n');
 
-  const page = (file, { title, script, main }) => {
+  const page = (file, { title, script, main, chapter }) => {
     const html = fill(frame, {
       page: esc(file.replace(/\.html$/, '')), csp: esc(CSP_META), title: esc(title), script: esc(script),
-      nav: indent(nav(file), 6), main: indent(main, 4),
+      preload: indent(preloads(out, script, chapter), 2), nav: indent(nav(file), 6), main: indent(main, 4),
     }, `web/frame.html for ${file}`);
     fs.writeFileSync(path.join(out, file), html);
   };
@@ -240,7 +271,7 @@ export function writePages(out, catalog) {
   <h1>${esc(r.title)}</h1>
 </header>`;
     const main = [head, content, standardSections(r, content)].filter(Boolean).join('\n');
-    page(`${r.slug}.html`, { title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main });
+    page(`${r.slug}.html`, { title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main, chapter: r.id });
   }
 }
 
@@ -267,9 +298,6 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
   copy(path.join(root, 'wasm', 'scaling.js'), path.join(out, 'wasm', 'scaling.js'));
   copy(path.join(root, 'wasm', 'scaling.d.ts'), path.join(out, 'wasm', 'scaling.d.ts'));
   for (const f of files) copy(path.join(wasmDir, f), path.join(out, 'wasm', f));
-  const catalog = await writeData(out, chs);
-  writePages(out, catalog);
-
   const katex = path.join(nm, 'katex', 'dist');
   copy(path.join(katex, 'katex.mjs'), path.join(out, 'vendor', 'katex', 'katex.mjs'));
   copy(path.join(katex, 'katex.min.css'), path.join(out, 'vendor', 'katex', 'katex.min.css'));
@@ -282,6 +310,9 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
     const lic = path.join(nm, dep, file);
     if (fs.existsSync(lic)) copy(lic, path.join(out, 'vendor', dep, 'LICENSE'));
   }
+  const catalog = await writeData(out, chs);
+  writePages(out, catalog);
+
   if (!quiet) console.log(`site built in ${path.relative(process.cwd(), out) || out}`);
   return out;
 }

@@ -70,6 +70,7 @@ export async function loadPage(site, rel, { network = null } = {}) {
     raw: list.reduce((s, r) => s + r.raw, 0),
     wire: list.reduce((s, r) => s + r.wire, 0),
     requests: list.length,
+    wasmRequests: list.filter((r) => /\.wasm$/.test(new URL(r.url).pathname)).length,
     wasmFile: wasm ? { raw: wasm.raw, wire: wasm.wire, encoding: wasm.encoding, type: wasm.type } : null,
   };
 }

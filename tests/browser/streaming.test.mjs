@@ -1,7 +1,8 @@
 // Every chapter page's module compiles while it downloads: the emscripten 3.1.6 glue
 // (-sENVIRONMENT=web) fetches the .wasm and passes the response to WebAssembly.instantiateStreaming,
 // which needs the server to send Content-Type application/wasm; with any other type it warns and
-// falls back to compiling the whole buffer after the download.
+// falls back to compiling the whole buffer after the download. The page preloads the .wasm
+// (web/build.mjs), and the loader's fetch must reuse that download.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSite, startSite } from './harness.mjs';
@@ -17,6 +18,8 @@ test('each chapter page instantiates its module with instantiateStreaming, serve
       assert.equal(r.streaming, 1, `${file}: one instantiateStreaming`);
       assert.equal(r.buffer, 0, `${file}: no fallback to an ArrayBuffer`);
       assert.deepEqual(r.mime, ['application/wasm'], file);
+      // The page's preload hint and the loader's fetch match (cors mode), so the bytes come once.
+      assert.equal(r.wasmRequests, 1, `${file}: the wasm is downloaded once`);
       assert.ok(r.wasm !== null && r.first !== null, `${file}: the module answered and a calculator shows a number`);
     }
     site.assertClean();

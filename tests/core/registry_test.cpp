@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -95,4 +96,81 @@ TEST(Registry, ListAnswersTheChapterRecords) {
   for (const auto& c : chapters) ids.insert(std::string(c.id));
   for (const auto& c : list["calculators"]) EXPECT_TRUE(ids.count(c["chapter"])) << c["name"];
   for (const auto& p : list["problems"]) EXPECT_TRUE(ids.count(p["chapter"])) << p["id"];
+}
+
+// ---- The exercise engine's records (ENGINE.md) ---------------------------------------------
+
+TEST(Engine, AnswersKeepBookAndSlipValuesBesideTheExactOnes) {
+  sb::Answers a{{"t", 0.0671}};
+  a["n"] = 3;
+  a.book("t", 0.0625, "reads 2^34 B as 16 GB");
+  a.slip("n", 4, "N where N-1 belongs");
+  a.book("t", NAN, "left out: no finite value");
+  a.slip("n", INFINITY, "left out too");
+  EXPECT_EQ(a.size(), 2u);
+  ASSERT_EQ(a.books().size(), 1u);
+  EXPECT_EQ(a.books()[0].slot, "t");
+  EXPECT_DOUBLE_EQ(a.books()[0].value, 0.0625);
+  EXPECT_EQ(a.books()[0].text, "reads 2^34 B as 16 GB");
+  ASSERT_EQ(a.slips().size(), 1u);
+  EXPECT_DOUBLE_EQ(a.slips()[0].value, 4);
+  EXPECT_NE(a.find("n"), a.end());
+}
+
+TEST(Engine, SlotQuantityFromBound) {
+  using sb::From;
+  using sb::Quantity;
+  EXPECT_EQ(sb::quantity_of(sb::number("f", "flop", "")), Quantity::Flops);
+  EXPECT_EQ(sb::quantity_of(sb::number("b", "B", "")), Quantity::Bytes);
+  EXPECT_EQ(sb::quantity_of(sb::number("t", "s", "")), Quantity::Time);
+  EXPECT_EQ(sb::quantity_of(sb::number("w", "B_per_s", "")), Quantity::Bandwidth);
+  EXPECT_EQ(sb::quantity_of(sb::number("p", "flop_per_s", "")), Quantity::FlopRate);
+  EXPECT_EQ(sb::quantity_of(sb::number("i", "flop_per_B", "")), Quantity::Intensity);
+  EXPECT_EQ(sb::quantity_of(sb::number("b", "tokens", "")), Quantity::Tokens);
+  EXPECT_EQ(sb::quantity_of(sb::number("n", "chips", "")), Quantity::Count);
+  EXPECT_EQ(sb::quantity_of(sb::number("r", "ratio", "")), Quantity::Ratio);
+  EXPECT_EQ(sb::quantity_of(sb::boolean("ok", "")), Quantity::Bool);
+  EXPECT_EQ(sb::quantity_of(sb::number("c", "usd", "")), Quantity::Money);
+  // A hop count says so: its unit is a plain count.
+  constexpr sb::Slot hops = sb::measures(sb::number("hops", "count", "hops"), Quantity::Hops);
+  EXPECT_EQ(sb::quantity_of(hops), Quantity::Hops);
+  constexpr sb::Slot t = sb::derived(sb::number("t", "s", "T"), From::Link);
+  constexpr sb::Slot x = sb::at_most(sb::number("x", "count", "largest X"));
+  const sb::json jt = sb::to_json(t), jx = sb::to_json(x), jh = sb::to_json(hops);
+  EXPECT_EQ(jt["quantity"], "time");
+  EXPECT_EQ(jt["from"], "link");
+  EXPECT_EQ(jt["bound"], "none");
+  EXPECT_EQ(jx["bound"], "upper");
+  EXPECT_EQ(sb::to_json(sb::at_least(x))["bound"], "lower");
+  EXPECT_EQ(jh["quantity"], "hops");
+  EXPECT_EQ(jh["from"], "none");
+}
+
+TEST(Engine, ChipSpecGivenAndPluralStatement) {
+  static constexpr sb::Param kGiven[] = {
+      sb::chip_spec(sb::given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw"),
+      sb::count("n_links", 1, "links"), sb::text("dest", "TPU{0,0}", "the chip")};
+  EXPECT_EQ(sb::to_json(kGiven[0])["chip_spec"], "hbm_bw");
+  EXPECT_FALSE(sb::to_json(kGiven[1]).contains("chip_spec"));
+  sb::Problem p;
+  p.id = "test.plural";
+  p.given = kGiven;
+  p.statement = "{n_links} {n_links|link|links} into {dest} at {hbm_bw_Bps}; {nope} {n_links|x}";
+  // n = 1: the first form; the text given keeps its braces; an unknown name stays as written;
+  // a single form is written for every n.
+  EXPECT_EQ(sb::api::render_statement(p, sb::Inputs(p.given, sb::json::object())),
+            "1 link into TPU{0,0} at 820 GB/s; {nope} x");
+  EXPECT_EQ(sb::api::render_statement(p, sb::Inputs(p.given, {{"n_links", 4}})),
+            "4 links into TPU{0,0} at 820 GB/s; {nope} x");
+}
+
+// A problem with no variant values and no chip spec has nothing for "new variant" to change.
+TEST(Engine, ProblemResponseSaysWhetherItVaries) {
+  for (const auto& p : sb::Registry::get().problems()) {
+    bool any = false;
+    for (const auto& g : p.given) any = any || !g.variants.empty() || !g.chip_spec.empty();
+    const sb::json r = sb::api::handle(sb::json{{"op", "problem"}, {"id", p.id}});
+    if (!r.value("ok", false)) continue;
+    EXPECT_EQ(r["variable"].get<bool>(), any) << p.id;
+  }
 }
