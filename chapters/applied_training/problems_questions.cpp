@@ -44,7 +44,8 @@ constexpr Problem kQ1{
     .statement =
         "Keep the batch at {tokens_per_batch} but train on {pods} pods of {chips_per_pod}: DP "
         "across pods over DCN ({dcn_bw_per_chip_Bps} per chip, chips of "
-        "{peak_bf16_flops_per_s}), FSDP over {M_X} axes and TP over {M_Y} inside each pod (F = "
+        "{peak_bf16_flops_per_s}), FSDP over {M_X} {M_X|axis|axes} and TP over {M_Y} "
+        "{M_Y|axis|axes} inside each pod (F = "
         "{F}, alpha = {alpha}). What batch does each chip get, against which floor? What batch "
         "does each pod get, against which DCN floor? Where is X_opt inside a pod?",
     .kind = "numeric",
@@ -157,8 +158,10 @@ constexpr Problem kQ2b{
     .id = "applied-training.Q2.b",
     .title = "LLaMA 3-405B on eight pods",
     .statement =
-        "Train LLaMA 3.1-405B (F = {F}) on {pods} pods of {chips_per_pod}, FSDP over {M_X} axes "
-        "and TP over {M_Y} inside each pod, alpha = {alpha}. What batch per chip does FSDP + TP "
+        "Train LLaMA 3.1-405B (F = {F}) on {pods} pods of {chips_per_pod}, FSDP over {M_X} "
+        "{M_X|axis|axes} "
+        "and TP over {M_Y} {M_Y|axis|axes} inside each pod, alpha = {alpha}. What batch per chip "
+        "does FSDP + TP "
         "need, and what global batch is that? With {tokens_per_batch_assumed}, what does each "
         "chip get, and is that comms-bound? Up to which degree does TP stay compute-bound, and "
         "what batch does each pod get?",

@@ -65,7 +65,8 @@ constexpr Problem kIQ8{
     .title = "FSDP with sequence sharding on a pod",
     .statement =
         "Shard both batch and sequence so that FSDP uses all {chips} with a batch of "
-        "{tokens_per_batch}. What batch does each chip get, what does FSDP over {M_X} axes need "
+        "{tokens_per_batch}. What batch does each chip get, what does FSDP over {M_X} "
+        "{M_X|axis|axes} need "
         "({peak_bf16_flops_per_s}, {ici_bw_bidir_Bps} per axis), and is it compute-bound?",
     .kind = "numeric",
     .given = kIQ8Given,
@@ -104,7 +105,8 @@ constexpr Problem kIQ9{
     .id = "applied-training.IQ9",
     .title = "Mixed FSDP plus tensor parallelism",
     .statement =
-        "So mix FSDP over {M_X} axes with TP over {M_Y} (F = {F}, alpha = {alpha}, a batch of "
+        "So mix FSDP over {M_X} {M_X|axis|axes} with TP over {M_Y} {M_Y|axis|axes} (F = {F}, alpha "
+        "= {alpha}, a batch of "
         "{tokens_per_batch} on {chips}). What batch per chip does the best split need, and is "
         "this one compute-bound? Where is X_opt, which FSDP and TP degrees would you pick (a "
         "power of two, as the chapter rounds), and between which X do both comm terms stay under "

@@ -172,6 +172,11 @@ double tp_min_F(double Y, double alpha, double M_Y) { return Y * alpha / M_Y; }
 double mixed_min_batch_per_chip(double alpha, double F, double M_X, double M_Y) {
   return alpha * alpha / (M_X * M_Y * F);
 }
+double mixed_min_batch_per_chip_additive(double alpha, double F, double M_X, double M_Y) {
+  // X alpha / (M_X B) + Y alpha / (M_Y F) < 1 is easiest where both terms are 1/2: at the
+  // optimum each term is twice the overlapped model's, so the floor is four times higher.
+  return 4 * mixed_min_batch_per_chip(alpha, F, M_X, M_Y);
+}
 double mixed_min_batch(double N, double alpha, double F, double M_X, double M_Y) {
   return N * mixed_min_batch_per_chip(alpha, F, M_X, M_Y);
 }

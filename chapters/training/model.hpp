@@ -160,6 +160,9 @@ double tp_max_degree(double F, double alpha, double M_Y);
 double tp_min_F(double Y, double alpha, double M_Y);
 // A.4 (4): FSDP + TP at the best split is compute-bound iff B/N > alpha^2 / (M_X M_Y F).
 double mixed_min_batch_per_chip(double alpha, double F, double M_X, double M_Y);
+// A.4 (4), older copies of the chapter: with the FSDP and TP terms added instead of overlapped,
+// the floor is 4 alpha^2 / (M_X M_Y F), four times higher (the book's model is the max).
+double mixed_min_batch_per_chip_additive(double alpha, double F, double M_X, double M_Y);
 // Ex12, Ex15.c: the global batch (or the chips) at that floor: N alpha^2 / (M_X M_Y F).
 double mixed_min_batch(double N, double alpha, double F, double M_X, double M_Y);
 double mixed_max_chips(double B, double alpha, double F, double M_X, double M_Y);

@@ -1,6 +1,8 @@
 // What the training chapter's problems_*.cpp files share: the section adders, makers for givens in
 // ranges that keep every answer finite, and the chip figures the problems state.
 #pragma once
+#include <cmath>
+
 #include "chapters/training/model.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
@@ -68,6 +70,31 @@ inline double alpha_of(const Inputs& in, Trace& tr) {
   return tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici},
                  alpha_ici(h), "tokens");
 }
+
+// Recognisable mistakes (Answers::slip), the same in several problems.
+inline constexpr Text kSlipOneAxis =
+    "That is the floor on one ICI axis: over M_X axes the collectives run M_X times faster, so "
+    "the floor is alpha / M_X.";
+inline constexpr Text kSlipAdditive =
+    "That adds the FSDP and TP comm times, as older copies of the chapter did; the chapter now "
+    "overlaps them (their max), which gives alpha^2 / (M_X M_Y F), 4 times lower.";
+inline constexpr Text kSlipInverted =
+    "That is sqrt((F/B)(M_X/M_Y) N): the ratio under the root is B / F, batch over MLP width.";
+inline constexpr Text kSlipNoMfu =
+    "That is the time at 100% utilisation: divide by the MFU as well.";
+inline constexpr Text kSlipForward =
+    "That counts the forward pass only (2 FLOPs per parameter per token); training does 6: 2 "
+    "forward and 4 backward.";
+inline constexpr Text kSlipNoAdam =
+    "That is the bf16 weights alone: Adam adds two fp32 moments, 8 more bytes per parameter.";
+inline constexpr Text kSlipAllD =
+    "That counts every checkpoint as [B, D]: after the MLP's input matmuls they are [B, F] wide.";
+
+// A count of millions read as the book sometimes reads "M", 2^20 ("3M" tokens as 3 x 2^20).
+inline double binary_millions(double v) { return v / 1e6 * 1048576; }
+
+// The book's reading of a whole number by its round thousands ("32k" for 32,768).
+inline double thousands(double v) { return std::round(v / 1000) * 1000; }
 
 // F values a problem about LLaMA-3 70B's MLP may take instead (the book's 30k among them).
 inline constexpr double kLlamaFs[] = {20000, 28672, 30000, 53248};

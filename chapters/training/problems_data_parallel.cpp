@@ -22,15 +22,17 @@ namespace tf = transformers;
 // ---- Data parallelism -------------------------------------------------------------------------
 
 constexpr Param kEx1Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s of a TPU v5e"),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth of a TPU v5e")};
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s, C"),
+              "peak_flops_bf16"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth, W_hbm"), "hbm_bw")};
 constexpr Slot kEx1Slots[] = {number("b_crit_tokens", "tokens", "tokens per chip")};
 constexpr Problem kEx1{
     .id = "training.Ex1",
     .title = "Single-chip compute-bound local batch",
     .statement =
-        "Before any communication, each chip must be busy with its own matmuls. A TPU v5e does "
-        "{peak_bf16_flops_per_s} and reads HBM at {hbm_bw_Bps}. With bf16 weights and a local "
+        "Before any communication, each chip must be busy with its own matmuls. A TPU chip does "
+        "{peak_bf16_flops_per_s} and reads HBM at {hbm_bw_Bps} (the chapter takes a v5e's). With "
+        "bf16 weights and a local "
         "batch of b tokens much smaller than the weight matrix, above which b is a layer's "
         "matmul compute-bound against HBM?",
     .kind = "numeric",
@@ -52,7 +54,7 @@ constexpr Problem kEx1{
 
 constexpr double kEx2BytesPerParam[] = {10, 12, 16};
 constexpr Param kEx2Given[] = {
-    memory("hbm_per_chip_B", 96e9, "HBM per chip (TPU v5p)"),
+    chip_spec(memory("hbm_per_chip_B", 96e9, "HBM per chip"), "hbm_bytes"),
     per_param("bytes_per_param", 10, "bytes per parameter: bf16 weights 2 + Adam fp32 m and v 8",
               kEx2BytesPerParam)};
 constexpr Slot kEx2Slots[] = {number("max_params", "count", "parameters", 0.07)};
@@ -69,9 +71,11 @@ constexpr Problem kEx2{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double hbm = in.num("hbm_per_chip_B"), b = in.num("bytes_per_param");
-          return Answers{
+          Answers a{
               {"max_params", tr.step("Largest replicated model", "P = HBM / b", "\\frac{#}{#}",
                                      {hbm, b}, max_params_pure_dp(hbm, b), "count")}};
+          a.slip("max_params", max_params_pure_dp(hbm, tf::param_bytes(1)), kSlipNoAdam);
+          return a;
         },
     .hint = "Adam keeps two fp32 moments (8 bytes) beside the bf16 weights (2 bytes).",
 };
@@ -93,7 +97,11 @@ constexpr Problem kEx3{
           tr.note(
               "Backward: T_math = 8 B D F / (X C) against T_comms = 8 D F / W_ici, so the "
               "condition is B/X > C / W_ici.");
-          return Answers{{"alpha_ici_tokens", alpha_of(in, tr)}};
+          Answers a{{"alpha_ici_tokens", alpha_of(in, tr)}};
+          a.slip("alpha_ici_tokens", 2 * a["alpha_ici_tokens"],
+                 "That divides by one direction of the axis; W_ici counts both (2 x 9e10 B/s on "
+                 "v5p), as a ring sends both ways.");
+          return a;
         },
 };
 
@@ -105,7 +113,8 @@ constexpr Problem kEx4{
     .id = "training.Ex4",
     .title = "Data parallelism over three axes",
     .statement =
-        "Now the data axis spans {m_axes} ICI axes, each carrying {w_ici_Bps}; a v5p chip does "
+        "Now the data axis spans {m_axes} ICI {m_axes|axis|axes}, each carrying {w_ici_Bps}; a v5p "
+        "chip does "
         "{peak_bf16_flops_per_s}. What batch per chip keeps data parallelism compute-bound, and "
         "what global batch does that mean for a full pod of {pod_chips}?",
     .kind = "numeric",
@@ -116,9 +125,12 @@ constexpr Problem kEx4{
           const double alpha = alpha_of(in, tr), M = in.num("m_axes"), N = in.num("pod_chips");
           const double b = tr.step("Per-chip batch", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
                                    dp_min_batch_per_chip(alpha, M), "tokens");
-          return Answers{{"per_chip_batch_tokens", b},
-                         {"per_pod_batch_tokens", tr.step("Per pod", "N \\alpha / M_X",
-                                                          "# \\cdot #", {N, b}, N * b, "tokens")}};
+          Answers a{{"per_chip_batch_tokens", b},
+                    {"per_pod_batch_tokens",
+                     tr.step("Per pod", "N \\alpha / M_X", "# \\cdot #", {N, b}, N * b, "tokens")}};
+          a.slip("per_chip_batch_tokens", dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
+          a.slip("per_pod_batch_tokens", N * dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
+          return a;
         },
     .hint = "A collective over M axes runs M times faster.",
 };
@@ -135,7 +147,8 @@ constexpr Problem kEx5{
     .title = "Chips reachable with a 40M batch",
     .statement =
         "Take a global batch of {batch_tokens} (DeepSeek-V2 trained with about 40M). With FSDP "
-        "over {m_axes} axes of v5p ICI (alpha = {alpha_ici_tokens}), how many chips can share that "
+        "over {m_axes} {m_axes|axis|axes} of v5p ICI (alpha = {alpha_ici_tokens}), how many chips "
+        "can share that "
         "batch before FSDP turns comms-bound, and how many pods of {pod_chips} is that?",
     .kind = "numeric",
     .given = kEx5Given,
@@ -146,9 +159,12 @@ constexpr Problem kEx5{
                        M = in.num("m_axes"), pod = in.num("pod_chips");
           const double n = tr.step("Most chips", "N = B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
                                    {B, M, alpha}, fsdp_max_chips(B, alpha, M), "chips");
-          return Answers{
+          Answers a{
               {"max_chips", n},
               {"pods", tr.step("Pods", "N / N_{pod}", "\\frac{#}{#}", {n, pod}, n / pod, "count")}};
+          a.slip("max_chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
+          a.slip("pods", fsdp_max_chips(B, alpha, 1) / pod, kSlipOneAxis);
+          return a;
         },
 };
 
@@ -167,13 +183,13 @@ constexpr Param kEx6Given[] = {
 constexpr Slot kEx6Slots[] = {number("train_flops", "flop", "training FLOPs"),
                               number("chips", "chips", "chips at the FSDP limit"),
                               number("pods", "count", "pods", 0.06),
-                              number("train_time_s", "s", "training time")};
+                              derived(number("train_time_s", "s", "training time"), From::Flops)};
 constexpr Problem kEx6{
     .id = "training.Ex6",
     .title = "LLaMA-3 70B training time under FSDP",
     .statement =
         "A model of {params} parameters trains on {train_tokens} with a batch of {batch_tokens}, "
-        "FSDP over {m_axes} axes of v5p (C = {peak_bf16_flops_per_s}, alpha = "
+        "FSDP over {m_axes} {m_axes|axis|axes} of v5p (C = {peak_bf16_flops_per_s}, alpha = "
         "{alpha_ici_tokens}). How many training FLOPs is that, how many chips keep FSDP "
         "compute-bound at that batch (and pods of {pod_chips}), and how long does training take "
         "on those chips at {mfu} MFU?",
@@ -197,6 +213,9 @@ constexpr Problem kEx6{
           a["train_time_s"] = tr.step(
               "Training time", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
               "\\frac{#}{# \\cdot # \\cdot #}", {f, n, C, mfu}, train_time(f, n, C, mfu), "s");
+          a.slip("train_flops", tf::six_p_tokens(P, T, 2), kSlipForward);
+          a.slip("chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
+          a.slip("train_time_s", train_time(f, n, C, 1), kSlipNoMfu);
           return a;
         },
     .hint = "The chip count is the batch over the per-chip floor alpha / 3.",

@@ -34,7 +34,8 @@ constexpr Problem kEx10{
     .title = "Optimal FSDP degree on a 4x4x4",
     .statement =
         "On a slice of {n_chips}, a batch of {batch_tokens} trains a model with F = "
-        "{d_ff}, FSDP over {m_x_axes} axes and TP over {m_y_axes}. Where are the FSDP and TP "
+        "{d_ff}, FSDP over {m_x_axes} {m_x_axes|axis|axes} and TP over {m_y_axes} "
+        "{m_y_axes|axis|axes}. Where are the FSDP and TP "
         "comm terms equal (X_opt, a real number), and which split X x Y = N does that suggest "
         "(X a power of two)?",
     .kind = "numeric",
@@ -49,10 +50,14 @@ constexpr Problem kEx10{
                                    x_opt(B, F, N, MX, MY), "count");
           const double X = tr.step("Nearest power of two", "2^{\\mathrm{round}(\\log_2 X)}",
                                    "2^{\\mathrm{round}(\\log_2 #)}", {x}, round_pow2(x), "count");
-          return Answers{
+          Answers a{
               {"x_opt", x},
               {"x_fsdp", X},
               {"y_tp", tr.step("TP degree", "Y = N / X", "\\frac{#}{#}", {N, X}, N / X, "count")}};
+          a.book("x_opt", x_opt(B, thousands(F), N, MX, MY),
+                 "reads F as its round thousands (32,768 as 32k = 32,000)");
+          a.slip("x_opt", x_opt(F, B, N, MX, MY), kSlipInverted);
+          return a;
         },
     .hint =
         "The FSDP term grows with X and the TP term falls: set 4DF X / (N M_X) = 4BD / (X M_Y).",
@@ -69,10 +74,11 @@ constexpr Problem kEx11{
     .id = "training.Ex11",
     .title = "Per-chip batch floor for mixed sharding",
     .statement =
-        "With FSDP over {m_x_axes} axes and TP over {m_y_axes} (alpha = {alpha_ici_tokens}, F = "
+        "With FSDP over {m_x_axes} {m_x_axes|axis|axes} and TP over {m_y_axes} "
+        "{m_y_axes|axis|axes} (alpha = {alpha_ici_tokens}, F = "
         "{d_ff}), the FSDP and TP collectives overlap on their own axes. At the best split, what "
         "batch per chip keeps the layer compute-bound, and how many times lower is that than pure "
-        "FSDP's floor over {fsdp_axes} axes?",
+        "FSDP's floor over {fsdp_axes} {fsdp_axes|axis|axes}?",
     .kind = "numeric",
     .given = kEx11Given,
     .slots = kEx11Slots,
@@ -85,10 +91,13 @@ constexpr Problem kEx11{
                                    mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
           const double f = tr.step("Pure FSDP floor", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
                                    dp_min_batch_per_chip(alpha, M), "tokens");
-          return Answers{
-              {"min_batch_per_chip_tokens", b},
-              {"gain_vs_fsdp", tr.step("Gain", "\\text{FSDP floor} / \\text{mixed floor}",
-                                       "\\frac{#}{#}", {f, b}, f / b, "ratio")}};
+          Answers a{{"min_batch_per_chip_tokens", b},
+                    {"gain_vs_fsdp", tr.step("Gain", "\\text{FSDP floor} / \\text{mixed floor}",
+                                             "\\frac{#}{#}", {f, b}, f / b, "ratio")}};
+          const double additive = mixed_min_batch_per_chip_additive(alpha, F, MX, MY);
+          a.slip("min_batch_per_chip_tokens", additive, kSlipAdditive);
+          a.slip("gain_vs_fsdp", f / additive, kSlipAdditive);
+          return a;
         },
 };
 
@@ -104,7 +113,8 @@ constexpr Problem kEx12{
     .title = "Comms-bound crossover batch on 16x16x16",
     .statement =
         "A model with D = {d_model} and F = 4D trains on {n_chips} with FSDP over "
-        "{m_x_axes} axes and TP over {m_y_axes} (alpha = {alpha_ici_tokens}). Below which global "
+        "{m_x_axes} {m_x_axes|axis|axes} and TP over {m_y_axes} {m_y_axes|axis|axes} (alpha = "
+        "{alpha_ici_tokens}). Below which global "
         "batch is even the best FSDP + TP split comms-bound?",
     .kind = "numeric",
     .given = kEx12Given,
@@ -115,11 +125,13 @@ constexpr Problem kEx12{
                        alpha = in.num("alpha_ici_tokens"), MX = in.num("m_x_axes"),
                        MY = in.num("m_y_axes");
           const double F = tr.step("MLP width", "F = 4D", "4 \\cdot #", {D}, 4 * D, "count");
-          return Answers{
-              {"crossover_batch_tokens",
-               tr.step("Crossover", "B = N \\alpha^2 / (M_X M_Y F)",
-                       "\\frac{# \\cdot #^2}{# \\cdot # \\cdot #}", {N, alpha, MX, MY, F},
-                       mixed_min_batch(N, alpha, F, MX, MY), "tokens")}};
+          Answers a{{"crossover_batch_tokens",
+                     tr.step("Crossover", "B = N \\alpha^2 / (M_X M_Y F)",
+                             "\\frac{# \\cdot #^2}{# \\cdot # \\cdot #}", {N, alpha, MX, MY, F},
+                             mixed_min_batch(N, alpha, F, MX, MY), "tokens")}};
+          a.slip("crossover_batch_tokens", N * mixed_min_batch_per_chip_additive(alpha, F, MX, MY),
+                 kSlipAdditive);
+          return a;
         },
 };
 
@@ -141,9 +153,11 @@ constexpr Problem kEx19{
     .title = "Batch window where only mixed sharding works",
     .statement =
         "On {n_chips} (4x4x4) with F = {d_ff} and alpha = {alpha_ici_tokens}: from which "
-        "batch per chip is FSDP + TP (FSDP on {m_x_axes} axes, TP on {m_y_axes}) compute-bound, "
-        "from which is pure FSDP over {fsdp_m_axes} axes, and is pure {tp_only_degree}-way TP "
-        "over {tp_only_m_axes} axes ever compute-bound?",
+        "batch per chip is FSDP + TP (FSDP on {m_x_axes} {m_x_axes|axis|axes}, TP on {m_y_axes} "
+        "{m_y_axes|axis|axes}) compute-bound, "
+        "from which is pure FSDP over {fsdp_m_axes} {fsdp_m_axes|axis|axes}, and is pure "
+        "{tp_only_degree}-way TP "
+        "over {tp_only_m_axes} {tp_only_m_axes|axis|axes} ever compute-bound?",
     .kind = "numeric",
     .given = kEx19Given,
     .slots = kEx19Slots,
@@ -162,6 +176,9 @@ constexpr Problem kEx19{
           const double lim = tr.step("TP limit", "M_Y F / \\alpha", "\\frac{# \\cdot #}{#}",
                                      {MT, F, alpha}, tp_max_degree(F, alpha, MT), "count");
           a["tp_only_compute_bound"] = Y < lim ? 1 : 0;
+          a.slip("mixed_min_batch_per_chip_tokens",
+                 mixed_min_batch_per_chip_additive(alpha, F, MX, MY), kSlipAdditive);
+          a.slip("fsdp_min_batch_per_chip_tokens", dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
           tr.note("Pure TP's ratio T_math / T_comms does not depend on the batch: " +
                   units::number(Y) + "-way against a limit of " + units::number(lim) + ".");
           return a;

@@ -52,10 +52,13 @@ constexpr Problem kEx14{
           tr.note(
               "Across pods: T_math = 8BDF/(NC) against T_comms = 8DF/(M W_dcn): compute-bound "
               "while the batch per pod B/(N/M) exceeds alpha_dcn.");
-          return Answers{{"w_dcn_per_chip_Bps", h.W_dcn},
-                         {"alpha_dcn_tokens", a},
-                         {"alpha_dcn_section_takeaway_tokens", a},
-                         {"alpha_dcn_summary_bullets_tokens", a}};
+          Answers r{{"w_dcn_per_chip_Bps", h.W_dcn},
+                    {"alpha_dcn_tokens", a},
+                    {"alpha_dcn_section_takeaway_tokens", a},
+                    {"alpha_dcn_summary_bullets_tokens", a}};
+          r.slip("w_dcn_per_chip_Bps", host,
+                 "That is the whole host's DCN bandwidth: its chips share it.");
+          return r;
         },
     .erratum =
         "The chapter's closing bullets still say about 71,000 tokens, a figure left from an older "
@@ -65,7 +68,8 @@ constexpr Problem kEx14{
 
 constexpr Param kEx15aGiven[] = {width("d_ff", 30000, "MLP width F (LLaMA-3 70B, about)", kLlamaFs),
                                  kAlpha};
-constexpr Slot kEx15aSlots[] = {number("tp_limit_per_axis", "ratio", "TP degree per axis", 0.08)};
+constexpr Slot kEx15aSlots[] = {
+    at_most(number("tp_limit_per_axis", "ratio", "TP degree per axis (at most)"))};
 constexpr Problem kEx15a{
     .id = "training.Ex15.a",
     .title = "Tensor-parallel limit per axis",
@@ -78,9 +82,12 @@ constexpr Problem kEx15a{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double F = in.num("d_ff"), alpha = in.num("alpha_ici_tokens");
-          return Answers{
+          Answers a{
               {"tp_limit_per_axis", tr.step("TP limit per axis", "F / \\alpha", "\\frac{#}{#}",
                                             {F, alpha}, tp_max_degree(F, alpha, 1), "ratio")}};
+          a.book("tp_limit_per_axis", std::floor(a["tp_limit_per_axis"]),
+                 "names the largest whole degree below F / alpha");
+          return a;
         },
 };
 
@@ -93,7 +100,8 @@ constexpr Problem kEx15b{
     .id = "training.Ex15.b",
     .title = "FSDP-only chip limit at 2M",
     .statement =
-        "With a batch of {batch_tokens} and pure FSDP over {m_x_axes} axes (alpha = "
+        "With a batch of {batch_tokens} and pure FSDP over {m_x_axes} {m_x_axes|axis|axes} (alpha "
+        "= "
         "{alpha_ici_tokens}), how many chips stay compute-bound, and what share of a {pod_chips} "
         "pod is that?",
     .kind = "numeric",
@@ -105,9 +113,11 @@ constexpr Problem kEx15b{
                        M = in.num("m_x_axes"), pod = in.num("pod_chips");
           const double n = tr.step("Most chips", "B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
                                    {B, M, alpha}, fsdp_max_chips(B, alpha, M), "chips");
-          return Answers{{"max_chips", n},
-                         {"pod_fraction", tr.step("Share of a pod", "N / N_{pod}", "\\frac{#}{#}",
-                                                  {n, pod}, n / pod, "ratio")}};
+          Answers a{{"max_chips", n},
+                    {"pod_fraction", tr.step("Share of a pod", "N / N_{pod}", "\\frac{#}{#}",
+                                             {n, pod}, n / pod, "ratio")}};
+          a.slip("max_chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
+          return a;
         },
 };
 
@@ -124,7 +134,8 @@ constexpr Problem kEx15c{
     .id = "training.Ex15.c",
     .title = "Mixed FSDP+TP chip limit at 2M",
     .statement =
-        "Same batch of {batch_tokens}, now FSDP over {m_x_axes} axes and TP over {m_y_axes} (F = "
+        "Same batch of {batch_tokens}, now FSDP over {m_x_axes} {m_x_axes|axis|axes} and TP over "
+        "{m_y_axes} {m_y_axes|axis|axes} (F = "
         "{d_ff}, alpha = {alpha_ici_tokens}). What batch per chip does the best split need, how "
         "many chips does the batch then reach, and is that more than one pod of {pod_chips}?",
     .kind = "numeric",
@@ -140,9 +151,13 @@ constexpr Problem kEx15c{
                       {alpha, MX, MY, F}, mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
           const double n = tr.step("Most chips", "B / \\text{floor}", "\\frac{#}{#}", {B, b},
                                    mixed_max_chips(B, alpha, F, MX, MY), "chips");
-          return Answers{{"min_batch_per_chip_tokens", b},
-                         {"max_chips", n},
-                         {"exceeds_one_pod", n > pod ? 1 : 0}};
+          Answers a{{"min_batch_per_chip_tokens", b},
+                    {"max_chips", n},
+                    {"exceeds_one_pod", n > pod ? 1 : 0}};
+          const double additive = mixed_min_batch_per_chip_additive(alpha, F, MX, MY);
+          a.slip("min_batch_per_chip_tokens", additive, kSlipAdditive);
+          a.slip("max_chips", B / additive, kSlipAdditive);
+          return a;
         },
 };
 
@@ -160,7 +175,8 @@ constexpr Problem kEx15d{
     .title = "The 1M-token single-pod recipe",
     .statement =
         "The chapter suggests 1024-way FSDP with 8-way TP ({n_chips}) for a batch of "
-        "{batch_tokens}, F = {d_ff}, FSDP over {m_x_axes} axes and TP over {m_y_axes} (alpha = "
+        "{batch_tokens}, F = {d_ff}, FSDP over {m_x_axes} {m_x_axes|axis|axes} and TP over "
+        "{m_y_axes} {m_y_axes|axis|axes} (alpha = "
         "{alpha_ici_tokens}). What is the batch per chip, and where is the real-valued optimum "
         "X_opt?",
     .kind = "numeric",
@@ -178,9 +194,11 @@ constexpr Problem kEx15d{
           tr.note("X keeps both terms under T_math on [" + units::number(w.lo) + ", " +
                   units::number(w.hi) + "]: X = 1024 lies " +
                   (1024 <= w.hi && 1024 >= w.lo ? "inside" : "outside") + " it.");
-          return Answers{{"per_chip_batch_tokens",
-                          tr.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens")},
-                         {"x_opt", x}};
+          Answers a{{"per_chip_batch_tokens",
+                     tr.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens")},
+                    {"x_opt", x}};
+          a.slip("x_opt", x_opt(F, B, N, MX, MY), kSlipInverted);
+          return a;
         },
 };
 

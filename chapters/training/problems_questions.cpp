@@ -95,6 +95,22 @@ constexpr Problem kQ1{
           a["total_params"] =
               tr.step("Total", "\\text{FFW} + \\text{attention} + \\text{vocab}", "# + # + #",
                       {p.mlp, p.attn, p.embed + p.unembed}, p.total, "count");
+          // The other MLP and the other embedding, as a reader who misread the config counts.
+          tf::Config other = c;
+          other.gated = !c.gated;
+          const tf::Params g = tf::params(checked(other));
+          const char* mats_hint =
+              c.gated ? "That counts 2 MLP matrices: a gated MLP has 3 (W_in1, W_in2, W_out)."
+                      : "That counts 3 MLP matrices: this MLP is plain, with W_in and W_out.";
+          a.slip("ffw_params", g.mlp, mats_hint);
+          a.slip("total_params", g.total, mats_hint);
+          other = c;
+          other.tied = !c.tied;
+          const tf::Params e = tf::params(checked(other));
+          a.slip("vocab_params", e.embed + e.unembed,
+                 c.tied ? "That counts two matrices: the embeddings are tied, one D x V matrix."
+                        : "That counts one D x V matrix: the input and output embeddings are "
+                          "separate (2 D V).");
           return a;
         },
     .hint = "A gated MLP has three D x F matrices; attention has W_Q, W_K, W_V and W_O.",
@@ -149,6 +165,8 @@ constexpr Problem kQ2{
           a["total_bytes"] =
               tr.step("Total", "\\text{weights} + \\text{checkpoints}", "# + #",
                       {w + o, a["activation_bytes"]}, w + o + a["activation_bytes"], "B");
+          a.slip("params_and_optimizer_bytes", w, kSlipNoAdam);
+          a.slip("activation_bytes", checkpoint_bytes({l.D, l.D, l.n_mats}, L, B), kSlipAllD);
           return a;
         },
     .hint = "Each checkpoint is a bf16 array of B tokens by its width.",
@@ -214,10 +232,14 @@ constexpr Problem kQ3a{
           const double B = in.num("batch_tokens"), T = in.num("seq_len"), P = in.num("params");
           const double per_chip = tr.step("Replicated on every chip", "10 P", "10 \\cdot #", {P},
                                           params_optimizer_bytes(P), "B");
-          return Answers{{"sequences_per_batch", tr.step("Sequences", "B / T", "\\frac{#}{#}",
-                                                         {B, T}, sequences(B, T), "count")},
-                         {"params_opt_bytes_per_chip", per_chip},
-                         {"pure_dp_fits", per_chip <= in.num("hbm_per_chip_B") ? 1 : 0}};
+          Answers a{{"sequences_per_batch", tr.step("Sequences", "B / T", "\\frac{#}{#}", {B, T},
+                                                    sequences(B, T), "count")},
+                    {"params_opt_bytes_per_chip", per_chip},
+                    {"pure_dp_fits", per_chip <= in.num("hbm_per_chip_B") ? 1 : 0}};
+          a.book("sequences_per_batch", sequences(binary_millions(B), T),
+                 "reads the batch's M as 2^20 (3M tokens as 3 x 2^20 = 3,145,728)");
+          a.slip("params_opt_bytes_per_chip", tf::param_bytes(P), kSlipNoAdam);
+          return a;
         },
     .erratum =
         "The book counts 96 sequences: it reads 3M as 3 x 2^20 and 32k as 2^15. With the "
@@ -252,7 +274,8 @@ constexpr Problem kQ3b{
         "Same setup: {params} parameters, {n_layers} layers with D = {d_model} and F = {d_ff} "
         "(gated, so 3 bf16 checkpoints per layer), a batch of {batch_tokens}, v5p: {n_chips} "
         "of {hbm_per_chip_B} ({peak_bf16_flops_per_s}, ICI {w_ici_Bps} per axis). With pure FSDP "
-        "over {fsdp_mesh_axes} axes: how much memory do checkpoints and state take in total, how "
+        "over {fsdp_mesh_axes} {fsdp_mesh_axes|axis|axes}: how much memory do checkpoints and "
+        "state take in total, how "
         "much HBM does the slice have, does it fit, and how much lands on each chip? What global "
         "batch would FSDP need to be compute-bound, what is the batch per chip, and is it?",
     .kind = "numeric",
@@ -278,6 +301,10 @@ constexpr Problem kQ3b{
           a["per_chip_batch_tokens"] =
               tr.step("Per chip", "B / N", "\\frac{#}{#}", {q.B, q.N}, q.B / q.N, "tokens");
           a["fsdp_compute_bound"] = q.B / q.N > floor ? 1 : 0;
+          a.slip("min_batch_fsdp_3axes_tokens", q.N * dp_min_batch_per_chip(q.alpha, 1),
+                 kSlipOneAxis);
+          const Layer all_d{in.num("d_model"), in.num("d_model"), 3};
+          a.slip("activation_bytes", checkpoint_bytes(all_d, in.num("n_layers"), q.B), kSlipAllD);
           return a;
         },
 };
@@ -305,12 +332,13 @@ constexpr Slot kQ3cSlots[] = {number("min_batch_per_chip_tokens", "tokens", "per
                               number("x_fsdp", "count", "FSDP degree X"),
                               number("y_tp", "count", "TP degree Y"),
                               number("bytes_per_chip", "B", "bytes per chip"),
-                              number("step_time_s", "s", "step time", 0.04)};
+                              derived(number("step_time_s", "s", "step time", 0.04), From::Flops)};
 constexpr Problem kQ3c{
     .id = "training.Q3.c",
     .title = "Mixed FSDP and tensor parallelism plan",
     .statement =
-        "Now mix FSDP over {m_x_axes} axes with TP over {m_y_axes}, the two overlapping on their "
+        "Now mix FSDP over {m_x_axes} {m_x_axes|axis|axes} with TP over {m_y_axes} "
+        "{m_y_axes|axis|axes}, the two overlapping on their "
         "own axes (same model: {params} parameters, F = {d_ff}; {batch_tokens} on {n_chips} of "
         "v5p, "
         "{peak_bf16_flops_per_s} and {w_ici_Bps} per axis). What batch per chip does the "
@@ -347,6 +375,10 @@ constexpr Problem kQ3c{
               tr.step("Step time", "6 B P / (N C \\cdot MFU)",
                       "\\frac{6 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {q.B, q.P, q.N, C, mfu},
                       step_time_at_mfu(q.B, q.P, q.N, C, mfu), "s");
+          a.slip("min_batch_per_chip_tokens", mixed_min_batch_per_chip_additive(q.alpha, F, MX, MY),
+                 kSlipAdditive);
+          a.slip("x_opt", x_opt(F, q.B, q.N, MX, MY), kSlipInverted);
+          a.slip("step_time_s", step_time_at_mfu(q.B, q.P, q.N, C, 1), kSlipNoMfu);
           return a;
         },
     .hint = "X_opt is where the FSDP gathers and the TP collectives take equally long.",

@@ -22,15 +22,17 @@ namespace tf = transformers;
 constexpr Param kEx7Given[] = {width("d_model", 8192, "model width D"),
                                width("d_ff", 30000, "MLP width F", kLlamaFs), kAlpha,
                                axes("m_y_axes", 1, "ICI axes TP spans")};
-constexpr Slot kEx7Slots[] = {boolean("tp8_compute_bound", "8-way TP compute-bound?"),
-                              boolean("tp16_compute_bound", "16-way TP compute-bound?"),
-                              number("d_ff_needed_for_tp8", "count", "F needed for 8-way", 0.03)};
+constexpr Slot kEx7Slots[] = {
+    boolean("tp8_compute_bound", "8-way TP compute-bound?"),
+    boolean("tp16_compute_bound", "16-way TP compute-bound?"),
+    at_least(number("d_ff_needed_for_tp8", "count", "F needed for 8-way (at least)", 0.03))};
 constexpr Problem kEx7{
     .id = "training.Ex7",
     .title = "Tensor-parallel limit for LLaMA-3 70B",
     .statement =
         "A model has D = {d_model} and F = {d_ff} (LLaMA-3 70B: F is about 30k). With tensor "
-        "parallelism over {m_y_axes} axis of v5p ICI (alpha = {alpha_ici_tokens}), is 8-way TP "
+        "parallelism over {m_y_axes} {m_y_axes|axis|axes} of v5p ICI (alpha = {alpha_ici_tokens}), "
+        "is 8-way TP "
         "compute-bound? 16-way? What F would 8-way TP need to stay compute-bound?",
     .kind = "numeric",
     .given = kEx7Given,
@@ -54,13 +56,15 @@ constexpr Problem kEx7{
 constexpr double kEx8Fs[] = {24576, 49152, 50000};
 constexpr Param kEx8Given[] = {width("d_ff", 50000, "MLP width F (Gemma 7B, about)", kEx8Fs),
                                kAlpha, axes("m_y_axes", 1, "ICI axes TP spans")};
-constexpr Slot kEx8Slots[] = {number("tp_limit_F_over_alpha", "ratio", "M_Y F / alpha"),
-                              boolean("tp16_compute_bound", "16-way TP compute-bound?")};
+constexpr Slot kEx8Slots[] = {
+    at_most(number("tp_limit_F_over_alpha", "ratio", "TP degree (at most)")),
+    boolean("tp16_compute_bound", "16-way TP compute-bound?")};
 constexpr Problem kEx8{
     .id = "training.Ex8",
     .title = "Tensor-parallel limit for Gemma 7B",
     .statement =
-        "A model has F = {d_ff} (Gemma 7B: about 50k). With TP over {m_y_axes} ICI axis (alpha = "
+        "A model has F = {d_ff} (Gemma 7B: about 50k). With TP over {m_y_axes} ICI "
+        "{m_y_axes|axis|axes} (alpha = "
         "{alpha_ici_tokens}), up to which degree does tensor parallelism stay compute-bound, and "
         "is 16-way TP compute-bound?",
     .kind = "numeric",
@@ -75,12 +79,15 @@ constexpr Problem kEx8{
           tr.note("Y-way TP is compute-bound while Y < " + units::number(y) +
                   ": the first comms-bound whole degree is " + units::number(std::floor(y) + 1) +
                   ".");
-          return Answers{{"tp_limit_F_over_alpha", y}, {"tp16_compute_bound", 16 < y ? 1 : 0}};
+          Answers a{{"tp_limit_F_over_alpha", y}, {"tp16_compute_bound", 16 < y ? 1 : 0}};
+          a.book("tp_limit_F_over_alpha", std::floor(y),
+                 "names the largest whole degree below M_Y F / alpha");
+          return a;
         },
     .erratum =
         "The book calls 19-way TP comms-bound for Gemma 7B. By its own rule Y < F / alpha = "
         "50000 / 2550 = 19.6, 19-way is still (barely) compute-bound and 20-way is the first "
-        "comms-bound degree.",
+        "comms-bound degree: 19 is accepted as the largest whole degree that works.",
 };
 
 constexpr Param kEx9Given[] = {
