@@ -187,6 +187,10 @@ constexpr Param kQ3Peak =
     rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
 constexpr Param kQ3WIci =
     rate("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
+// The same three as facts of one chip, for the parts whose only chip figures they are.
+constexpr Param kQ3HbmSpec = chip_spec(kQ3Hbm, "hbm_bytes");
+constexpr Param kQ3PeakSpec = chip_spec(kQ3Peak, "peak_flops_bf16");
+constexpr Param kQ3WIciSpec = chip_spec(kQ3WIci, "ici_bw_bidi");
 
 // The checkpoints of Question 2's model at this batch, and the state over N chips.
 struct Q3 {
@@ -211,8 +215,8 @@ Q3 q3_setup(const Inputs& in, Trace& tr) {
   return q;
 }
 
-constexpr Param kQ3aGiven[] = {kQ3Params, kQ3Chips, kQ3Hbm, kQ3Seq,  kQ3Batch,
-                               kQ3Layers, kQ3D,     kQ3F,   kQ3Peak, kQ3WIci};
+constexpr Param kQ3aGiven[] = {kQ3Params, kQ3Chips, kQ3HbmSpec, kQ3Seq,      kQ3Batch,
+                               kQ3Layers, kQ3D,     kQ3F,       kQ3PeakSpec, kQ3WIciSpec};
 constexpr Slot kQ3aSlots[] = {number("sequences_per_batch", "count", "sequences per batch"),
                               number("params_opt_bytes_per_chip", "B", "weights and Adam per chip"),
                               boolean("pure_dp_fits", "does pure DP fit?")};
@@ -220,8 +224,9 @@ constexpr Problem kQ3a{
     .id = "training.Q3.a",
     .title = "Pure data parallelism on 16x16x16",
     .statement =
-        "Train LLaMA-2 13B ({params} parameters) on a v5p 16x16x16 ({n_chips}, {hbm_per_chip_B} "
-        "of HBM each) with sequences of {seq_len} and a batch of {batch_tokens}. How many "
+        "Train LLaMA-2 13B ({params} parameters) on a 16x16x16 slice ({n_chips} with "
+        "{hbm_per_chip_B} of HBM each; the chapter's are v5p) with sequences of {seq_len} and a "
+        "batch of {batch_tokens}. How many "
         "sequences is the batch? With pure data parallelism, how many bytes of weights and Adam "
         "state sit on each chip, and does that fit?",
     .kind = "numeric",
@@ -249,14 +254,14 @@ constexpr Problem kQ3a{
 constexpr double kQ3Axes[] = {2, 3};
 constexpr Param kQ3bGiven[] = {kQ3Params,
                                kQ3Chips,
-                               kQ3Hbm,
+                               kQ3HbmSpec,
                                kQ3Seq,
                                kQ3Batch,
                                kQ3Layers,
                                kQ3D,
                                kQ3F,
-                               kQ3Peak,
-                               kQ3WIci,
+                               kQ3PeakSpec,
+                               kQ3WIciSpec,
                                count("fsdp_mesh_axes", 3, "ICI axes FSDP spans", kQ3Axes, 1, 3)};
 constexpr Slot kQ3bSlots[] = {
     number("activation_bytes", "B", "checkpoints (3 per layer)"),
@@ -272,7 +277,7 @@ constexpr Problem kQ3b{
     .title = "Pure FSDP: memory and compute-bound check",
     .statement =
         "Same setup: {params} parameters, {n_layers} layers with D = {d_model} and F = {d_ff} "
-        "(gated, so 3 bf16 checkpoints per layer), a batch of {batch_tokens}, v5p: {n_chips} "
+        "(gated, so 3 bf16 checkpoints per layer), a batch of {batch_tokens}, {n_chips} "
         "of {hbm_per_chip_B} ({peak_bf16_flops_per_s}, ICI {w_ici_Bps} per axis). With pure FSDP "
         "over {fsdp_mesh_axes} {fsdp_mesh_axes|axis|axes}: how much memory do checkpoints and "
         "state take in total, how "
