@@ -181,3 +181,38 @@ for (const [ch, { calculators, plain }] of Object.entries(modules)) {
   }
   console.log(text + record + '\n');
 }
+
+// The training planner's whole search on a full v5p pod: training.plan at its defaults (LLaMA 3-70B,
+// 16x20x28, 4M tokens), from the pairs above, per configuration evaluated; and the instructions of
+// one search under callgrind (inside sb::training::plan only, sb_bench_planner --once). Targets
+// (issue 11): at most 3e7 instructions per search and 40 ns per configuration natively; a search
+// well inside a 16 ms frame in wasm.
+const PLAN = 'training.plan';
+if (samples[PLAN] && modules.training) {
+  const r = JSON.parse(modules.training.mod.api(JSON.stringify({ op: 'calc', name: PLAN, inputs: {} })));
+  const configs = r.values.configs.value;
+  const s = samples[PLAN];
+  const nat = median(s.native), was = median(s.embind);
+  const per = (ns) => `${(ns / configs).toFixed(1)} ns`;
+  console.log(`the training planner, whole search on a full v5p pod (${r.values.chips.value} chips, ${configs} configurations, ` +
+              `${r.values.assignments.value} axis assignments; medians of ${rounds} paired rounds)`);
+  console.log(`  ${'native'.padEnd(8)} ${us(nat).padStart(11)} per search, ${per(nat).padStart(8)} per configuration ` +
+              `(target: at most 40 ns) ${verdict(nat / configs <= 40)}`);
+  console.log(`  ${'wasm'.padEnd(8)} ${us(was).padStart(11)} per search, ${per(was).padStart(8)} per configuration, ` +
+              `${median(s.embindRatio).toFixed(2)}x native (a 16 ms frame: ${verdict(was <= 16e6)})`);
+  const planner = new URL('../build/native/bin/sb_bench_planner', import.meta.url).pathname;
+  let valgrind = true;
+  try { execFileSync('valgrind', ['--version']); } catch { valgrind = false; }
+  if (!valgrind || !existsSync(planner)) {
+    console.log('  (no valgrind or no build/native/bin/sb_bench_planner: instructions not counted)');
+  } else {
+    const out = `/tmp/sb-callgrind-${process.pid}.out`;
+    execFileSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, '--toggle-collect=sb::training::plan(*', planner, '--once'],
+      { stdio: ['ignore', 'ignore', 'ignore'] });
+    const instr = Number(readFileSync(out, 'utf8').match(/^summary: (\d+)/m)?.[1]);
+    execFileSync('rm', ['-f', out]);
+    console.log(`  ${'callgrind'.padEnd(8)} ${instr.toExponential(2).padStart(11)} instructions per search, ` +
+                `${(instr / configs).toFixed(0)} per configuration (target: at most 3e7) ${verdict(instr <= 3e7)}`);
+  }
+  console.log();
+}

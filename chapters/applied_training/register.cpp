@@ -1,7 +1,12 @@
-// Registers the applied_training chapter's calculators and problems (its record comes from
-// chapter.json).
+// Registers the case study's calculators and problems (its record comes from chapter.json).
 #include "core/registry.hpp"
 
 namespace sb::applied_training {
-void register_chapter(Registry&) {}
+void add_calculators(Registry& r);  // calculators.cpp
+void add_problems(Registry& r);     // problems.cpp
+
+void register_chapter(Registry& r) {
+  add_calculators(r);
+  add_problems(r);
+}
 }  // namespace sb::applied_training

@@ -4,12 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "chapters/roofline/model.hpp"
 #include "chapters/sharding/model.hpp"
 #include "chapters/tpus/model.hpp"
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 
@@ -33,6 +39,39 @@ Hardware hardware_of(const hw::Chip& chip, std::string_view dtype, std::string_v
 double alpha_ici(const Hardware& h) { return roofline::critical_intensity(h.C, h.W_ici); }
 double alpha_dcn(const Hardware& h) { return roofline::critical_intensity(h.C, h.W_dcn); }
 double w_dcn_per_chip(double host_bw, double chips_per_host) { return host_bw / chips_per_host; }
+
+// ------------------------------------------------------------------ the model trained
+
+tf::Config model_config(std::string_view id, const ModelFields& f) {
+  tf::Config c;
+  if (id != kCustomModel) {
+    c = tf::model(id, "model").config;
+  } else {
+    for (auto [v, field, what] : {std::tuple{f.L, "L", "the number of layers"},
+                                  {f.D, "D", "the model width"},
+                                  {f.F, "F", "the MLP width"},
+                                  {f.N, "N", "the query heads"},
+                                  {f.K, "K", "the KV heads (N for MHA)"}})
+      if (v == 0)
+        fail(field, std::string(field) + ": enter " + what + " (or pick a model)", "missing");
+  }
+  const bool heads = (f.D > 0 && f.D != c.D) || (f.N > 0 && f.N != c.N);
+  if (f.L > 0) c.L = f.L;
+  if (f.D > 0) c.D = f.D;
+  if (f.F > 0) (c.E > 0 ? c.F_e : c.F) = f.F;
+  if (f.N > 0) c.N = f.N;
+  if (f.K > 0) c.K = f.K;
+  if (f.V > 0) c.V = f.V;
+  // A new D or N without an H makes the head dim D / N again (MLA keeps its own dims).
+  if (f.H > 0)
+    c.H = f.H;
+  else if (heads && !c.mla)
+    c.H = 0;
+  // Fewer layers than the model's: its dense first layers and sliding-window layers shrink with it.
+  if (c.n_dense > c.L) c.n_dense = c.L;
+  if (c.window_layers > c.L) c.window_layers = c.L;
+  return tf::validated(c);
+}
 
 // ------------------------------------------------------------------ A.2
 
@@ -88,7 +127,9 @@ double t_pipeline_hop(double act_bytes, double Y, const Hardware& h) {
   return roofline::t_comms(act_bytes / Y, h.w_uni);
 }
 
-double pipeline_bubble(double Z, double m) { return (Z - 1) / (m + Z - 1); }
+double pipeline_slots(double Z, double m) { return m + Z - 1; }
+double pipeline_in_flight(double Z, double m) { return std::min(m, Z) / m; }
+double pipeline_bubble(double Z, double m) { return (Z - 1) / pipeline_slots(Z, m); }
 
 double t_fsdp_fwd(const Layer& l, double Y, double M_X, const Hardware& h) {
   return t_weight_gather(layer_weight_bytes(l), Y, M_X, h);
@@ -131,6 +172,11 @@ double tp_min_F(double Y, double alpha, double M_Y) { return Y * alpha / M_Y; }
 double mixed_min_batch_per_chip(double alpha, double F, double M_X, double M_Y) {
   return alpha * alpha / (M_X * M_Y * F);
 }
+double mixed_min_batch_per_chip_additive(double alpha, double F, double M_X, double M_Y) {
+  // X alpha / (M_X B) + Y alpha / (M_Y F) < 1 is easiest where both terms are 1/2: at the
+  // optimum each term is twice the overlapped model's, so the floor is four times higher.
+  return 4 * mixed_min_batch_per_chip(alpha, F, M_X, M_Y);
+}
 double mixed_min_batch(double N, double alpha, double F, double M_X, double M_Y) {
   return N * mixed_min_batch_per_chip(alpha, F, M_X, M_Y);
 }
@@ -162,6 +208,292 @@ double round_split(double x, double N) {
     }
   }
   return best;
+}
+
+// ------------------------------------------------------------------ A.4 one strategy, whole
+
+const char* strategy_label(Strategy s) {
+  switch (s) {
+    case Strategy::DP:
+      return "DP";
+    case Strategy::FSDP:
+      return "FSDP";
+    case Strategy::TP:
+      return "TP";
+    case Strategy::FSDP_TP:
+      return "FSDP+TP";
+    case Strategy::Pipeline:
+      return "pipeline";
+    case Strategy::DCN:
+      return "DP over DCN";
+  }
+  return "?";
+}
+
+bool StrategyCost::compute_bound() const {
+  return t.compute_bound() && (strategy != Strategy::Pipeline || hop < stage_math);
+}
+
+namespace {
+
+std::string num_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+bool whole(double v) { return v == std::floor(v); }
+
+// The weight matrices of the chapter's layer, in forward order, and their gradients.
+struct Mats {
+  const char* const* w;
+  const char* const* dw;
+  int n;
+};
+Mats mats_of(const Layer& l) {
+  static const char* const w2[] = {"W_in", "W_out"};
+  static const char* const dw2[] = {"dW_in", "dW_out"};
+  static const char* const w3[] = {"W_in1", "W_in2", "W_out"};
+  static const char* const dw3[] = {"dW_in1", "dW_in2", "dW_out"};
+  return l.n_mats == 3 ? Mats{w3, dw3, 3} : Mats{w2, dw2, 2};
+}
+
+// FSDP's collectives per layer (A.4 (2), (4)): each weight's Y shard gathered over X forward;
+// backward, from the last matrix down, the gradient reduce-scattered and the weight gathered again.
+void fsdp_collectives(const Layer& l, double Y, double M_X, const Hardware& h,
+                      std::vector<Collective>& out) {
+  const Mats m = mats_of(l);
+  const double V = layer_weight_bytes(l) / l.n_mats / Y;
+  const double t = t_weight_gather(V * Y, Y, M_X, h);
+  for (int i = 0; i < m.n; ++i) out.push_back({"forward", "AllGather", m.w[i], "X", V, t, false});
+  for (int i = m.n - 1; i >= 0; --i) {
+    out.push_back({"backward", "ReduceScatter", m.dw[i], "X", V, t, false});
+    out.push_back({"backward", "AllGather", m.w[i], "X", V, t, false});
+  }
+}
+
+// TP's collectives per layer (A.4 (3), (4)): In gathered and Out reduce-scattered over Y forward;
+// dOut gathered and dIn reduce-scattered backward (the forward gather of In is reused). Each moves
+// the X shard of the activations, 2 B D / X bytes.
+void tp_collectives(const Layer& l, double B, double X, double M_Y, const Hardware& h,
+                    std::vector<Collective>& out) {
+  const double V = activation_row_bytes(l) * B / X;
+  const double t = t_act_gather_scatter(V * X, X, M_Y, h) / 2;
+  out.push_back({"forward", "AllGather", "In", "Y", V, t, true});
+  out.push_back({"forward", "ReduceScatter", "Out", "Y", V, t, true});
+  out.push_back({"backward", "AllGather", "dOut", "Y", V, t, true});
+  out.push_back({"backward", "ReduceScatter", "dIn", "Y", V, t, true});
+}
+
+// X_opt rounded to a divisor of N (A.4 (4)), or the reader's Y checked against N.
+double tp_degree(double Y, double B, double F, double N, double M_X, double M_Y) {
+  if (Y == 0) {
+    if (!whole(N) || N > 1e9)
+      fail("chips", "the optimal split needs a whole number of chips, got " + num_text(N),
+           "out_of_range");
+    return N / round_split(x_opt(B, F, N, M_X, M_Y), N);
+  }
+  if (!(Y >= 1) || !whole(Y) || !whole(N / Y))
+    fail("Y",
+         "the TP degree Y must be a whole number that divides the " + num_text(N) + " chips, got " +
+             num_text(Y),
+         "out_of_range");
+  return Y;
+}
+
+}  // namespace
+
+namespace {
+
+void positive(double v, const char* field, const std::string& what) {
+  if (!(v > 0) || !std::isfinite(v)) fail(field, what, "out_of_range");
+}
+
+// The inputs every strategy needs; InputError naming the field.
+void check_strategy_input(Strategy st, const StrategyInput& in) {
+  const Layer& l = in.layer;
+  positive(l.D, "D", "D must be a positive width");
+  positive(l.F, "F", "F must be a positive width");
+  if (l.n_mats != 2 && l.n_mats != 3)
+    fail("mlp", "the MLP has 2 matrices (plain) or 3 (gated)", "out_of_range");
+  positive(in.L, "L", "the model needs at least one layer");
+  positive(in.P, "P", "the parameter count must be positive");
+  positive(in.N, "chips", "the chip count must be positive");
+  if (!(in.axes >= 1 && in.axes <= 3))
+    fail("axes", "a TPU slice has 1 to 3 ICI axes, got " + num_text(in.axes), "out_of_range");
+  for (double v : {in.hw.C, in.hw.W_ici, in.hw.hbm})
+    positive(v, "chip", "the chip needs a peak, an ICI bandwidth and an HBM size");
+  const double pods = st == Strategy::DCN ? in.pods : 1;
+  if (st == Strategy::DCN) {
+    if (!(pods >= 2) || !whole(pods) || pods > 1e4)
+      fail("pods", "DP across pods needs a whole number of pods, from 2 to 10,000", "out_of_range");
+    positive(in.hw.W_dcn, "chip", "the chip has no DCN bandwidth in the tables");
+  }
+  const double chips = in.N * pods;
+  if (!(in.B >= chips) || !std::isfinite(in.B) || in.B > 1e15)
+    fail("B",
+         "the batch (" + num_text(in.B) + " tokens) is smaller than the chip count (" +
+             num_text(chips) + "): every chip needs at least one token",
+         "out_of_range");
+}
+
+// The gradient all-reduce of each weight matrix, over X (DP) or across pods (DCN), backward.
+void allreduce_collectives(const StrategyInput& in, const char* axis, double M_X,
+                           std::vector<Collective>& out) {
+  const Mats m = mats_of(in.layer);
+  const double V = layer_weight_bytes(in.layer) / in.layer.n_mats;
+  const bool dcn = std::string_view(axis) == "DCN";
+  const double t = dcn ? t_grad_allreduce_dcn(V, in.N, in.hw) : t_grad_allreduce(V, 1, M_X, in.hw);
+  for (int i = m.n - 1; i >= 0; --i)
+    out.push_back({"backward", "AllReduce", m.dw[i], axis, V, t, false});
+}
+
+// A.4 (1), (2): DP or FSDP over every chip and axis.
+void data_parallel(Strategy st, const StrategyInput& in, StrategyCost& c) {
+  c.split = {in.N, 1, in.axes, 0, st == Strategy::DP ? XMode::DP : XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  if (st == Strategy::DP)
+    allreduce_collectives(in, "X", in.axes, c.collectives);
+  else
+    fsdp_collectives(in.layer, 1, in.axes, in.hw, c.collectives);
+  c.conditions.push_back({"B/N > alpha / M_X", "tokens", in.B / in.N,
+                          dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
+}
+
+// A.4 (3): TP over every chip and axis.
+void tensor_parallel(const StrategyInput& in, StrategyCost& c) {
+  c.split = {1, in.N, 0, in.axes, XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  tp_collectives(in.layer, in.B, 1, in.axes, in.hw, c.collectives);
+  c.conditions.push_back({"Y < M_Y F / alpha", "count", in.N,
+                          tp_max_degree(in.layer.F, alpha_ici(in.hw), in.axes), true});
+}
+
+// The TP and FSDP collectives in the chapter's order: forward, In gathered over Y, the weights over
+// X, Out scattered over Y; backward, dOut gathered over Y, the weights' reductions and gathers over
+// X, dIn scattered over Y.
+void mixed_collectives(const StrategyInput& in, double B_pod, const Split& s,
+                       std::vector<Collective>& out) {
+  std::vector<Collective> tp, fsdp;
+  if (s.Y > 1) tp_collectives(in.layer, B_pod, s.X, s.M_Y, in.hw, tp);
+  if (s.X > 1) fsdp_collectives(in.layer, s.Y, s.M_X, in.hw, fsdp);
+  for (const char* phase : {"forward", "backward"}) {
+    const auto in_phase = [&](const Collective& k) { return std::string_view(k.phase) == phase; };
+    std::vector<Collective> t;
+    std::copy_if(tp.begin(), tp.end(), std::back_inserter(t), in_phase);
+    if (!t.empty()) out.push_back(t.front());
+    std::copy_if(fsdp.begin(), fsdp.end(), std::back_inserter(out), in_phase);
+    if (t.size() > 1) out.push_back(t.back());
+  }
+}
+
+// A.4 (4), (6): FSDP + TP on a pod (FSDP alone inside pods for DCN with Y = 1), DP across pods.
+void mixed(Strategy st, const StrategyInput& in, StrategyCost& c) {
+  const double pods = st == Strategy::DCN ? in.pods : 1, B_pod = in.B / pods;
+  const double alpha = alpha_ici(in.hw), F = in.layer.F;
+  const bool two_d = st == Strategy::FSDP_TP || in.Y != 1;
+  const double M_Y = two_d ? in.M_Y : 0, M_X = in.axes - M_Y;
+  if (two_d && !(M_Y > 0 && M_X > 0))
+    fail("M_Y",
+         "TP takes some of the " + num_text(in.axes) +
+             " axes and FSDP the rest: M_Y must lie strictly between 0 and the axes",
+         "out_of_range");
+  const double Y = two_d ? tp_degree(in.Y, B_pod, F, in.N, M_X, M_Y) : 1;
+  c.split = {in.N / Y, Y, M_X, M_Y, XMode::FSDP, pods};
+  c.t = layer_times(in.layer, in.B, c.split, in.hw);
+  mixed_collectives(in, B_pod, c.split, c.collectives);
+  if (two_d) {
+    c.x_opt = x_opt(B_pod, F, in.N, M_X, M_Y);
+    c.window = x_window(B_pod, F, in.N, alpha, M_X, M_Y);
+    c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "tokens", B_pod / in.N,
+                            mixed_min_batch_per_chip(alpha, F, M_X, M_Y)});
+    c.conditions.push_back(
+        {"B/X > alpha / M_X", "tokens", B_pod / c.split.X, dp_min_batch_per_chip(alpha, M_X)});
+    c.conditions.push_back({"Y < M_Y F / alpha", "count", Y, tp_max_degree(F, alpha, M_Y), true});
+  } else {
+    c.conditions.push_back(
+        {"B/N > alpha / M_X", "tokens", B_pod / in.N, dp_min_batch_per_chip(alpha, M_X)});
+  }
+  if (st == Strategy::DCN) {
+    allreduce_collectives(in, "DCN", 0, c.collectives);
+    c.conditions.push_back({"B/pods > alpha_dcn", "tokens", B_pod, alpha_dcn(in.hw)});
+  }
+}
+
+// A.4 (5): Z stages of N / Z chips, FSDP inside each, m microbatches (one layer, one microbatch).
+void pipelined(const StrategyInput& in, StrategyCost& c) {
+  const double Z = in.Z, m = in.m;
+  if (!(Z >= 1) || !whole(Z) || Z > in.L || !whole(in.N / Z))
+    fail("Z",
+         "the stages must be a whole number that divides the " + num_text(in.N) +
+             " chips and is at most the " + num_text(in.L) + " layers, got " + num_text(Z),
+         "out_of_range");
+  const double X = in.N / Z;
+  if (!(m >= 1) || !whole(m) || in.B / m < X)
+    fail("m",
+         "the microbatches must be a whole number with at least one token per chip of a stage "
+         "(at most " +
+             num_text(std::floor(in.B / X)) + ")",
+         "out_of_range");
+  c.split = {X, 1, in.axes, 0, XMode::FSDP, 1};
+  c.t = layer_times(in.layer, in.B / m, c.split, in.hw);
+  if (X > 1) fsdp_collectives(in.layer, 1, in.axes, in.hw, c.collectives);
+  const double V = activation_row_bytes(in.layer) * in.B / m / X;
+  c.hop = t_pipeline_hop(V, 1, in.hw);
+  c.collectives.push_back({"forward", "copy", "Out", "next stage", V, c.hop, true});
+  c.collectives.push_back({"backward", "copy", "dIn", "previous stage", V, c.hop, true});
+  c.bubble = pipeline_bubble(Z, m);
+  c.stage_math = in.L / Z * (c.t.fwd.math + c.t.bwd.math);
+  c.conditions.push_back({"B/(m X) > alpha / M_X", "tokens", in.B / m / X,
+                          dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
+  c.conditions.push_back({"T_hop < T_stage (one microbatch)", "s", c.hop, c.stage_math, true});
+}
+
+// A.6, A.7: the step-time and MFU bounds, and memory per chip.
+void step_and_memory(const StrategyInput& in, StrategyCost& c) {
+  const double act = checkpoint_bytes(in.layer, in.L, in.B);
+  if (c.strategy == Strategy::Pipeline) {
+    // (m + Z - 1) slots of one stage's work on one microbatch; each copy overlaps the stage's
+    // work in its direction.
+    const double Ls = in.L / in.Z;
+    const double slot = std::max(Ls * c.t.fwd.time(), c.hop) + std::max(Ls * c.t.bwd.time(), c.hop);
+    c.step = slot * pipeline_slots(in.Z, in.m);
+    c.mfu = in.m * c.stage_math / c.step;
+    c.mem = memory_per_chip(in.P, act * pipeline_in_flight(in.Z, in.m),
+                            {in.N, 1, in.axes, 0, XMode::FSDP, 1});
+  } else {
+    c.step = in.L * c.t.time();
+    c.mfu = (c.t.fwd.math + c.t.bwd.math) / c.t.time();
+    c.mem = memory_per_chip(in.P, act, c.split);
+  }
+  c.fits = c.mem <= in.hw.hbm;
+}
+
+}  // namespace
+
+StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
+  check_strategy_input(st, in);
+  StrategyCost c;
+  c.strategy = st;
+  switch (st) {
+    case Strategy::DP:
+    case Strategy::FSDP:
+      data_parallel(st, in, c);
+      break;
+    case Strategy::TP:
+      tensor_parallel(in, c);
+      break;
+    case Strategy::FSDP_TP:
+    case Strategy::DCN:
+      mixed(st, in, c);
+      break;
+    case Strategy::Pipeline:
+      pipelined(in, c);
+      break;
+  }
+  c.per_chip_batch = in.B / (in.N * c.split.pods);
+  step_and_memory(in, c);
+  return c;
 }
 
 // ------------------------------------------------------------------ A.6, A.7

@@ -11,6 +11,7 @@
 // collective times and the roofline chapter for T_math and intensities.
 #pragma once
 #include <string_view>
+#include <vector>
 
 namespace sb::hw {
 struct Chip;
@@ -40,6 +41,18 @@ double alpha_ici(const Hardware& h);
 double alpha_dcn(const Hardware& h);
 // A.1 / Ex14: per-chip DCN bandwidth, a host's over its chips (25 GB/s / 4 = 6.25e9 B/s).
 double w_dcn_per_chip(double host_bw, double chips_per_host);
+
+// ------------------------------------------------------------------ the model trained
+
+// The model a calculator trains: one of the table's (data/models.json, by id or alias) with the
+// reader's non-zero fields laid over it, or "custom": the book's plain transformer (gated MLP,
+// untied embeddings) from the fields alone (L, D, F, N and K required; H = D / N by default; V = 0:
+// no vocabulary). On an MoE model F sets one expert's width. InputError naming the field.
+struct ModelFields {
+  double L = 0, D = 0, F = 0, N = 0, K = 0, H = 0, V = 0;
+};
+inline constexpr std::string_view kCustomModel = "custom";
+transformers::Config model_config(std::string_view id, const ModelFields& f);
 
 // ------------------------------------------------------------------ A.2 the layer
 
@@ -112,6 +125,11 @@ double t_pipeline_hop(double act_bytes, double Y, const Hardware& h);
 // Pipelining: the idle share of a step with Z stages and m microbatches, (Z - 1) / (m + Z - 1):
 // the GPipe/1F1B estimate, from outside the chapter (which gives no bubble formula).
 double pipeline_bubble(double Z, double m);
+// The same schedule's length in stage-steps: m + Z - 1 (each stage idles Z - 1 of them).
+double pipeline_slots(double Z, double m);
+// The share of the batch's checkpoints a stage holds at once: a 1F1B schedule keeps at most Z of
+// the m microbatches in flight, min(m, Z) / m.
+double pipeline_in_flight(double Z, double m);
 // A.4 (2): FSDP forward gathers each weight matrix sharded over X, its Y shard 2DF/Y bytes:
 // n AllGathers over M_X axes, 2 n D F / (Y W_ici M_X) (4DF/(Y W M_X) for 2 matrices).
 double t_fsdp_fwd(const Layer& l, double Y, double M_X, const Hardware& h);
@@ -142,6 +160,9 @@ double tp_max_degree(double F, double alpha, double M_Y);
 double tp_min_F(double Y, double alpha, double M_Y);
 // A.4 (4): FSDP + TP at the best split is compute-bound iff B/N > alpha^2 / (M_X M_Y F).
 double mixed_min_batch_per_chip(double alpha, double F, double M_X, double M_Y);
+// A.4 (4), older copies of the chapter: with the FSDP and TP terms added instead of overlapped,
+// the floor is 4 alpha^2 / (M_X M_Y F), four times higher (the book's model is the max).
+double mixed_min_batch_per_chip_additive(double alpha, double F, double M_X, double M_Y);
 // Ex12, Ex15.c: the global batch (or the chips) at that floor: N alpha^2 / (M_X M_Y F).
 double mixed_min_batch(double N, double alpha, double F, double M_X, double M_Y);
 double mixed_max_chips(double B, double alpha, double F, double M_X, double M_Y);
@@ -163,6 +184,69 @@ double round_pow2(double x);
 // The divisor of N nearest X_opt on a log scale, the book's rounding to a feasible degree (on a
 // power-of-two slice, the nearest power of two: Ex10 13.7 -> 16; Q3 1333 -> 1024).
 double round_split(double x_opt, double N);
+
+// ------------------------------------------------------------------ A.4 one strategy, whole
+
+// The strategies of A.4, as the chapter presents them one by one.
+enum class Strategy { DP, FSDP, TP, FSDP_TP, Pipeline, DCN };
+const char* strategy_label(Strategy s);  // "DP", "FSDP", "TP", "FSDP+TP", "pipeline", "DP over DCN"
+
+// One strategy on N chips (per pod for DCN). The X group spans M_X ICI axes, the Y group M_Y: DP
+// and FSDP use every axis (M_X = axes), TP too (M_Y = axes), FSDP + TP gives M_Y of them to TP and
+// the rest to FSDP. Pipeline: Z stages of N / Z chips, FSDP inside each stage, m microbatches.
+// DCN: `pods` pods of N chips, FSDP (Y = 1) or FSDP + TP (Y > 1) inside each.
+struct StrategyInput {
+  Layer layer;
+  double L = 0;         // layers
+  double P = 0;         // parameters the optimizer holds (10 P bytes, A.6)
+  double B = 0;         // global batch, tokens
+  double N = 0;         // chips (per pod for DCN)
+  double axes = 3;      // ICI axes of the slice
+  double M_Y = 1;       // FSDP + TP and DCN: axes given to TP
+  double Y = 0;         // FSDP + TP and DCN: TP degree; 0 = X_opt rounded to a divisor of N
+  double Z = 1, m = 1;  // pipeline stages and microbatches
+  double pods = 1;      // DCN
+  Hardware hw;
+};
+// One collective of one layer (or one stage boundary, for pipelining): what moves and its cost.
+struct Collective {
+  const char* phase;  // "forward", "backward"
+  const char* op;     // "AllGather", "ReduceScatter", "AllReduce", "copy"
+  const char* array;  // "W_in", "In", "dW_out", ...
+  const char* axis;   // "X", "Y", "DCN", "next stage"
+  double bytes = 0;   // V: the full size of what is gathered or reduced (the chapter's convention)
+  double t = 0;       // seconds on one chip
+  bool critical = false;  // on the critical path (TP's activations); else prefetched or async
+};
+// A compute-bound condition, lhs > rhs (or lhs < rhs for an upper bound), with its verdict.
+struct Condition {
+  const char* text;  // "B/N > alpha / M_X"
+  const char* unit;  // of both sides: "tokens", "count", "s"
+  double lhs = 0, rhs = 0;
+  bool upper = false;  // lhs < rhs
+  bool holds() const { return upper ? lhs < rhs : lhs > rhs; }
+};
+struct StrategyCost {
+  Strategy strategy = Strategy::DP;
+  Split split;
+  LayerTimes t;               // one layer (pipeline: one layer at the whole batch)
+  double per_chip_batch = 0;  // B / chips over all pods
+  double step = 0;            // L x per-layer roofline (pipeline: plus the bubble)
+  double mfu = 0;             // MFU bound: T_math over the step
+  double bubble = 0;          // pipeline: (Z - 1) / (m + Z - 1), from outside the chapter
+  double hop = 0;             // pipeline: one stage boundary's copy for one microbatch
+  double stage_math = 0;      // pipeline: one stage's math for one microbatch
+  double mem = 0;             // bytes per chip (A.6)
+  bool fits = false;          // mem <= HBM
+  double x_opt = 0;           // FSDP + TP: sqrt((B/F)(M_X/M_Y) N); else 0
+  XWindow window;             // FSDP + TP: the compute-bound X
+  std::vector<Collective> collectives;
+  std::vector<Condition> conditions;  // the chapter's closed forms for this strategy
+  bool compute_bound() const;         // every phase: T_math above T_comms (and no hop wait)
+};
+// A.4: the strategy's sharding, collectives, times, conditions and memory. InputError naming the
+// field for a Y that does not divide N, more stages than layers, and the like.
+StrategyCost strategy_cost(Strategy s, const StrategyInput& in);
 
 // ------------------------------------------------------------------ A.6 memory
 

@@ -25,6 +25,7 @@ constexpr tf::Remat kRematOrder[kRemats] = {tf::Remat::BigMatmuls, tf::Remat::Sa
                                             tf::Remat::Block};
 constexpr int kMaxMicro = 4096;  // microbatch counts 1, 4, ..., 4096
 constexpr double kTie = 1e-9;    // relative: step times closer than this are equal
+constexpr double kMaxPods = 1e4;
 
 int remat_index(tf::Remat r) {
   for (int i = 0; i < kRemats; ++i)
@@ -53,8 +54,8 @@ struct Ctx {
   double pods = 1;
 };
 
-Ctx make_ctx(const PlanInput& in) {
-  const tf::Config c = tf::validated(in.model);
+// The inputs the search needs; InputError naming the field.
+void check_plan_input(const PlanInput& in) {
   for (auto [v, field] : {std::pair{in.hw.C, "C"},
                           {in.hw.W_ici, "W_ici"},
                           {in.hw.W_hbm, "W_hbm"},
@@ -68,8 +69,8 @@ Ctx make_ctx(const PlanInput& in) {
     for (int d : sl.dims) ok = ok && d >= 1 && d <= 100000;
     if (!ok) fail("shape", "a slice has 1 to 3 axes of at least 1 chip each", "bad_shape");
   }
-  if (!(in.topo.pods >= 1) || in.topo.pods != std::floor(in.topo.pods) || in.topo.pods > 1e4)
-    fail("pods", "pods must be a whole number of at least 1", "out_of_range");
+  if (!(in.topo.pods >= 1) || in.topo.pods != std::floor(in.topo.pods) || in.topo.pods > kMaxPods)
+    fail("pods", "pods must be a whole number from 1 to 10,000", "out_of_range");
   const double chips = in.topo.slices.front().chips() * in.topo.pods;
   if (!std::isfinite(in.B) || in.B > 1e15)
     fail("B", "the batch must be a finite number of tokens", "out_of_range");
@@ -84,14 +85,11 @@ Ctx make_ctx(const PlanInput& in) {
     fail("state_bytes_per_param", "bytes per parameter must be positive", "out_of_range");
   if (!(in.seq_len >= 0) || !std::isfinite(in.seq_len))
     fail("seq_len", "the sequence length must be 0 or more tokens", "out_of_range");
+}
 
-  Ctx x;
-  x.h = in.hw;
-  x.L = c.L;
-  x.pods = in.topo.pods;
-  x.B_slice = in.B / in.topo.pods;
-  const tf::Params p = tf::params(c);
-  x.state = in.state_bytes_per_param * p.total;
+// The per-token terms of one layer: the chapter's MLP (Book), or the whole transformer layer
+// averaged over the stack (Full: DeepSeek's dense first layers differ from the rest).
+void layer_terms(const tf::Config& c, const PlanInput& in, Ctx& x) {
   const double b = 2;  // bf16 weights and activations
   if (in.layer == LayerModel::Book) {
     const Layer l = layer_of(c);
@@ -99,23 +97,35 @@ Ctx make_ctx(const PlanInput& in) {
     x.wb = layer_weight_bytes(l, b);
     x.row = activation_row_bytes(l, b);
     x.act[0] = checkpoint_bytes(l, 1, 1);
-  } else {
-    // Whole layers, averaged over the stack (DeepSeek's dense first layers differ from the rest).
-    const double nd = tf::dense_layers(c), nm = tf::moe_layers(c);
-    const tf::LayerParams d = nd > 0 ? tf::dense_layer_params(c) : tf::LayerParams{};
-    const tf::LayerParams e = nm > 0 ? tf::moe_layer_params(c) : tf::LayerParams{};
-    const double active = (nd * d.matmul_active() + nm * e.matmul_active()) / c.L;
-    const double stored = (nd * d.total() + nm * e.total()) / c.L;
-    const double core = in.seq_len > 0
-                            ? tf::attention_core_flops(1, 1, in.seq_len, c.N, tf::head_dim_qk(c),
-                                                       tf::head_dim_v(c), tf::Pass::Forward)
-                            : 0;
-    x.fl = tf::flops_per_param_token(tf::Pass::Forward) * active + core;
-    x.wb = tf::param_bytes(stored, b);
-    x.row = b * c.D;
-    x.tp_blocks = 2;
-    x.act[0] = b * tf::saved_elems_per_token_layer(c);
+    return;
   }
+  const double nd = tf::dense_layers(c), nm = tf::moe_layers(c);
+  const tf::LayerParams d = nd > 0 ? tf::dense_layer_params(c) : tf::LayerParams{};
+  const tf::LayerParams e = nm > 0 ? tf::moe_layer_params(c) : tf::LayerParams{};
+  const double active = (nd * d.matmul_active() + nm * e.matmul_active()) / c.L;
+  const double stored = (nd * d.total() + nm * e.total()) / c.L;
+  const double core = in.seq_len > 0
+                          ? tf::attention_core_flops(1, 1, in.seq_len, c.N, tf::head_dim_qk(c),
+                                                     tf::head_dim_v(c), tf::Pass::Forward)
+                          : 0;
+  x.fl = tf::flops_per_param_token(tf::Pass::Forward) * active + core;
+  x.wb = tf::param_bytes(stored, b);
+  x.row = b * c.D;
+  x.tp_blocks = 2;
+  x.act[0] = b * tf::saved_elems_per_token_layer(c);
+}
+
+Ctx make_ctx(const PlanInput& in) {
+  const tf::Config c = tf::validated(in.model);
+  check_plan_input(in);
+  Ctx x;
+  x.h = in.hw;
+  x.L = c.L;
+  x.pods = in.topo.pods;
+  x.B_slice = in.B / in.topo.pods;
+  x.state = in.state_bytes_per_param * tf::params(c).total;
+  layer_terms(c, in, x);
+  const double b = 2;
   x.act[1] = tf::activation_bytes(1, c.D, 1, tf::saved_arrays_per_layer(tf::Remat::SaveAll), b);
   x.act[2] = tf::activation_bytes(1, c.D, 1, tf::saved_arrays_per_layer(tf::Remat::Block), b);
   const double fwd = tf::flops_per_param_token(tf::Pass::Forward);
@@ -219,11 +229,11 @@ inline Terms terms(const Ctx& c, const Combo& k, int mode, int r, int m) {
   t.T_b = std::max(std::max(std::max(t.math_b, t.hbm_b), std::max(t.fsdp_b, t.tp)),
                    std::max(t.dp_b, t.dcn_b));
   const double micro = std::max(k.Ls * t.T_f, t.hop) + std::max(k.Ls * t.T_b, t.hop);
-  t.t_step = (m + k.Z - 1) * micro;
+  t.t_step = pipeline_slots(k.Z, m) * micro;
   // Parameters and optimizer over the chips that shard them; activations of the microbatches a
   // stage holds at once (1F1B: at most Z) over the stage's chips.
   const double param_shards = double(k.Y) * k.Z * (mode == 2 ? k.X : 1);
-  const double in_flight = std::min(m, k.Z) * inv_m;
+  const double in_flight = pipeline_in_flight(k.Z, m);
   t.mem = c.state / param_shards + c.act[r] * k.tokens_per_chip * in_flight * k.Ls;
   return t;
 }
@@ -341,8 +351,8 @@ Topology topology_for_shape(const hw::Chip& chip, std::string_view shape, double
   const std::string f(field);
   const tpus::Dims dims = tpus::parse_shape(std::string(shape), f);
   const tpus::Torus t = tpus::slice_torus(chip, dims, "auto", f);
-  if (!(pods >= 1) || pods != std::floor(pods) || pods > 1e4)
-    fail("pods", "pods must be a whole number of at least 1", "out_of_range");
+  if (!(pods >= 1) || pods != std::floor(pods) || pods > kMaxPods)
+    fail("pods", "pods must be a whole number from 1 to 10,000", "out_of_range");
   Topology topo;
   topo.slices.push_back({t.dims, t.wrap});
   topo.pods = pods;
@@ -356,11 +366,22 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
   const tpus::Topology info = tpus::topology_of(chip, f);
   const double pod = tpus::chip_count(info.max_pod);
   Topology topo;
+  if (chips == pod) {
+    // A full pod is the pod's own shape (16x20x28 for v5p), not every shape of as many chips.
+    const tpus::Torus t = tpus::slice_torus(chip, info.max_pod, "auto", f);
+    topo.slices.push_back({t.dims, t.wrap});
+    return topo;
+  }
   if (chips > pod) {
     if (std::fmod(chips, pod) != 0)
       fail(field,
            count_text(chips) + " chips is more than one " + chip.name + " pod (" + count_text(pod) +
                " chips) but not a whole number of pods",
+           "out_of_range");
+    if (chips / pod > kMaxPods)
+      fail(field,
+           count_text(chips) + " chips is more than " + count_text(kMaxPods) + " " + chip.name +
+               " pods",
            "out_of_range");
     const tpus::Torus t = tpus::slice_torus(chip, info.max_pod, "auto", f);
     topo.slices.push_back({t.dims, t.wrap});
@@ -392,6 +413,22 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
   if (topo.slices.empty())
     fail(field, "no " + chip.name + " slice has " + count_text(chips) + " chips", "bad_shape");
   return topo;
+}
+
+std::vector<double> chip_counts(const hw::Chip& chip, double max_pods) {
+  const tpus::Topology info = tpus::topology_of(chip);
+  const double pod = tpus::chip_count(info.max_pod);
+  std::vector<double> out;
+  for (double n = 1; n < pod; n *= 2) {
+    try {
+      topology_for_chips(chip, n);
+      out.push_back(n);
+    } catch (const InputError&) {
+      // No slice of this many chips.
+    }
+  }
+  for (double k = 1; k <= max_pods; ++k) out.push_back(k * pod);
+  return out;
 }
 
 // ------------------------------------------------------------------ names
@@ -499,64 +536,83 @@ const char* reason_text(Reason r) {
 
 // ------------------------------------------------------------------ the search
 
+namespace {
+
+// The search's running state: the best plan of each strategy class, and the best of all.
+struct Search {
+  const Ctx& c;
+  PlanResult& res;
+  std::vector<Plan>* all;
+  bool have_best = false;
+  Key best_key;
+  std::array<Key, kStrategyClasses> class_key{};
+
+  // Every X mode, remat policy and microbatch count of one way to factor the axes.
+  void assignment(int s, const AxisOpt (&o)[3], int n_axes) {
+    const int X = o[0].x * o[1].x * o[2].x, Y = o[0].y * o[1].y * o[2].y,
+              Z = o[0].z * o[1].z * o[2].z;
+    if (Z > c.L) return;  // a stage needs at least one layer
+    ++res.assignments;
+    const Combo k =
+        make_combo(c, X, Y, Z, o[0].wx + o[1].wx + o[2].wx, o[0].wy + o[1].wy + o[2].wy);
+    const int m_max = micro_limit(c, k);
+    const int rank = 8 * (Z > 1) + 4 * (Y > 1) + (X > 1);  // simpler plans win ties
+    for (int mode = X > 1 ? 1 : 0; mode <= (X > 1 ? 2 : 0); ++mode) {
+      const int cls = strategy_class(strategy_bits(k, mode, 1));
+      for (int r = 0; r < kRemats; ++r)
+        for (int m = 1; m <= m_max; m *= 4) {
+          ++res.configs;
+          const Terms t = terms(c, k, mode, r, m);
+          if (all) all->push_back(make_plan(c, k, s, o, n_axes, mode, r, m));
+          const bool fits = t.mem <= c.h.hbm;
+          if (res.has[cls]) {
+            // Most configurations lose on fitting or on time: reject those before the tie-breaks.
+            const Key& held = class_key[cls];
+            if (held.fits && !fits) continue;
+            if (held.fits == fits && (fits ? t.t_step > held.t * (1 + kTie) : t.mem >= held.mem))
+              continue;
+          }
+          const Key key{fits, t.t_step, t.mem, comms_ratio(t), rank};
+          if (res.has[cls] && !better(key, class_key[cls])) continue;
+          res.by_strategy[cls] = make_plan(c, k, s, o, n_axes, mode, r, m);
+          res.has[cls] = true;
+          class_key[cls] = key;
+          if (!have_best || better(key, best_key)) {
+            res.best = res.by_strategy[cls];
+            best_key = key;
+            have_best = true;
+          }
+        }
+    }
+  }
+
+  // Every way to factor each axis of slice s into X, Y and Z.
+  void slice(int s, const Slice& sl, bool pipeline) {
+    const int n_axes = static_cast<int>(sl.dims.size());
+    std::vector<AxisOpt> opts[3];
+    for (int i = 0; i < 3; ++i)
+      opts[i] = i < n_axes ? axis_opts(sl.dims[i], sl.wrap[i], pipeline, c.h)
+                           : std::vector<AxisOpt>{AxisOpt{}};
+    for (const AxisOpt& o0 : opts[0])
+      for (const AxisOpt& o1 : opts[1])
+        for (const AxisOpt& o2 : opts[2]) {
+          const AxisOpt o[3] = {o0, o1, o2};
+          assignment(s, o, n_axes);
+        }
+  }
+};
+
+}  // namespace
+
 PlanResult plan(const PlanInput& in, std::vector<Plan>* all) {
   const Ctx c = make_ctx(in);
   PlanResult res;
   res.pods = in.topo.pods;
   const size_t first_all = all ? all->size() : 0;
-  bool have_best = false;
-  Key best_key;
-  std::array<Key, kStrategyClasses> class_key{};
-
-  for (size_t s = 0; s < in.topo.slices.size(); ++s) {
-    const Slice& sl = in.topo.slices[s];
-    const int n_axes = static_cast<int>(sl.dims.size());
-    std::vector<AxisOpt> opts[3];
-    for (int i = 0; i < 3; ++i)
-      opts[i] = i < n_axes ? axis_opts(sl.dims[i], sl.wrap[i], in.pipeline, c.h)
-                           : std::vector<AxisOpt>{AxisOpt{}};
-    for (const AxisOpt& o0 : opts[0])
-      for (const AxisOpt& o1 : opts[1])
-        for (const AxisOpt& o2 : opts[2]) {
-          const int X = o0.x * o1.x * o2.x, Y = o0.y * o1.y * o2.y, Z = o0.z * o1.z * o2.z;
-          if (Z > c.L) continue;  // a stage needs at least one layer
-          ++res.assignments;
-          const Combo k = make_combo(c, X, Y, Z, o0.wx + o1.wx + o2.wx, o0.wy + o1.wy + o2.wy);
-          const AxisOpt o[3] = {o0, o1, o2};
-          const int m_max = micro_limit(c, k);
-          const int rank = 8 * (Z > 1) + 4 * (Y > 1) + (X > 1);  // simpler plans win ties
-          for (int mode = X > 1 ? 1 : 0; mode <= (X > 1 ? 2 : 0); ++mode) {
-            const int cls = strategy_class(strategy_bits(k, mode, 1));
-            for (int r = 0; r < kRemats; ++r)
-              for (int m = 1; m <= m_max; m *= 4) {
-                ++res.configs;
-                const Terms t = terms(c, k, mode, r, m);
-                if (all) all->push_back(make_plan(c, k, int(s), o, n_axes, mode, r, m));
-                const bool fits = t.mem <= c.h.hbm;
-                if (res.has[cls]) {
-                  // Most configurations lose on fitting or on time: reject those before the
-                  // tie-breaks.
-                  const Key& held = class_key[cls];
-                  if (held.fits && !fits) continue;
-                  if (held.fits == fits &&
-                      (fits ? t.t_step > held.t * (1 + kTie) : t.mem >= held.mem))
-                    continue;
-                }
-                const Key key{fits, t.t_step, t.mem, comms_ratio(t), rank};
-                if (res.has[cls] && !better(key, class_key[cls])) continue;
-                res.by_strategy[cls] = make_plan(c, k, int(s), o, n_axes, mode, r, m);
-                res.has[cls] = true;
-                class_key[cls] = key;
-                if (!have_best || better(key, best_key)) {
-                  res.best = res.by_strategy[cls];
-                  best_key = key;
-                  have_best = true;
-                }
-              }
-          }
-        }
-  }
-  res.fits = have_best && res.best.fits;
+  Search search{c, res, all};
+  for (size_t s = 0; s < in.topo.slices.size(); ++s)
+    search.slice(static_cast<int>(s), in.topo.slices[s], in.pipeline);
+  res.fits = search.have_best && res.best.fits;
   res.best.reason = Reason::Best;
   for (int i = 0; i < kStrategyClasses; ++i)
     if (res.has[i]) res.by_strategy[i].reason = reason_for(res.by_strategy[i], res.best, res.fits);

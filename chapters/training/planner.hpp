@@ -50,9 +50,13 @@ struct Topology {
 // A slice shape ("16x20x28") the chip comes in, over `pods` pods; InputError(field) otherwise.
 Topology topology_for_shape(const hw::Chip& chip, std::string_view shape, double pods = 1,
                             std::string_view field = "shape");
-// A chip count: every slice shape of that many chips the chip comes in, or, above one pod, whole
-// pods of the largest slice; InputError(field) for a count no slice or whole number of pods has.
+// A chip count: every slice shape of that many chips the chip comes in; a full pod is the pod's
+// own shape, and above one pod, whole pods of it; InputError(field) for a count no slice or whole
+// number of pods has.
 Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view field = "chips");
+// The chip counts a slider may offer: the powers of two up to a pod that some slice has, the full
+// pod, and 2 to `max_pods` whole pods.
+std::vector<double> chip_counts(const hw::Chip& chip, double max_pods = 8);
 
 // Which layer the planner times: the chapter's MLP (Book), or the whole transformer layer (Full:
 // attention projections and MLP, TP collectives around both blocks, the attention core at seq_len).

@@ -2,5 +2,11 @@
 #include "core/registry.hpp"
 
 namespace sb::training {
-void register_chapter(Registry&) {}
+void add_calculators(Registry& r);  // calculators.cpp
+void add_problems(Registry& r);     // problems.cpp
+
+void register_chapter(Registry& r) {
+  add_calculators(r);
+  add_problems(r);
+}
 }  // namespace sb::training

@@ -175,9 +175,15 @@ function storeSet(k, v) { try { store()?.setItem(k, v); } catch { /* quota or di
 const CHIP_KEY = 'sb.chip';
 export const DEFAULT_CHIP = 'v5e';
 
+// The chip a page opens on when the reader has chosen none: the one its text uses, named by a
+// `data-default-chip` attribute in its content (the training pages: v5p), else DEFAULT_CHIP.
+function pageDefaultChip() {
+  return (typeof document !== 'undefined' && document.querySelector('[data-default-chip]')?.getAttribute('data-default-chip')) || DEFAULT_CHIP;
+}
+
 // The page's chip: the URL's `chip=` wins (a shared link), then the reader's last choice.
 export function getChip() {
-  return (urlStateOn() && urlGet('chip')) || storeGet(CHIP_KEY) || DEFAULT_CHIP;
+  return (urlStateOn() && urlGet('chip')) || storeGet(CHIP_KEY) || pageDefaultChip();
 }
 
 // Sets the page chip, records it in the URL (where the page keeps state there) and localStorage,
@@ -200,7 +206,7 @@ export function syncChip(known) {
     return;
   }
   const stored = storeGet(CHIP_KEY);
-  urlSet('chip', stored && known.includes(stored) ? stored : DEFAULT_CHIP);
+  urlSet('chip', stored && known.includes(stored) ? stored : pageDefaultChip());
   // A link with an unknown chip showed the fallback; say which one it is now.
   if (inUrl) document.dispatchEvent(new CustomEvent('sb-chip', { detail: { chip: getChip() } }));
 }

@@ -1,0 +1,97 @@
+// What the case study's problems_*.cpp files share: the section adders, makers for givens in ranges
+// that keep every answer finite, LLaMA 3-70B's configuration as the chapter's table gives it, and
+// the configuration of a problem's givens.
+#pragma once
+#include "chapters/transformers/model.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+
+namespace sb::applied_training {
+
+void add_problems_counting(Registry& r);   // problems_counting.cpp: parameters, FLOPs, memory
+void add_problems_sharding(Registry& r);   // problems_sharding.cpp: how to shard LLaMA 3-70B
+void add_problems_questions(Registry& r);  // problems_questions.cpp: the worked problems
+
+// Givens in ranges that keep every answer a finite number: rates (FLOPs/s, B/s) from 1 to 1e20,
+// memory sizes up to 1e15 B, bytes per parameter 1/8 to 64, parameter counts up to 1e15, MFU
+// from 0.1% to 100%, tokens up to 1e16.
+constexpr Param ranged(Text name, Text unit, double def, Text doc, double lo, double hi,
+                       Variants v = {}) {
+  return with_variants(num(name, unit, def, doc, lo, hi), v);
+}
+constexpr Param rate(Text name, Text unit, double def, Text doc, Variants v = {}) {
+  return ranged(name, unit, def, doc, 1, 1e20, v);
+}
+constexpr Param memory(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 1, 1e15, v);
+}
+constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "B", def, doc, 0.125, 64, v);
+}
+constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "count", def, doc, 1, 1e15, v);
+}
+constexpr Param mfu_given(double def, Variants v = {}) {
+  return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);
+}
+constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
+  return ranged(name, "tokens", def, doc, 1, 1e16, v);
+}
+constexpr Param chip_count(Text name, double def, Text doc, Variants v = {}) {
+  Param p = count(name, def, doc, v, 1, 1e8);
+  p.unit = "chips";
+  return p;
+}
+constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
+  return count(name, def, doc, v, 1, 1e7);
+}
+
+// LLaMA 3-70B as the chapter's table gives it (and LLaMA 3.1-405B from its public config).
+constexpr Param kL70 = width("L", 80, "layers L");
+constexpr Param kD70 = width("D", 8192, "model width D");
+constexpr Param kF70 = width("F", 28672, "MLP width F");
+constexpr Param kN70 = width("N", 64, "query heads N");
+constexpr Param kK70 = width("K", 8, "key/value heads K");
+constexpr Param kH70 = width("H", 128, "head dimension H");
+constexpr Param kV70 = width("V", 128256, "vocabulary V");
+constexpr Param kMlp =
+    choice("mlp", "gated", "gated|plain", "MLP: gated (3 matrices) or plain (2)");
+constexpr Param kEmbeddings = choice("embeddings", "untied", "untied|tied",
+                                     "input and output embeddings: separate (untied) or shared");
+constexpr Param kNorms = choice("norms", "left out", "left out|counted",
+                                "norm vectors: left out, as the chapter's table does, or counted");
+constexpr Param kPeak =
+    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "peak bf16 FLOPs/s per chip, C");
+constexpr Param kP70 =
+    param_count("params_book", 70e9, "P as the chapter rounds it (the 70B of the name)");
+
+inline transformers::Config config_of(const Inputs& in) {
+  transformers::Config c;
+  c.L = in.num("L");
+  c.D = in.num("D");
+  c.F = in.num("F");
+  c.N = in.num("N");
+  c.K = in.num("K");
+  c.H = in.num("H");
+  c.V = in.num("V");
+  c.gated = in.text("mlp") == "gated";
+  c.tied = in.text("embeddings") == "tied";
+  c.norms_per_layer = in.text("norms") == "counted" ? 2 : 0;
+  return transformers::validated(c);
+}
+
+// P from the configuration, with its derivation.
+inline double params_of(const Inputs& in, Trace& t) {
+  const transformers::Config c = config_of(in);
+  const transformers::Params p = transformers::params(c);
+  return t.step(
+      "Parameters", "L (n D F + 2 D (N + K) H) + 2 D V",
+      "# \\cdot (# \\cdot # \\cdot # + 2 \\cdot # (# + #) \\cdot #) + 2 \\cdot # \\cdot #",
+      {c.L, c.gated ? 3.0 : 2.0, c.D, c.F, c.D, c.N, c.K, c.H, c.D, c.V}, p.total, "count");
+}
+
+// Values a problem's training tokens and its power-of-two batch may take instead.
+inline constexpr double kTrainTokens[] = {2e12, 15e12, 30e12};
+inline constexpr double kPow2Batches[] = {2097152, 4194304, 8388608};
+
+}  // namespace sb::applied_training

@@ -1,0 +1,321 @@
+// The case study's questions on counting parameters, FLOPs and memory (IQ1-IQ6) (ids, slot names
+// and units as in shared/book/problems/applied-training.json); every expected answer is computed by
+// the models (this chapter's, training's, transformers') from the problem's own inputs.
+#include <cmath>
+#include <string>
+
+#include "chapters/applied_training/model.hpp"
+#include "chapters/applied_training/problems.hpp"
+#include "chapters/training/model.hpp"
+#include "chapters/transformers/model.hpp"
+#include "core/registry.hpp"
+#include "core/trace.hpp"
+#include "core/units.hpp"
+
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace sb::applied_training {
+namespace {
+
+namespace tf = transformers;
+namespace tr = training;
+
+// ---- Counting parameters and FLOPs -------------------------------------------------------------
+
+constexpr double kIQ1Ls[] = {32, 80, 126};
+constexpr double kIQ1Vs[] = {32000, 128256};
+constexpr Param kIQ1Given[] = {
+    width("L", 80, "layers L", kIQ1Ls),         kD70, kF70,        kN70,  kK70, kH70,
+    width("V", 128256, "vocabulary V", kIQ1Vs), kMlp, kEmbeddings, kNorms};
+constexpr Slot kIQ1Slots[] = {number("ffw_params", "count", "MLP parameters"),
+                              number("vocab_params", "count", "vocabulary parameters"),
+                              number("attention_params", "count", "attention parameters"),
+                              number("total_params", "count", "total parameters"),
+                              number("mlp_fraction", "ratio", "MLP share of the total")};
+constexpr Problem kIQ1{
+    .id = "applied-training.IQ1",
+    .title = "LLaMA 3-70B parameter count",
+    .statement =
+        "A LLaMA 3-style model has {L} layers, D = {D}, F = {F}, {N} query heads and {K} key/value "
+        "heads of dimension {H}, a vocabulary of {V}, a {mlp} MLP and {embeddings} embeddings "
+        "(norms {norms}). How many parameters are in the MLPs, the vocabulary matrices and "
+        "attention, how many in total, and what share of them is MLP?",
+    .kind = "numeric",
+    .given = kIQ1Given,
+    .slots = kIQ1Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const tf::Config c = config_of(in);
+          const tf::Params p = tf::params(c);
+          const double mats = c.gated ? 3 : 2;
+          Answers a;
+          a["ffw_params"] = t.step("MLP", "L \\cdot n D F", "# \\cdot # \\cdot # \\cdot #",
+                                   {c.L, mats, c.D, c.F}, p.mlp, "count");
+          a["vocab_params"] = t.step("Vocabulary", c.tied ? "D V" : "2 D V",
+                                     c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
+                                     p.embed + p.unembed, "count");
+          a["attention_params"] = t.step("Attention", "L \\cdot 2 D (N + K) H",
+                                         "# \\cdot 2 \\cdot # \\cdot (# + #) \\cdot #",
+                                         {c.L, c.D, c.N, c.K, c.H}, p.attn, "count");
+          a["total_params"] = p.total;
+          if (p.norms > 0)
+            t.step("Norms", "2 D L", "2 \\cdot # \\cdot #", {c.D, c.L}, p.norms, "count");
+          a["mlp_fraction"] = t.step("MLP share", "\\text{MLP} / P", "\\frac{#}{#}",
+                                     {p.mlp, p.total}, p.mlp / p.total, "ratio");
+          return a;
+        },
+    .hint = "Grouped-query attention: W_K and W_V have K heads, W_Q and W_O have N.",
+};
+
+constexpr Param kIQ2Given[] = {kL70, kD70, kF70,        kN70,   kK70,  kH70,
+                               kV70, kMlp, kEmbeddings, kNorms, kPeak, kP70};
+constexpr Slot kIQ2Slots[] = {
+    number("flops_per_token", "flop", "training FLOPs per token"),
+    number("time_per_token_one_chip", "s", "time per token on one chip", 0.09)};
+constexpr Problem kIQ2{
+    .id = "applied-training.IQ2",
+    .title = "Training FLOPs per token",
+    .statement =
+        "LLaMA 3-70B ({L} layers, D = {D}, F = {F}, {N} query and {K} key/value heads of {H}, "
+        "vocabulary {V}, {mlp} MLP, {embeddings} embeddings, norms {norms}). How many FLOPs does "
+        "training take per token, and how long would one chip at {peak_bf16_flops_per_s} need "
+        "for it at peak?",
+    .kind = "numeric",
+    .given = kIQ2Given,
+    .slots = kIQ2Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const double P = params_of(in, t), C = in.num("peak_bf16_flops_per_s");
+          const double f =
+              t.step("FLOPs per token", "6 P", "6 \\cdot #", {P}, tf::six_p_tokens(P, 1), "flop");
+          return Answers{
+              {"flops_per_token", f},
+              {"time_per_token_one_chip", t.step("One chip at peak", "6P / C", "\\frac{#}{#}",
+                                                 {f, C}, tr::train_time(f, 1, C, 1), "s")}};
+        },
+    .hint = "6 FLOPs per parameter per token: 2 forward, 4 backward.",
+};
+
+constexpr Param kIQ3Given[] = {kL70,
+                               kD70,
+                               kF70,
+                               kN70,
+                               kK70,
+                               kH70,
+                               kV70,
+                               kMlp,
+                               kEmbeddings,
+                               kNorms,
+                               tokens("tokens", 15e12, "training tokens", kTrainTokens),
+                               kPeak,
+                               kP70};
+constexpr Slot kIQ3Slots[] = {number("total_flops", "flop", "training FLOPs"),
+                              number("time_one_chip", "s", "time on one chip at peak")};
+constexpr Problem kIQ3{
+    .id = "applied-training.IQ3",
+    .title = "Total pre-training FLOPs",
+    .statement =
+        "LLaMA 3-70B ({L} layers, D = {D}, F = {F}, {N} query and {K} key/value heads of {H}, "
+        "vocabulary {V}) trains on {tokens}. How many FLOPs is that, and how long would a single "
+        "chip at {peak_bf16_flops_per_s} take at peak?",
+    .kind = "numeric",
+    .given = kIQ3Given,
+    .slots = kIQ3Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const double P = params_of(in, t), T = in.num("tokens"),
+                       C = in.num("peak_bf16_flops_per_s");
+          const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
+                                  "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
+          const double s = t.step("One chip", "\\text{FLOPs} / C", "\\frac{#}{#}", {f, C},
+                                  tr::train_time(f, 1, C, 1), "s");
+          t.note("That is " + units::number(s / (365.25 * 86400), 3) + " years.");
+          return Answers{{"total_flops", f}, {"time_one_chip", s}};
+        },
+};
+
+constexpr double kIQ4Mfus[] = {0.3, 0.4, 0.5};
+constexpr double kIQ4Chips[] = {8960, 17920, 35840};
+constexpr Param kIQ4Given[] = {kL70,
+                               kD70,
+                               kF70,
+                               kN70,
+                               kK70,
+                               kH70,
+                               kV70,
+                               kMlp,
+                               kEmbeddings,
+                               kNorms,
+                               tokens("tokens", 15e12, "training tokens", kTrainTokens),
+                               chip_count("chips", 8960, "chips (a full v5p pod)", kIQ4Chips),
+                               kPeak,
+                               mfu_given(0.4, kIQ4Mfus),
+                               kP70};
+constexpr Slot kIQ4Slots[] = {number("train_time", "s", "training time", 0.025)};
+constexpr Problem kIQ4{
+    .id = "applied-training.IQ4",
+    .title = "Training time on one v5p pod",
+    .statement =
+        "LLaMA 3-70B ({L} layers, D = {D}, F = {F}, {N} query and {K} key/value heads of {H}, "
+        "vocabulary {V}) trains on {tokens} with {chips} of {peak_bf16_flops_per_s} at {mfu} "
+        "MFU. How long does it take, assuming it stays compute-bound?",
+    .kind = "numeric",
+    .given = kIQ4Given,
+    .slots = kIQ4Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const double P = params_of(in, t), T = in.num("tokens"), N = in.num("chips"),
+                       C = in.num("peak_bf16_flops_per_s"), mfu = in.num("mfu");
+          const double f = tf::six_p_tokens(P, T);
+          const double s = t.step(
+              "Training time", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
+              "\\frac{#}{# \\cdot # \\cdot #}", {f, N, C, mfu}, tr::train_time(f, N, C, mfu), "s");
+          t.note("That is " + units::number(s / 86400, 3) + " days.");
+          return Answers{{"train_time", s}};
+        },
+};
+
+constexpr double kIQ5Batches[] = {2e6, 4e6, 8e6};
+constexpr double kIQ5Ckpts[] = {2, 4, 12};
+constexpr Param kIQ5Given[] = {
+    kL70,
+    kD70,
+    kF70,
+    kN70,
+    kK70,
+    kH70,
+    kV70,
+    kMlp,
+    kEmbeddings,
+    kNorms,
+    tokens("tokens_per_batch", 4e6, "global batch (the chapter's memory arithmetic: 4e6)",
+           kIQ5Batches),
+    count("checkpoints_per_layer", 4, "bf16 [batch, D] checkpoints per layer", kIQ5Ckpts, 0, 1000),
+    per_param("bytes_per_param", 2, "bytes per bf16 weight"),
+    per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter (fp32 m and v)"),
+    memory("hbm_per_chip_B", 96e9, "HBM per chip (v5p)"),
+    kPeak,
+    mfu_given(0.4, kIQ4Mfus),
+    tokens("tokens", 15e12, "training tokens"),
+    kP70};
+constexpr Slot kIQ5Slots[] = {number("param_bytes", "B", "bf16 parameters"),
+                              number("optimizer_bytes", "B", "optimizer state"),
+                              number("checkpoint_bytes", "B", "gradient checkpoints"),
+                              number("total_bytes", "B", "total"),
+                              number("min_chips", "chips", "fewest chips"),
+                              number("train_time_on_min_chips", "s", "training time on them")};
+constexpr Problem kIQ5{
+    .id = "applied-training.IQ5",
+    .title = "Fewest chips that hold training state",
+    .statement =
+        "Train LLaMA 3-70B ({L} layers, D = {D}, F = {F}, {N} query and {K} key/value heads of "
+        "{H}, vocabulary {V}) with a batch of {tokens_per_batch}: {bytes_per_param} per weight, "
+        "{opt_bytes_per_param} of Adam state per parameter, and {checkpoints_per_layer} bf16 "
+        "checkpoints of [batch, D] per layer. How many bytes do weights, optimizer and "
+        "checkpoints take, how many chips with {hbm_per_chip_B} of HBM hold them at the least, "
+        "and how long would training on {tokens} take on that many chips ({peak_bf16_flops_per_s}, "
+        "{mfu} MFU)?",
+    .kind = "numeric",
+    .given = kIQ5Given,
+    .slots = kIQ5Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const double P = params_of(in, t), D = in.num("D"), L = in.num("L"),
+                       B = in.num("tokens_per_batch"), c = in.num("checkpoints_per_layer");
+          TrainingState s = training_state(P, B, D, L, c);
+          s.params = tf::param_bytes(P, in.num("bytes_per_param"));
+          s.optimizer = tf::optimizer_bytes(P, in.num("opt_bytes_per_param"));
+          Answers a;
+          a["param_bytes"] = t.step("Weights", "b_w P", "# \\cdot #",
+                                    {in.num("bytes_per_param"), P}, s.params, "B");
+          a["optimizer_bytes"] = t.step("Adam", "b_{opt} P", "# \\cdot #",
+                                        {in.num("opt_bytes_per_param"), P}, s.optimizer, "B");
+          a["checkpoint_bytes"] =
+              t.step("Checkpoints", "2 D \\cdot \\text{batch} \\cdot c L",
+                     "2 \\cdot # \\cdot # \\cdot # \\cdot #", {D, B, c, L}, s.checkpoints, "B");
+          a["total_bytes"] = s.total();
+          const double hbm = in.num("hbm_per_chip_B");
+          a["min_chips"] =
+              t.step("Fewest chips", "\\lceil \\text{total} / HBM \\rceil", "\\lceil # / # \\rceil",
+                     {s.total(), hbm}, min_chips(s.total(), hbm), "chips");
+          const double f = tf::six_p_tokens(P, in.num("tokens"));
+          a["train_time_on_min_chips"] = t.step(
+              "Training time on them", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
+              "\\frac{#}{# \\cdot # \\cdot #}",
+              {f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")},
+              tr::train_time(f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")),
+              "s");
+          return a;
+        },
+    .hint =
+        "Checkpoints dominate: 2 bytes x D x batch tokens, for each of c checkpoints in each "
+        "layer.",
+};
+
+constexpr double kIQ6Chips[] = {4480, 8960, 17920};
+constexpr Param kIQ6Given[] = {
+    kL70,
+    kD70,
+    kF70,
+    kN70,
+    kK70,
+    kH70,
+    kV70,
+    kMlp,
+    kEmbeddings,
+    kNorms,
+    tokens("tokens_per_batch", 4e6, "global batch (4e6, as in the chapter's memory arithmetic)",
+           kIQ5Batches),
+    count("checkpoints_per_layer", 4, "checkpoints per layer (the chapter's baseline)", {}, 0,
+          1000),
+    count("checkpoints_per_layer_aggressive", 12,
+          "checkpoints per layer (a more aggressive policy)", {}, 0, 1000),
+    chip_count("chips", 8960, "chips (a full v5p pod)", kIQ6Chips),
+    per_param("bytes_per_param", 2, "bytes per bf16 weight"),
+    per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter"),
+    kP70};
+constexpr Slot kIQ6Slots[] = {number("bytes_per_chip", "B", "per chip, baseline checkpoints"),
+                              number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03)};
+constexpr Problem kIQ6{
+    .id = "applied-training.IQ6",
+    .title = "Memory per chip on a full pod",
+    .statement =
+        "Spread LLaMA 3-70B's training state ({L} layers, D = {D}, F = {F}, {N} query and {K} "
+        "key/value heads of {H}, vocabulary {V}; {bytes_per_param} per weight and "
+        "{opt_bytes_per_param} of Adam state per parameter; a batch of {tokens_per_batch}) evenly "
+        "over {chips}. How many bytes sit on each chip with {checkpoints_per_layer} checkpoints "
+        "per layer, and with {checkpoints_per_layer_aggressive}?",
+    .kind = "numeric",
+    .given = kIQ6Given,
+    .slots = kIQ6Slots,
+    .solve =
+        [](const Inputs& in, Trace& t) {
+          const double P = params_of(in, t), D = in.num("D"), L = in.num("L"),
+                       B = in.num("tokens_per_batch"), N = in.num("chips");
+          auto per_chip = [&](double c, const char* what) {
+            TrainingState s = training_state(P, B, D, L, c);
+            s.params = tf::param_bytes(P, in.num("bytes_per_param"));
+            s.optimizer = tf::optimizer_bytes(P, in.num("opt_bytes_per_param"));
+            t.step(std::string("State with ") + what,
+                   "2P + 8P + 2 D \\cdot \\text{batch} \\cdot c L", "# + # + #",
+                   {s.params, s.optimizer, s.checkpoints}, s.total(), "B");
+            return t.step("Per chip", "\\text{state} / N", "\\frac{#}{#}", {s.total(), N},
+                          bytes_per_chip(s.total(), N), "B");
+          };
+          return Answers{
+              {"bytes_per_chip", per_chip(in.num("checkpoints_per_layer"), "the baseline")},
+              {"bytes_per_chip_12_ckpt",
+               per_chip(in.num("checkpoints_per_layer_aggressive"), "aggressive checkpoints")}};
+        },
+    .erratum =
+        "The book rounds the aggressive case up to 8 GB; its own formula gives 7.1 GB per "
+        "chip.",
+};
+
+constexpr Problem kProblems[] = {kIQ1, kIQ2, kIQ3, kIQ4, kIQ5, kIQ6};
+
+}  // namespace
+
+void add_problems_counting(Registry& r) { r.add(kProblems); }
+
+}  // namespace sb::applied_training

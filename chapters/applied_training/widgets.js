@@ -1,0 +1,68 @@
+// Chapter widgets of the applied-training page (its content: chapters/applied_training/page.html);
+// the site serves this file as widgets/applied_training.js. The page shell (exercises, the other
+// calculators) comes from lib/page.js.
+//
+// <sb-case-study>: applied-training.case with its answers grouped as the chapter asks them
+// (parameters and FLOPs, memory, how to shard), and under them the chapter's FSDP x TP recipe
+// beside the training planner's best plan for the same inputs (applied-training.plan). Every
+// number is the module's.
+import '../lib/page.js';
+import { SbCalc, fmtQuantity, fmtNumber, fmtValue, h } from '../lib/widgets.js';
+
+const GROUPS = [
+  ['Counting parameters and FLOPs', ['params', 'mlp_params', 'attn_params', 'vocab_params', 'flops_per_token', 'total_flops', 'time_one_chip', 'chips', 'time']],
+  ['Memory', ['param_bytes', 'optimizer_bytes', 'checkpoint_bytes', 'state_bytes', 'min_chips', 'time_on_min_chips', 'bytes_per_chip']],
+  ['How to shard it', ['sequences', 'per_chip_batch', 'fsdp_threshold', 'fsdp_compute_bound', 'mixed_threshold', 'mixed_compute_bound', 'tp_limit', 'x_opt', 'x_min', 'x_max', 'fsdp_degree', 'tp_degree', 'per_pod_batch', 'dcn_threshold']],
+];
+
+const PLAN_INPUTS = ['model', 'L', 'D', 'F', 'N', 'K', 'H', 'V', 'norms', 'chip', 'tokens', 'batch', 'seq_len', 'pods', 'mfu'];
+
+function group(title, keys, values) {
+  const rows = keys.filter((k) => values[k]).map((k) => {
+    const v = values[k];
+    return h('tr', { 'data-key': k }, h('th', { scope: 'row' }, v.label), h('td', {}, fmtValue(v)));
+  });
+  return h('section', { class: 'sb-case-group' }, h('h4', {}, title), h('table', { class: 'sb-results' }, h('tbody', {}, rows)));
+}
+
+function side(title, p, extraLines) {
+  return h('section', { 'data-side': title },
+    h('h4', {}, title),
+    h('table', { class: 'sb-results' }, h('tbody', {},
+      [['layout', extraLines], ['step-time bound', fmtQuantity(p.t_step, 's')], ['MFU bound', `${fmtNumber(100 * p.mfu, 3)}%`],
+        ['memory per chip', `${fmtQuantity(p.mem, 'B')}${p.fits ? '' : ' (does not fit)'}`],
+        ['compute-bound', p.compute_bound ? 'yes' : `no (${p.bottleneck || 'comms'})`]]
+        .map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v))))));
+}
+
+function drawCase(r, extra, calc) {
+  const v = r.values;
+  const inputs = Object.fromEntries(Object.entries(calc.inputs()).filter(([k]) => PLAN_INPUTS.includes(k)));
+  const p = calc.sb.calc('applied-training.plan', inputs);
+  const compare = p.ok
+    ? h('div', { class: 'sb-train-compare', 'data-verdict': p.verdict },
+      side('The chapter\u2019s recipe', p.book, `${fmtNumber(p.book.X, 5)}-way FSDP x ${fmtNumber(p.book.Y, 5)}-way TP (M_X ${p.book.M_X}, M_Y ${p.book.M_Y})`),
+      side('The planner\u2019s plan', p.plan, `${p.plan.strategy}: X ${p.plan.X} x Y ${p.plan.Y}${p.plan.Z > 1 ? ` x Z ${p.plan.Z}` : ''}`))
+    : h('p', { class: 'sb-error' }, p.error.message);
+  extra.replaceChildren(
+    h('div', { class: 'sb-case-groups' }, GROUPS.map(([t, keys]) => group(t, keys, v))),
+    h('h4', {}, 'The chapter\u2019s recipe beside the planner\u2019s'),
+    h('p', { class: 'sb-muted sb-small' }, 'The chapter rounds X_opt to a split of the pod and puts FSDP on two axes and TP on one. The planner tries ' +
+      'every split of the pod\u2019s axes (pipelining too) and keeps the fastest plan that fits; among equally fast ones, the simplest with the most comms headroom.'),
+    compare,
+    p.ok ? h('p', { class: 'sb-muted sb-small sb-case-plan-verdict' }, p.verdict) : null);
+}
+SbCalc.addRenderer('applied-training.case', drawCase);
+
+class SbCaseStudy extends HTMLElement {
+  connectedCallback() {
+    if (this.built) return;
+    this.built = true;
+    this.replaceChildren(
+      h('p', {}, 'LLaMA 3-70B trains on 15 trillion tokens with a batch of 4M tokens (4 x 2^20) in sequences of 4096, at 40% MFU. How many ' +
+        'FLOPs, how long on a pod, how much memory, and how to shard it so that it stays compute-bound?'),
+      h('sb-calc', { name: 'applied-training.case' }));
+  }
+}
+
+if (!customElements.get('sb-case-study')) customElements.define('sb-case-study', SbCaseStudy);

@@ -1,0 +1,81 @@
+// Browser tests of applied-training.html: the case study answers the chapter's questions and
+// follows its inputs, with the chapter's recipe beside the planner's; every problem has a working
+// exercise.
+import { test, before, after, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+beforeEach(async () => { await site.reset(); });
+afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0; } });
+
+const CASE = 'sb-case-study sb-calc[name="applied-training.case"]';
+
+test('the case study answers the chapter\'s questions beside the planner\'s plan', async () => {
+  const page = await site.page('applied-training.html');
+  const calc = page.locator(CASE);
+  await calc.locator('.sb-train-compare').waitFor();
+  // Three groups as the chapter asks them, and the two plans side by side.
+  assert.equal(await calc.locator('.sb-case-group').count(), 3);
+  assert.deepEqual(await calc.locator('.sb-train-compare section h4').allTextContents(),
+    ['The chapter\u2019s recipe', 'The planner\u2019s plan']);
+  const model = await page.evaluate((sel) => document.querySelector(sel).response.values, CASE);
+  // The shown numbers are the module's: LLaMA 3-70B's 6 P tokens on one pod.
+  assert.equal(await calc.locator('.sb-case-group tr[data-key="total_flops"] td').textContent(), model.total_flops.text);
+  assert.equal(model.chips.value, 8960);
+  assert.match(await calc.locator('.sb-verdict').textContent(), /1792-way FSDP x 5-way TP is compute-bound/);
+  // Four pods: the batch per pod is shown against the DCN floor, and the planner follows.
+  await calc.locator('input[name="pods"]').fill('4');
+  await page.waitForFunction((sel) => document.querySelector(sel).response?.values?.chips.value === 35840, CASE);
+  assert.equal(await calc.locator('.sb-case-group tr[data-key="per_pod_batch"] td').textContent(), '1.049e6 tokens');
+  await page.waitForFunction(() => /DP across pods/.test(document.querySelector('.sb-case-plan-verdict')?.textContent || ''));
+  await site.shot(page, 'applied-training-case');
+  // A batch below the chip count: the error sits next to the field.
+  await calc.locator('input[name="batch"]').fill('1000');
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .sb-field[data-field="batch"] .sb-field-error`).textContent !== '', CASE);
+  assert.match(await calc.locator('.sb-field[data-field="batch"] .sb-field-error').textContent(), /at least one token per chip/);
+  await page.close();
+});
+
+test('the case study opens on every TPU and says why not on a GPU', async () => {
+  const page = await site.page('applied-training.html');
+  const chips = await page.evaluate(async () => {
+    const core = await import('./lib/core.js');
+    return (await core.chipTable()).chips.map((c) => ({ id: c.id, tpu: c.kind === 'tpu' }));
+  });
+  await page.close();
+  for (const { id, tpu } of chips) {
+    const p = await site.page(`applied-training.html?chip=${id}`);
+    await p.waitForFunction((sel) => document.querySelector(sel)?.response, CASE);
+    const r = await p.evaluate((sel) => document.querySelector(sel).response, CASE);
+    if (tpu) {
+      assert.equal(r.ok, true, `${id}: ${JSON.stringify(r.error)}`);
+      await p.locator(`${CASE} .sb-train-compare`).waitFor();
+    } else {
+      assert.equal(r.error.field, 'chip', id);
+      assert.match(await p.locator(`${CASE} .sb-field[data-field="chip"] .sb-field-error`).textContent(), /has no ICI torus/);
+    }
+    await p.close();
+  }
+});
+
+test('every applied-training problem has a working exercise', async () => {
+  const page = await site.page('applied-training.html');
+  let n = 0;
+  for await (const { id, ex, p } of exercises(page, 'applied_training')) {
+    const want = {};
+    for (const s of p.slots) {
+      await typeModelAnswer(ex, s, p.answers[s.name]);
+      want[s.name] = 'correct';
+    }
+    await ex.locator('button[data-action="check"]').click();
+    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
+      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
+    assert.deepEqual(got, want, id);
+    n++;
+  }
+  assert.equal(n, 12);
+  await page.close();
+});

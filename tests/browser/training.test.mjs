@@ -1,0 +1,181 @@
+// Browser tests of training.html: the planner answers as its sliders move, the regime map draws and
+// follows the model, a strategy's breakdown follows the buttons, a GPU greys the widgets out with
+// the reason, and every problem has a working exercise.
+import { test, before, after, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+beforeEach(async () => { await site.reset(); });
+afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0; } });
+
+const PLAN = 'sb-training-planner sb-calc[name="training.plan"]';
+
+// Moves a range input as a reader's drag does: a new value and an input event.
+async function slide(page, selector, value) {
+  await page.locator(selector).evaluate((el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}
+
+const planState = (page) => page.evaluate((sel) => {
+  const r = document.querySelector(sel).response;
+  return { ok: r.ok, B: r.inputs?.B, chips: r.values?.chips.value, verdict: r.verdict, rows: document.querySelectorAll(`${sel} .sb-train-plans tbody tr`).length };
+}, PLAN);
+
+test('the planner answers as the batch and chip sliders move', async () => {
+  const page = await site.page('training.html');
+  await page.locator(`${PLAN} .sb-train-plans tbody tr`).first().waitFor();
+  // The page opens on the chip its text uses: v5p, a full pod of 8960 chips, 4M tokens.
+  assert.equal(await page.locator(`${PLAN} select[name="chip"]`).inputValue(), 'v5p');
+  const first = await planState(page);
+  assert.equal(first.chips, 8960);
+  assert.equal(first.B, 4194304);
+  assert.match(first.verdict, /^Best: /);
+  assert.ok(first.rows >= 5, `${first.rows} strategies in the table`);
+  assert.equal(await page.locator(`${PLAN} .sb-train-plans tbody tr[data-reason="best"]`).count(), 1);
+  // Every losing row says why.
+  for (const why of await page.locator(`${PLAN} .sb-train-plans tbody tr:not([data-reason="best"]) .sb-train-why`).allTextContents())
+    assert.ok(why.length > 20, why);
+  // The batch slider: 2^26 = 67,108,864 tokens. The form and the answer follow at once.
+  await slide(page, 'sb-training-planner input[name="batch-slider"]', 26);
+  const bigger = await planState(page);
+  assert.equal(bigger.B, 2 ** 26);
+  assert.equal(await page.locator(`${PLAN} input[name="B"]`).inputValue(), String(2 ** 26));
+  assert.notEqual(bigger.verdict, first.verdict);
+  assert.match(await page.locator('sb-training-planner .sb-train-timing').textContent(), /^Searched [\d,]+ configurations in [\d.]+ ms/);
+  // The chip slider walks the counts the chip comes in: 4096 (a 16x16x16) is one of them.
+  const counts = await page.evaluate((sel) => document.querySelector(sel).response.chip_counts, PLAN);
+  await slide(page, 'sb-training-planner input[name="chips-slider"]', counts.indexOf(4096));
+  const fewer = await planState(page);
+  assert.equal(fewer.chips, 4096);
+  assert.equal(await page.locator('sb-training-planner .sb-train-out').nth(1).textContent(), '4096 chips');
+  // Two pods: data parallelism across them over DCN appears in the strategies.
+  await slide(page, 'sb-training-planner input[name="chips-slider"]', counts.indexOf(17920));
+  assert.equal((await planState(page)).chips, 17920);
+  assert.match(await page.locator(`${PLAN} .sb-train-plans tbody`).textContent(), /DP across pods/);
+  await site.shot(page, 'training-planner');
+  // A model that fits nowhere on 4 chips: the table says so.
+  await page.locator(`${PLAN} select[name="model"]`).selectOption('llama-3.1-405b');
+  await slide(page, 'sb-training-planner input[name="chips-slider"]', counts.indexOf(4));
+  await page.locator(`${PLAN} .sb-train-nowhere`).waitFor();
+  assert.match(await page.locator(`${PLAN} .sb-verdict`).textContent(), /^Fits nowhere/);
+  await page.close();
+});
+
+test('the planner on a full v5p pod: the wasm time per search (reported, not asserted)', async () => {
+  const page = await site.page('training.html');
+  const ms = await page.evaluate(async () => {
+    const core = await import('./lib/core.js');
+    const sb = await core.scaling('training');
+    const inputs = { chip: 'v5p', B: '4194304' };
+    for (let i = 0; i < 5; i++) sb.calc('training.plan', inputs);
+    const t0 = performance.now();
+    let r;
+    for (let i = 0; i < 20; i++) r = sb.calc('training.plan', inputs);
+    return { ms: (performance.now() - t0) / 20, configs: r.values.configs.value };
+  });
+  assert.equal(ms.configs, 157632);
+  console.log(`# training.plan on a full v5p pod in Chromium: ${ms.ms.toFixed(2)} ms per search, ` +
+              `${(ms.ms * 1e6 / ms.configs).toFixed(1)} ns per configuration`);
+  await page.close();
+});
+
+test('the regime map draws and follows the model', async () => {
+  const page = await site.page('training.html');
+  const map = page.locator('sb-regime-map svg.sb-train-map');
+  await map.waitFor();
+  const cells = async () => page.evaluate(() => {
+    const r = document.querySelector('sb-regime-map sb-calc').response;
+    const rects = [...document.querySelectorAll('sb-regime-map svg.sb-train-map rect')];
+    const by = {};
+    for (const el of rects) by[el.dataset.regime] = (by[el.dataset.regime] || 0) + 1;
+    return { n: rects.length, want: r.map.chips.length * r.map.batch_per_chip.length, by };
+  });
+  const llama70 = await cells();
+  assert.equal(llama70.n, llama70.want);
+  // LLaMA 3-70B: FSDP and FSDP + TP regions; pure DP nowhere (10 P = 705 GB per chip).
+  assert.ok(llama70.by.FSDP > 0 && llama70.by['FSDP+TP'] > 0, JSON.stringify(llama70.by));
+  assert.equal(llama70.by.DP, undefined);
+  // The floors as lines, and the form's setup as a ring.
+  assert.equal(await map.locator('line[data-floor]').count(), 2);
+  assert.equal(await map.locator('circle.sb-train-point').count(), 1);
+  // LLaMA 2 7B fits replicated (10 x 6.7e9 = 67 GB < 96 GB): DP appears.
+  await page.locator('sb-regime-map select[name="model"]').selectOption('llama-2-7b');
+  await page.waitForFunction(() => document.querySelector('sb-regime-map rect[data-regime="DP"]'));
+  assert.ok((await cells()).by.DP > 0);
+  await site.shot(page, 'training-regime-map');
+  await page.close();
+});
+
+test('one strategy, layer by layer, follows the buttons', async () => {
+  const page = await site.page('training.html');
+  const calc = page.locator('sb-training-strategy sb-calc[name="training.strategy"]');
+  await calc.locator('.sb-train-collectives').waitFor();
+  // FSDP+TP by default: 4 TP collectives on the critical path and 6 FSDP ones on X (2 matrices).
+  assert.equal(await calc.locator('.sb-train-collectives tbody tr').count(), 10);
+  assert.equal(await calc.locator('.sb-train-sides tbody tr').count(), 6);
+  await page.locator('sb-training-strategy button[data-strategy="DP"]').click();
+  await page.waitForFunction(() => document.querySelector('sb-training-strategy sb-calc').response.strategy === 'DP');
+  // DP: one AllReduce per weight gradient, backward only; the replicated state does not fit.
+  assert.deepEqual(await calc.locator('.sb-train-collectives tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.op)), ['AllReduce', 'AllReduce']);
+  assert.match(await calc.locator('.sb-verdict').textContent(), /does not fit/);
+  await page.locator('sb-training-strategy button[data-strategy="TP"]').click();
+  await page.waitForFunction(() => document.querySelector('sb-training-strategy sb-calc').response.strategy === 'TP');
+  assert.match(await calc.locator('.sb-train-conditions').textContent(), /Y < M_Y F \/ alpha: 8960 < 33\.73/);
+  await site.shot(page, 'training-strategy');
+  await page.close();
+});
+
+test('every calculator of the page opens in a valid state on every TPU', async () => {
+  const page = await site.page('training.html');
+  const tpus = await page.evaluate(async () => {
+    const core = await import('./lib/core.js');
+    return (await core.chipTable()).chips.filter((c) => c.kind === 'tpu').map((c) => c.id);
+  });
+  await page.close();
+  assert.ok(tpus.length >= 5, tpus.join());
+  for (const chip of tpus) {
+    const p = await site.page(`training.html?chip=${chip}`);
+    for (const name of ['training.plan', 'training.regime', 'training.strategy', 'training.split']) {
+      await p.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
+      const r = await p.evaluate((n) => document.querySelector(`sb-calc[name="${n}"]`).response, name);
+      assert.equal(r.ok, true, `${chip} ${name}: ${JSON.stringify(r.error)}`);
+      assert.equal(r.inputs.chip, chip);
+    }
+    await p.close();
+  }
+});
+
+test('on a GPU the widgets say why they cannot answer', async () => {
+  const page = await site.page('training.html?chip=h100');
+  for (const name of ['training.plan', 'training.regime', 'training.strategy', 'training.split']) {
+    const err = page.locator(`sb-calc[name="${name}"] .sb-field[data-field="chip"] .sb-field-error`);
+    await page.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
+    assert.match(await err.textContent(), /has no ICI torus/, name);
+    assert.ok(await page.locator(`sb-calc[name="${name}"]`).evaluate((el) => el.classList.contains('sb-stale')), name);
+  }
+  await page.close();
+});
+
+test('every training problem has a working exercise', async () => {
+  const page = await site.page('training.html');
+  let numeric = 0;
+  for await (const { id, ex, p } of exercises(page, 'training')) {
+    const want = {};
+    for (const s of p.slots) {
+      await typeModelAnswer(ex, s, p.answers[s.name]);
+      want[s.name] = 'correct';
+    }
+    await ex.locator('button[data-action="check"]').click();
+    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
+      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
+    assert.deepEqual(got, want, id);
+    numeric++;
+  }
+  assert.equal(numeric, 23);  // 25 problems, 2 conceptual (Ex9, Ex13)
+  await page.close();
+});
