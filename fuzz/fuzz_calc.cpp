@@ -242,18 +242,15 @@ void scan(const json& j, const std::string& path, const std::string& request,
 // Calculators and problems whose results go non-finite (NaN, inf, null, no_answer) for inputs
 // inside their declared ranges, mostly a bandwidth or peak as small as 5e-324 or a size of 1e30:
 const char* const kKnownNonFinite[] = {
-    "roofline.E1",    "roofline.E2",    "roofline.E3",     "roofline.E4",
-    "roofline.E6",    "roofline.Q1.c",  "roofline.Q1.d",   "roofline.Q2",
-    "roofline.Q3",    "roofline.Q5",    "sharding.EX6",
-    "sharding.PQ0",   "sharding.PQ2.a", "sharding.PQ2.b",  "sharding.Q10.a",
-    "sharding.Q10.b", "sharding.Q10.c", "sharding.Q10.d",  "sharding.Q10.e",
-    "sharding.Q10.f", "sharding.Q2.a",  "sharding.Q2.b",   "sharding.Q2.c",
-    "sharding.Q3",    "sharding.Q4",    "sharding.Q6.a",   "sharding.Q6.b",
-    "sharding.Q6.c",  "sharding.Q7",    "sharding.Q9.c",
-    "tpus.E3",        "tpus.E4",        "tpus.E5",         "tpus.PQ1",
-    "tpus.Q1",        "tpus.Q3",        "tpus.Q4.a",       "tpus.Q4.b",
-    "tpus.Q5.b",      "tpus.Q6.b",      "tpus.Q6.c",       "tpus.Q6.d",
-    "tpus.Q6.e",      "tpus.Q6.f",
+    "roofline.E1",    "roofline.E2",    "roofline.E3",    "roofline.E4",    "roofline.E6",
+    "roofline.Q1.c",  "roofline.Q1.d",  "roofline.Q2",    "roofline.Q3",    "roofline.Q5",
+    "sharding.EX6",   "sharding.PQ0",   "sharding.PQ2.a", "sharding.PQ2.b", "sharding.Q10.a",
+    "sharding.Q10.b", "sharding.Q10.c", "sharding.Q10.d", "sharding.Q10.e", "sharding.Q10.f",
+    "sharding.Q2.a",  "sharding.Q2.b",  "sharding.Q2.c",  "sharding.Q3",    "sharding.Q4",
+    "sharding.Q6.a",  "sharding.Q6.b",  "sharding.Q6.c",  "sharding.Q7",    "sharding.Q9.c",
+    "tpus.E3",        "tpus.E4",        "tpus.E5",        "tpus.PQ1",       "tpus.Q1",
+    "tpus.Q3",        "tpus.Q4.a",      "tpus.Q4.b",      "tpus.Q5.b",      "tpus.Q6.b",
+    "tpus.Q6.c",      "tpus.Q6.d",      "tpus.Q6.e",      "tpus.Q6.f",
 };
 // Problems whose errors name a value by the model's own name ("a" and "b" for the operands of a
 // sharded matmul, "bandwidth" for a link's), which is not one of their givens.

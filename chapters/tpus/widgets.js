@@ -218,7 +218,7 @@ function drawStages(r, extra) {
         `${st.name}: ${st.text}${bottleneck ? ' (bottleneck)' : ''}`));
       svg.append(s('rect', { x: x0, y: y + 15, width: w, height: 12, rx: 2, fill: KIND_COLORS[st.kind] || '#94a3b8',
         stroke: bottleneck ? '#c2410c' : 'none', 'stroke-width': bottleneck ? 2.5 : 0,
-        'data-stage': i, 'data-group': g.key, 'data-kind': st.kind }, s('title', {}, `${st.name}: ${st.text}`)));
+        'data-stage': i, 'data-group': g.key, 'data-kind': st.kind, 'data-bottleneck': bottleneck ? 'yes' : 'no' }, s('title', {}, `${st.name}: ${st.text}`)));
     });
   });
   extra.replaceChildren(h('h4', {}, 'Stages: in sequence and overlapped'), h('div', { class: 'sb-gantt-box' }, svg));

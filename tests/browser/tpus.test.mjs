@@ -94,7 +94,7 @@ test('the transfer calculator names the bottleneck stage', async () => {
   // Four stages: DCN, PCIe, HBM and a compute stage.
   await calc.locator('select[name="route"]').selectOption('host_gather_dcn');
   await calc.locator('input[name="flops"]').fill('1e12');
-  await page.waitForFunction(() => document.querySelectorAll('sb-calc[name="tpus.transfer"] .sb-stage').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('sb-calc[name="tpus.transfer"] rect[data-group="serial"]').length === 4);
   // The module's own verdict for what the form holds.
   const r = await page.evaluate(async () => {
     const core = await import('./lib/core.js');
@@ -103,12 +103,15 @@ test('the transfer calculator names the bottleneck stage', async () => {
   });
   assert.equal(r.ok, true, JSON.stringify(r.error));
   assert.equal(r.stages.length, 4);
-  const marked = calc.locator('.sb-stage[data-bottleneck="yes"]');
-  assert.equal(await marked.count(), 1);
-  assert.equal(await marked.getAttribute('data-kind'), r.bottleneck.kind);
-  assert.match(await marked.textContent(), /\(bottleneck\)$/);
-  assert.ok((await marked.textContent()).startsWith(`${r.bottleneck.name}: `));
-  // It is the slowest stage: its bar is the full width.
+  // One bar outlined in each Gantt chart (in sequence, overlapped): the module's bottleneck.
+  for (const group of ['serial', 'overlapped']) {
+    const marked = calc.locator(`rect[data-group="${group}"][data-bottleneck="yes"]`);
+    assert.equal(await marked.count(), 1);
+    assert.equal(await marked.getAttribute('data-kind'), r.bottleneck.kind);
+    assert.ok((await marked.locator('title').textContent()).startsWith(`${r.bottleneck.name}: `));
+  }
+  assert.equal(await calc.locator('svg.sb-gantt text', { hasText: '(bottleneck)' }).count(), 2);
+  // It is the slowest stage.
   const slowest = r.stages.reduce((a, b) => (b.seconds > a.seconds ? b : a));
   assert.equal(slowest.name, r.bottleneck.name);
   assert.match(await calc.locator('.sb-verdict').textContent(), new RegExp(`^Bottleneck: ${r.bottleneck.name.replace(/[()]/g, '\\$&')}`));
