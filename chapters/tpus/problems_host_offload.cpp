@@ -20,8 +20,8 @@ namespace {
 
 // Question 6 shares its setting across parts a-f: the first words of every statement and the
 // first inputs.
-#define TPUS_Q6_SETTING                                                                          \
-  "A = {a} ({a_bytes}) is split evenly over a {slice} slice ({n_chips} chips, {n_hosts} hosts) " \
+#define TPUS_Q6_SETTING                                                                    \
+  "A = {a} ({a_bytes}) is split evenly over a {slice} slice ({n_chips}, {n_hosts} hosts) " \
   "but held in host memory. We want all of it on {dest}, multiplied by a bf16[8, 131072] vector. "
 
 constexpr Param kQ6A = text("a", "int8[131072, 131072]", "the offloaded array");

@@ -40,7 +40,7 @@ constexpr Problem kQ1{
     .title = "Lower bound on sampling step latency",
     .statement =
         "A model of {n_params} parameters at {bytes_per_param} each is split evenly over "
-        "{n_chips} {chip} chips (HBM {hbm_bw_Bps} and {hbm_capacity_per_chip_B} per chip). "
+        "{n_chips} ({chip}: HBM {hbm_bw_per_chip_Bps} and {hbm_capacity_per_chip_B} per chip). "
         "Each sampling step must read every weight from HBM at least once: how many bytes is "
         "that in all and per chip, how long does it take at best, and does a chip's share fit?",
     .kind = "numeric",
