@@ -8,6 +8,7 @@
 
 #include "core/api.hpp"
 #include "core/error.hpp"
+#include "core/plain_tex.hpp"
 #include "core/registry.hpp"
 #include "core/units.hpp"
 
@@ -31,31 +32,6 @@ usage:
 Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 )";
 
-// Terminal-friendly TeX: enough to read a derivation without a renderer.
-std::string detex(std::string s) {
-  auto rep = [&](const std::string& a, const std::string& b) {
-    for (size_t p = s.find(a); p != std::string::npos; p = s.find(a, p + b.size()))
-      s.replace(p, a.size(), b);
-  };
-  rep("\\frac", "");
-  rep("}{", ")/(");
-  rep("\\cdot", "*");
-  rep("\\times", "x");
-  rep("\\left", "");
-  rep("\\right", "");
-  rep("\\,", " ");
-  rep("\\max", "max");
-  rep("\\min", "min");
-  rep("\\text", "");
-  rep("\\mathrm", "");
-  rep("\\approx", "~");
-  rep("\\le", "<=");
-  rep("\\ge", ">=");
-  rep("{", "(");
-  rep("}", ")");
-  return s;
-}
-
 int print_error(const json& r, bool as_json) {
   if (as_json) std::cout << r.dump(2) << "\n";
   const auto& e = r["error"];
@@ -72,8 +48,9 @@ void print_trace(const json& trace) {
   for (const auto& s : trace) {
     std::cout << "  " << s["what"].get<std::string>();
     if (s.contains("formula")) {
-      std::cout << ": " << detex(s["formula"].get<std::string>());
-      if (s.contains("numbers")) std::cout << " = " << detex(s["numbers"].get<std::string>());
+      std::cout << ": " << sb::plain_tex(s["formula"].get<std::string>());
+      if (s.contains("numbers"))
+        std::cout << " = " << sb::plain_tex(s["numbers"].get<std::string>());
       if (s.contains("text")) std::cout << " = " << s["text"].get<std::string>();
     }
     std::cout << "\n";
@@ -329,7 +306,8 @@ int cmd_problem(const std::vector<std::string>& args) {
   for (const auto& s : r["slots"]) {
     const auto& a = r["answers"][s["name"].get<std::string>()];
     std::cout << "  " << s["name"].get<std::string>() << " = "
-              << (a.contains("text") ? a["text"].get<std::string>() : detex(a.value("tex", "")))
+              << (a.contains("text") ? a["text"].get<std::string>()
+                                     : sb::plain_tex(a.value("tex", "")))
               << "\n";
   }
   if (r.contains("model_answer"))
@@ -387,7 +365,7 @@ int cmd_check(const std::vector<std::string>& args) {
     if (v == "invalid")
       std::cout << " (" << x["error"]["message"].get<std::string>() << ")";
     else if (v != "correct" && x.contains("expected_text"))
-      std::cout << "; expected " << detex(x["expected_text"].get<std::string>());
+      std::cout << "; expected " << sb::plain_tex(x["expected_text"].get<std::string>());
     std::cout << "\n";
     if (x.contains("note") && !x["note"].get<std::string>().empty())
       std::cout << "  note: " << x["note"].get<std::string>() << "\n";
