@@ -12,36 +12,6 @@ void add_problems_counting(Registry& r);   // problems_counting.cpp: parameters,
 void add_problems_sharding(Registry& r);   // problems_sharding.cpp: how to shard LLaMA 3-70B
 void add_problems_questions(Registry& r);  // problems_questions.cpp: the worked problems
 
-// Givens in ranges that keep every answer a finite number: rates (FLOPs/s, B/s) from 1 to 1e20,
-// memory sizes up to 1e15 B, bytes per parameter 1/8 to 64, parameter counts up to 1e15, MFU
-// from 0.1% to 100%, tokens up to 1e16.
-constexpr Param ranged(Text name, Text unit, double def, Text doc, double lo, double hi,
-                       Variants v = {}) {
-  return with_variants(num(name, unit, def, doc, lo, hi), v);
-}
-constexpr Param rate(Text name, Text unit, double def, Text doc, Variants v = {}) {
-  return ranged(name, unit, def, doc, 1, 1e20, v);
-}
-constexpr Param memory(Text name, double def, Text doc, Variants v = {}) {
-  return ranged(name, "B", def, doc, 1, 1e15, v);
-}
-constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
-  return ranged(name, "B", def, doc, 0.125, 64, v);
-}
-constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
-  return ranged(name, "count", def, doc, 1, 1e15, v);
-}
-constexpr Param mfu_given(double def, Variants v = {}) {
-  return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);
-}
-constexpr Param tokens(Text name, double def, Text doc, Variants v = {}) {
-  return ranged(name, "tokens", def, doc, 1, 1e16, v);
-}
-constexpr Param chip_count(Text name, double def, Text doc, Variants v = {}) {
-  Param p = count(name, def, doc, v, 1, 1e8);
-  p.unit = "chips";
-  return p;
-}
 constexpr Param width(Text name, double def, Text doc, Variants v = {}) {
   return count(name, def, doc, v, 1, 1e7);
 }
