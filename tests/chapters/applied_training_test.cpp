@@ -15,19 +15,6 @@ using namespace sb::test;
 
 namespace {
 
-double val(const json& r, const std::string& key) {
-  EXPECT_TRUE(r.value("ok", false)) << r.dump();
-  return r["values"][key]["value"].get<double>();
-}
-double ans(const json& r, const std::string& slot) {
-  EXPECT_TRUE(r.value("ok", false)) << r.dump();
-  return r["answers"][slot]["value"].get<double>();
-}
-std::string field(const json& r) {
-  EXPECT_FALSE(r.value("ok", true)) << r.dump().substr(0, 300);
-  return r.contains("error") ? r["error"]["field"].get<std::string>() : "";
-}
-
 // LLaMA 3-70B without norms (the chapter's table): 80 (3 * 8192 * 28672 + 2 * 8192 * 72 * 128)
 // + 2 * 8192 * 128256 = 80 * (704,643,072 + 150,994,944) + 2,101,346,304 = 70,552,387,584.
 constexpr double kP = 70552387584.0;
@@ -36,49 +23,49 @@ constexpr double kP = 70552387584.0;
 
 TEST(AppliedTrainingCase, Llama3_70bOnAPod) {
   const json r = calc("applied-training.case", json::object());
-  near_rel(val(r, "params"), kP);
-  near_rel(val(r, "mlp_params"), 80 * 704643072.0);
-  near_rel(val(r, "flops_per_token"), 6 * kP);
-  near_rel(val(r, "total_flops"), 6 * kP * 15e12);
+  near_rel(value_of(r, "params"), kP);
+  near_rel(value_of(r, "mlp_params"), 80 * 704643072.0);
+  near_rel(value_of(r, "flops_per_token"), 6 * kP);
+  near_rel(value_of(r, "total_flops"), 6 * kP * 15e12);
   // 6 P tokens / (8960 * 4.59e14 * 0.4) = 6.3497e24 / 1.645056e18 = 3,859,878 s (44.7 days).
-  near_rel(val(r, "time"), 6 * kP * 15e12 / (8960 * 4.59e14 * 0.4));
+  near_rel(value_of(r, "time"), 6 * kP * 15e12 / (8960 * 4.59e14 * 0.4));
   // State with 4 checkpoints of [4,194,304, 8192] per layer: 10 P + 2 * 8192 * 4194304 * 4 * 80.
   const double state = 10 * kP + 2.0 * 8192 * 4194304 * 4 * 80;
-  near_rel(val(r, "state_bytes"), state);
-  EXPECT_EQ(val(r, "min_chips"), std::ceil(state / 96e9));
-  near_rel(val(r, "bytes_per_chip"), state / 8960);
+  near_rel(value_of(r, "state_bytes"), state);
+  EXPECT_EQ(value_of(r, "min_chips"), std::ceil(state / 96e9));
+  near_rel(value_of(r, "bytes_per_chip"), state / 8960);
   // 4194304 / 8960 = 468.1 per chip: FSDP needs 850 (no), FSDP + TP 2550^2 / (2 * 28672) = 113.4.
-  near_rel(val(r, "per_chip_batch"), 4194304.0 / 8960);
-  EXPECT_EQ(val(r, "fsdp_compute_bound"), 0);
-  EXPECT_EQ(val(r, "mixed_compute_bound"), 1);
-  near_rel(val(r, "mixed_threshold"), 2550.0 * 2550 / 57344);
+  near_rel(value_of(r, "per_chip_batch"), 4194304.0 / 8960);
+  EXPECT_EQ(value_of(r, "fsdp_compute_bound"), 0);
+  EXPECT_EQ(value_of(r, "mixed_compute_bound"), 1);
+  near_rel(value_of(r, "mixed_threshold"), 2550.0 * 2550 / 57344);
   // X_opt = sqrt(4194304 / 28672 * 2 * 8960) = 1619.09; the nearest divisor of 8960 is 1792.
-  near_rel(val(r, "x_opt"), std::sqrt(4194304.0 / 28672 * 2 * 8960));
-  EXPECT_EQ(val(r, "fsdp_degree"), 1792);
-  EXPECT_EQ(val(r, "tp_degree"), 5);
-  EXPECT_EQ(val(r, "sequences"), 1024);
+  near_rel(value_of(r, "x_opt"), std::sqrt(4194304.0 / 28672 * 2 * 8960));
+  EXPECT_EQ(value_of(r, "fsdp_degree"), 1792);
+  EXPECT_EQ(value_of(r, "tp_degree"), 5);
+  EXPECT_EQ(value_of(r, "sequences"), 1024);
   // Counting the norms: 2 * 8192 * 80 + 8192 more parameters.
-  near_rel(val(calc("applied-training.case", {{"norms", "model"}}), "params"),
+  near_rel(value_of(calc("applied-training.case", {{"norms", "model"}}), "params"),
            kP + 2 * 8192 * 80 + 8192);
 }
 
 TEST(AppliedTrainingCase, FourPodsOverDcn) {
   // Q1: 4 pods, the same batch: 1,048,576 per pod > 73,440; 117 per chip > 113.4.
   const json r = calc("applied-training.case", {{"pods", 4}});
-  EXPECT_EQ(val(r, "chips"), 35840);
-  near_rel(val(r, "per_pod_batch"), 1048576);
-  near_rel(val(r, "dcn_threshold"), 73440);
-  EXPECT_EQ(val(r, "mixed_compute_bound"), 1);
-  near_rel(val(r, "x_opt"), std::sqrt(1048576.0 / 28672 * 2 * 8960));
+  EXPECT_EQ(value_of(r, "chips"), 35840);
+  near_rel(value_of(r, "per_pod_batch"), 1048576);
+  near_rel(value_of(r, "dcn_threshold"), 73440);
+  EXPECT_EQ(value_of(r, "mixed_compute_bound"), 1);
+  near_rel(value_of(r, "x_opt"), std::sqrt(1048576.0 / 28672 * 2 * 8960));
 }
 
 TEST(AppliedTrainingCase, BadInputNamesTheField) {
-  EXPECT_EQ(field(calc("applied-training.case", {{"chip", "h100"}})), "chip");
-  EXPECT_EQ(field(calc("applied-training.case", {{"batch", 1000}})), "batch");
-  EXPECT_EQ(field(calc("applied-training.case", {{"mfu", 1.5}})), "mfu");
-  EXPECT_EQ(field(calc("applied-training.case", {{"pods", 0}})), "pods");
-  EXPECT_EQ(field(calc("applied-training.case", {{"model", "llama-9"}})), "model");
-  EXPECT_EQ(field(calc("applied-training.plan", {{"batch", 10}})), "batch");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"chip", "h100"}})), "chip");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"batch", 1000}})), "batch");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"mfu", 1.5}})), "mfu");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"pods", 0}})), "pods");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"model", "llama-9"}})), "model");
+  EXPECT_EQ(error_field(calc("applied-training.plan", {{"batch", 10}})), "batch");
   // Every TPU opens (its own full pod); values are numbers.
   for (const auto& c : hw::chips()) {
     if (c.kind != "tpu") continue;
@@ -96,58 +83,58 @@ TEST(AppliedTrainingPlan, ChapterBesidePlanner) {
   // The chapter's 1792 x 5 and the planner's best are both compute-bound on the pod: the same step,
   // 12 L B D F / (N C) with the gated layer: 3 matrices, 6 x 80 x 4194304 x 8192 x 28672 x 2 /
   // (8960 x 4.59e14) (forward 2 n B D F, backward twice that).
-  EXPECT_EQ(val(r, "book_X"), 1792);
-  EXPECT_EQ(val(r, "book_Y"), 5);
-  EXPECT_EQ(val(r, "book_compute_bound"), 1);
-  EXPECT_EQ(val(r, "plan_compute_bound"), 1);
+  EXPECT_EQ(value_of(r, "book_X"), 1792);
+  EXPECT_EQ(value_of(r, "book_Y"), 5);
+  EXPECT_EQ(value_of(r, "book_compute_bound"), 1);
+  EXPECT_EQ(value_of(r, "plan_compute_bound"), 1);
   const double step = 3 * 2 * 3.0 * 4194304 * 8192 * 28672 * 80 / (8960 * 4.59e14);
-  near_rel(val(r, "book_step"), step);
-  near_rel(val(r, "plan_step"), step);
-  EXPECT_EQ(val(r, "configs"), 157632);
+  near_rel(value_of(r, "book_step"), step);
+  near_rel(value_of(r, "plan_step"), step);
+  EXPECT_EQ(value_of(r, "configs"), 157632);
 }
 
 TEST(AppliedTrainingProblems, HandDerivedAnswers) {
   // IQ1 (held out): the counts above; MLP share 56,371,445,760 / 70,552,387,584 = 0.799.
   json r = problem("applied-training.IQ1");
-  near_rel(ans(r, "total_params"), kP);
-  near_rel(ans(r, "ffw_params"), 56371445760.0);
-  near_rel(ans(r, "attention_params"), 12079595520.0);
-  near_rel(ans(r, "vocab_params"), 2101346304.0);
-  near_rel(ans(r, "mlp_fraction"), 56371445760.0 / kP);
+  near_rel(answer_of(r, "total_params"), kP);
+  near_rel(answer_of(r, "ffw_params"), 56371445760.0);
+  near_rel(answer_of(r, "attention_params"), 12079595520.0);
+  near_rel(answer_of(r, "vocab_params"), 2101346304.0);
+  near_rel(answer_of(r, "mlp_fraction"), 56371445760.0 / kP);
   // IQ5: 2P, 8P and 2 * 8192 * 4e6 * 4 * 80 = 2.097152e13 B; ceil(total / 96e9) = 226.
   r = problem("applied-training.IQ5");
-  near_rel(ans(r, "checkpoint_bytes"), 2.097152e13);
-  near_rel(ans(r, "total_bytes"), 10 * kP + 2.097152e13);
-  EXPECT_EQ(ans(r, "min_chips"), 226);
+  near_rel(answer_of(r, "checkpoint_bytes"), 2.097152e13);
+  near_rel(answer_of(r, "total_bytes"), 10 * kP + 2.097152e13);
+  EXPECT_EQ(answer_of(r, "min_chips"), 226);
   // IQ7 (held out): 4194304 / 4096 = 1024 sequences, fewer than 8960 chips.
   r = problem("applied-training.IQ7");
-  EXPECT_EQ(ans(r, "sequences_per_batch"), 1024);
-  EXPECT_EQ(ans(r, "fits_8960_chips"), 0);
+  EXPECT_EQ(answer_of(r, "sequences_per_batch"), 1024);
+  EXPECT_EQ(answer_of(r, "fits_8960_chips"), 0);
   // IQ9 (held out): 2550^2 / (2 * 28672) = 113.39; X_opt 1619.09 -> 2048 (log2 1619 = 10.66),
   // floor(8960 / 2048) = 4; window [8960 * 2550 / 28672, 4194304 * 2 / 2550] = [796.9, 3289.6].
   r = problem("applied-training.IQ9");
-  near_rel(ans(r, "mixed_threshold"), 2550.0 * 2550 / 57344);
-  EXPECT_EQ(ans(r, "compute_bound"), 1);
-  EXPECT_EQ(ans(r, "fsdp_degree"), 2048);
-  EXPECT_EQ(ans(r, "tp_degree"), 4);
-  near_rel(ans(r, "x_min_compute_bound"), 796.875);
-  near_rel(ans(r, "x_max_compute_bound"), 4194304.0 * 2 / 2550);
+  near_rel(answer_of(r, "mixed_threshold"), 2550.0 * 2550 / 57344);
+  EXPECT_EQ(answer_of(r, "compute_bound"), 1);
+  EXPECT_EQ(answer_of(r, "fsdp_degree"), 2048);
+  EXPECT_EQ(answer_of(r, "tp_degree"), 4);
+  near_rel(answer_of(r, "x_min_compute_bound"), 796.875);
+  near_rel(answer_of(r, "x_max_compute_bound"), 4194304.0 * 2 / 2550);
   // Q2.a (held out): 126 * 3 * 16384 * 53248 = 329,772,957,696 MLP; 126 * 2 * 16384 * 136 * 128
   // = 71,873,593,344 attention; 2 * 16384 * 128256 = 4,202,692,608 vocabulary.
   r = problem("applied-training.Q2.a");
-  EXPECT_EQ(ans(r, "ffw_params"), 329772957696.0);
-  EXPECT_EQ(ans(r, "attention_params"), 71873593344.0);
-  EXPECT_EQ(ans(r, "vocab_params"), 4202692608.0);
-  EXPECT_EQ(ans(r, "total_params"), 405849243648.0);
-  near_rel(ans(r, "total_flops"), 6 * 405849243648.0 * 15e12);
+  EXPECT_EQ(answer_of(r, "ffw_params"), 329772957696.0);
+  EXPECT_EQ(answer_of(r, "attention_params"), 71873593344.0);
+  EXPECT_EQ(answer_of(r, "vocab_params"), 4202692608.0);
+  EXPECT_EQ(answer_of(r, "total_params"), 405849243648.0);
+  near_rel(answer_of(r, "total_flops"), 6 * 405849243648.0 * 15e12);
   // Q2.b (held out): 2550^2 / (2 * 53248) = 61.06 per chip; x 71680 chips = 4,376,683 tokens;
   // 4194304 / 71680 = 58.5 < 61.06: comms-bound; TP limit 53248 / 2550 = 20.9.
   r = problem("applied-training.Q2.b");
-  near_rel(ans(r, "mixed_threshold"), 2550.0 * 2550 / 106496);
-  near_rel(ans(r, "min_global_batch"), 71680 * 2550.0 * 2550 / 106496);
-  EXPECT_EQ(ans(r, "comms_bound_4M"), 1);
-  near_rel(ans(r, "tp_limit"), 53248.0 / 2550);
-  EXPECT_EQ(ans(r, "per_pod_batch_4M"), 524288);
+  near_rel(answer_of(r, "mixed_threshold"), 2550.0 * 2550 / 106496);
+  near_rel(answer_of(r, "min_global_batch"), 71680 * 2550.0 * 2550 / 106496);
+  EXPECT_EQ(answer_of(r, "comms_bound_4M"), 1);
+  near_rel(answer_of(r, "tp_limit"), 53248.0 / 2550);
+  EXPECT_EQ(answer_of(r, "per_pod_batch_4M"), 524288);
   // Bad given names its field.
-  EXPECT_EQ(field(problem("applied-training.IQ1", {{"K", 7}})), "K");  // K must divide N = 64
+  EXPECT_EQ(error_field(problem("applied-training.IQ1", {{"K", 7}})), "K");  // K must divide N = 64
 }

@@ -21,19 +21,6 @@ using namespace sb::test;
 
 namespace {
 
-double val(const json& r, const std::string& key) {
-  EXPECT_TRUE(r.value("ok", false)) << r.dump();
-  return r["values"][key]["value"].get<double>();
-}
-double ans(const json& r, const std::string& slot) {
-  EXPECT_TRUE(r.value("ok", false)) << r.dump();
-  return r["answers"][slot]["value"].get<double>();
-}
-std::string field(const json& r) {
-  EXPECT_FALSE(r.value("ok", true)) << r.dump().substr(0, 300);
-  return r.contains("error") ? r["error"]["field"].get<std::string>() : "";
-}
-
 // LLaMA 3-70B with the chapter's F = 32768 (4D) and its 2-matrix MLP: the book's running example.
 // P (the table's LLaMA 3-70B with F = 32768, norms and final norm as the checkpoint has them):
 // 80 (3 * 8192 * 32768 + 2 * 8192 * 72 * 128 + 2 * 8192) + 2 * 8192 * 128256 + 8192
@@ -55,13 +42,13 @@ TEST(TrainingStrategy, FsdpBreaksEvenAtAlphaOverThree) {
   // FSDP gathers 4 D F / (W M_X) = 4 * 8192 * 32768 / (1.8e11 * 3) = 1.988417e-3 s: equal.
   const json r =
       calc("training.strategy", book({{"strategy", "FSDP"}, {"chips", 4096}, {"B", 3481600}}));
-  near_rel(val(r, "t_math_fwd"), 4.0 * 850 * 8192 * 32768 / 4.59e14);
-  near_rel(val(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / 5.4e11);
-  near_rel(val(r, "t_math_bwd"), 2 * val(r, "t_math_fwd"));
-  near_rel(val(r, "threshold_1"), 850);
-  EXPECT_EQ(val(r, "compute_bound"), 0);  // equal is not above
+  near_rel(value_of(r, "t_math_fwd"), 4.0 * 850 * 8192 * 32768 / 4.59e14);
+  near_rel(value_of(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / 5.4e11);
+  near_rel(value_of(r, "t_math_bwd"), 2 * value_of(r, "t_math_fwd"));
+  near_rel(value_of(r, "threshold_1"), 850);
+  EXPECT_EQ(value_of(r, "compute_bound"), 0);  // equal is not above
   // Memory: (10 P + 2 L B (D + F)) / N = (786,067,701,760 + 2 * 80 * 3,481,600 * 40960) / 4096.
-  near_rel(val(r, "mem"), (10 * kP + 2.0 * 80 * 3481600 * 40960) / 4096);
+  near_rel(value_of(r, "mem"), (10 * kP + 2.0 * 80 * 3481600 * 40960) / 4096);
   // The collectives: 2 gathers forward, then per matrix (W_out first) a reduce-scatter and a
   // gather backward, each of 2 D F = 536,870,912 bytes.
   const json& c = r["collectives"];
@@ -75,9 +62,9 @@ TEST(TrainingStrategy, FsdpBreaksEvenAtAlphaOverThree) {
     EXPECT_FALSE(k["critical"].get<bool>());
   }
   // One token per chip more: compute-bound.
-  EXPECT_EQ(val(calc("training.strategy",
-                     book({{"strategy", "FSDP"}, {"chips", 4096}, {"B", 3481600 + 4096}})),
-                "compute_bound"),
+  EXPECT_EQ(value_of(calc("training.strategy",
+                          book({{"strategy", "FSDP"}, {"chips", 4096}, {"B", 3481600 + 4096}})),
+                     "compute_bound"),
             1);
 }
 
@@ -85,8 +72,8 @@ TEST(TrainingStrategy, DataParallelReplicatesAndAllReduces) {
   const json r =
       calc("training.strategy", book({{"strategy", "DP"}, {"chips", 4096}, {"B", 3481600 + 4096}}));
   // 10 P = 786 GB replicated on each chip: more than 96 GB.
-  EXPECT_EQ(val(r, "fits"), 0);
-  near_rel(val(r, "mem"), 10 * kP + 2.0 * 80 * (3481600 + 4096) * 40960 / 4096);
+  EXPECT_EQ(value_of(r, "fits"), 0);
+  near_rel(value_of(r, "mem"), 10 * kP + 2.0 * 80 * (3481600 + 4096) * 40960 / 4096);
   // Backward only: an AllReduce per matrix of 2DF bytes, 2 x 2DF / (W M_X) = 1.988417e-3 s each.
   const json& c = r["collectives"];
   ASSERT_EQ(c.size(), 2u);
@@ -95,8 +82,8 @@ TEST(TrainingStrategy, DataParallelReplicatesAndAllReduces) {
     EXPECT_EQ(k["phase"], "backward");
     near_rel(k["t"].get<double>(), 2 * 2.0 * 8192 * 32768 / 5.4e11);
   }
-  EXPECT_EQ(val(r, "t_comms_fwd"), 0);
-  EXPECT_EQ(val(r, "compute_bound"), 1);
+  EXPECT_EQ(value_of(r, "t_comms_fwd"), 0);
+  EXPECT_EQ(value_of(r, "compute_bound"), 1);
 }
 
 TEST(TrainingStrategy, TensorParallelLimitDoesNotMoveWithTheBatch) {
@@ -105,10 +92,10 @@ TEST(TrainingStrategy, TensorParallelLimitDoesNotMoveWithTheBatch) {
   for (double B : {8e3, 8e6}) {
     const json r =
         calc("training.strategy", book({{"strategy", "TP"}, {"chips", 8}, {"axes", 1}, {"B", B}}));
-    near_rel(val(r, "t_comms_fwd"), 4 * B * 8192 / 1.8e11);
-    near_rel(val(r, "t_math_fwd"), 4 * B * 8192 * 32768 / (8 * 4.59e14));
-    near_rel(val(r, "threshold_1"), 32768.0 / 2550);
-    EXPECT_EQ(val(r, "compute_bound"), 1);
+    near_rel(value_of(r, "t_comms_fwd"), 4 * B * 8192 / 1.8e11);
+    near_rel(value_of(r, "t_math_fwd"), 4 * B * 8192 * 32768 / (8 * 4.59e14));
+    near_rel(value_of(r, "threshold_1"), 32768.0 / 2550);
+    EXPECT_EQ(value_of(r, "compute_bound"), 1);
     ASSERT_EQ(r["collectives"].size(), 4u);
     for (const auto& k : r["collectives"]) {
       EXPECT_TRUE(k["critical"].get<bool>());
@@ -116,9 +103,10 @@ TEST(TrainingStrategy, TensorParallelLimitDoesNotMoveWithTheBatch) {
     }
   }
   // 16-way: 16 > 12.85, comms-bound at any batch.
-  EXPECT_EQ(val(calc("training.strategy", book({{"strategy", "TP"}, {"chips", 16}, {"axes", 1}})),
-                "compute_bound"),
-            0);
+  EXPECT_EQ(
+      value_of(calc("training.strategy", book({{"strategy", "TP"}, {"chips", 16}, {"axes", 1}})),
+               "compute_bound"),
+      0);
 }
 
 TEST(TrainingStrategy, MixedShardingAtTheRoundedOptimum) {
@@ -127,20 +115,20 @@ TEST(TrainingStrategy, MixedShardingAtTheRoundedOptimum) {
   const json r =
       calc("training.strategy",
            book({{"strategy", "FSDP+TP"}, {"chips", 64}, {"B", 48000}, {"axes", 3}, {"M_Y", 1}}));
-  EXPECT_EQ(val(r, "X"), 16);
-  EXPECT_EQ(val(r, "Y"), 4);
-  near_rel(val(r, "x_opt"), std::sqrt(48000.0 / 32768 * 2 * 64));
+  EXPECT_EQ(value_of(r, "X"), 16);
+  EXPECT_EQ(value_of(r, "Y"), 4);
+  near_rel(value_of(r, "x_opt"), std::sqrt(48000.0 / 32768 * 2 * 64));
   // Floor alpha^2 / (M_X M_Y F) = 2550^2 / (2 * 32768) = 99.2203; window
   // [N alpha / (F M_Y), B M_X / alpha] = [64 * 2550 / 32768, 96000 / 2550] = [4.980, 37.647].
-  near_rel(val(r, "threshold_1"), 2550.0 * 2550 / 65536);
-  near_rel(val(r, "x_min"), 64 * 2550.0 / 32768);
-  near_rel(val(r, "x_max"), 96000.0 / 2550);
+  near_rel(value_of(r, "threshold_1"), 2550.0 * 2550 / 65536);
+  near_rel(value_of(r, "x_min"), 64 * 2550.0 / 32768);
+  near_rel(value_of(r, "x_max"), 96000.0 / 2550);
   // Forward: FSDP 4 D F / (Y W M_X) = 4 * 8192 * 32768 / (4 * 1.8e11 * 2) = 7.4565e-4 s;
   // TP 4 B D / (X W M_Y) = 4 * 48000 * 8192 / (16 * 1.8e11) = 5.4613e-4 s; comms = the max.
-  near_rel(val(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / (4 * 1.8e11 * 2));
+  near_rel(value_of(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / (4 * 1.8e11 * 2));
   // T_math = 4 * 48000 * 8192 * 32768 / (64 * 4.59e14) = 1.7545e-3 s: compute-bound.
-  near_rel(val(r, "t_math_fwd"), 4.0 * 48000 * 8192 * 32768 / (64 * 4.59e14));
-  EXPECT_EQ(val(r, "compute_bound"), 1);
+  near_rel(value_of(r, "t_math_fwd"), 4.0 * 48000 * 8192 * 32768 / (64 * 4.59e14));
+  EXPECT_EQ(value_of(r, "compute_bound"), 1);
   // The TP activations (critical) and the FSDP weights, by axis.
   int crit = 0, fsdp = 0;
   for (const auto& k : r["collectives"]) {
@@ -150,9 +138,9 @@ TEST(TrainingStrategy, MixedShardingAtTheRoundedOptimum) {
   EXPECT_EQ(crit, 4);
   EXPECT_EQ(fsdp, 6);
   // A given Y that does not divide the chips names Y.
-  EXPECT_EQ(
-      field(calc("training.strategy", book({{"strategy", "FSDP+TP"}, {"chips", 64}, {"Y", 3}}))),
-      "Y");
+  EXPECT_EQ(error_field(calc("training.strategy",
+                             book({{"strategy", "FSDP+TP"}, {"chips", 64}, {"Y", 3}}))),
+            "Y");
 }
 
 TEST(TrainingStrategy, PipelineBubbleAndMemory) {
@@ -160,25 +148,27 @@ TEST(TrainingStrategy, PipelineBubbleAndMemory) {
   const json r =
       calc("training.strategy",
            book({{"strategy", "pipeline"}, {"chips", 64}, {"Z", 4}, {"m", 16}, {"B", 1048576}}));
-  near_rel(val(r, "bubble"), 3.0 / 19);
-  EXPECT_EQ(val(r, "X"), 16);
+  near_rel(value_of(r, "bubble"), 3.0 / 19);
+  EXPECT_EQ(value_of(r, "X"), 16);
   // 1F1B keeps min(16, 4) / 16 = 1/4 of the checkpoints: (10 P + act / 4) / 64 with
   // act = 2 L B (D + F) = 2 * 80 * 1048576 * 40960.
-  near_rel(val(r, "mem"), (10 * kP + 2.0 * 80 * 1048576 * 40960 / 4) / 64);
+  near_rel(value_of(r, "mem"), (10 * kP + 2.0 * 80 * 1048576 * 40960 / 4) / 64);
   // The copy to the next stage: [B/m, D] over the stage's 16 chips, bf16, one link one way:
   // 2 * 8192 * 65536 / 16 / 9e10 = 7.4565e-4 s.
-  near_rel(val(r, "t_hop"), 2.0 * 8192 * 65536 / 16 / 9e10);
-  EXPECT_EQ(field(calc("training.strategy", book({{"strategy", "pipeline"}, {"Z", 81}}))), "Z");
-  EXPECT_EQ(field(calc("training.strategy",
+  near_rel(value_of(r, "t_hop"), 2.0 * 8192 * 65536 / 16 / 9e10);
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"strategy", "pipeline"}, {"Z", 81}}))),
+            "Z");
+  EXPECT_EQ(
+      error_field(calc("training.strategy",
                        book({{"strategy", "pipeline"}, {"chips", 64}, {"Z", 4}, {"m", 1e7}}))),
-            "m");
+      "m");
 }
 
 TEST(TrainingStrategy, AcrossPodsOverDcn) {
   // Ex15.e: 2M tokens over 2 pods of 8960, FSDP inside (Y = 1): 1e6 per pod > 73,440.
   const json r =
       calc("training.strategy", book({{"strategy", "DCN"}, {"pods", 2}, {"Y", 1}, {"B", 2e6}}));
-  near_rel(val(r, "per_chip_batch"), 2e6 / 17920);
+  near_rel(value_of(r, "per_chip_batch"), 2e6 / 17920);
   bool dcn_condition = false;
   for (const auto& k : r["conditions"])
     if (k["text"] == "B/pods > alpha_dcn") {
@@ -195,7 +185,8 @@ TEST(TrainingStrategy, AcrossPodsOverDcn) {
       near_rel(k["t"].get<double>(), 4.0 * 8192 * 32768 / (8960 * 6.25e9));
     }
   EXPECT_EQ(dcn, 2);
-  EXPECT_EQ(field(calc("training.strategy", book({{"strategy", "DCN"}, {"pods", 1}}))), "pods");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"strategy", "DCN"}, {"pods", 1}}))),
+            "pods");
 }
 
 TEST(TrainingStrategy, SideBySideAndBadInput) {
@@ -206,12 +197,12 @@ TEST(TrainingStrategy, SideBySideAndBadInput) {
   EXPECT_EQ(names,
             (std::set<std::string>{"DP", "FSDP", "TP", "FSDP+TP", "pipeline", "DP over DCN"}));
   // A batch smaller than the chip count, a GPU, an unknown model, M_Y taking every axis.
-  EXPECT_EQ(field(calc("training.strategy", book({{"chips", 4096}, {"B", 4000}}))), "B");
-  EXPECT_EQ(field(calc("training.strategy", book({{"chip", "h100"}}))), "chip");
-  EXPECT_EQ(field(calc("training.strategy", book({{"model", "gpt-5"}}))), "model");
-  EXPECT_EQ(field(calc("training.strategy", book({{"M_Y", 2.95}}))), "M_Y");
-  EXPECT_EQ(field(calc("training.strategy", book({{"L", -1}}))), "L");
-  EXPECT_EQ(field(calc("training.strategy", book({{"strategy", "ZeRO-5"}}))), "strategy");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"chips", 4096}, {"B", 4000}}))), "B");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"chip", "h100"}}))), "chip");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"model", "gpt-5"}}))), "model");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"M_Y", 2.95}}))), "M_Y");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"L", -1}}))), "L");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"strategy", "ZeRO-5"}}))), "strategy");
 }
 
 TEST(TrainingStrategy, EveryStrategyOpensOnEveryTpu) {
@@ -223,7 +214,7 @@ TEST(TrainingStrategy, EveryStrategyOpensOnEveryTpu) {
         for (auto it = r["values"].begin(); it != r["values"].end(); ++it)
           EXPECT_TRUE(it.value()["value"].is_number()) << c.id << " " << s << " " << it.key();
       } else {
-        EXPECT_EQ(field(r), "chip") << c.id;
+        EXPECT_EQ(error_field(r), "chip") << c.id;
       }
     }
   }
@@ -237,27 +228,27 @@ TEST(TrainingSplit, Question3cOnA16x16x16) {
   const json r = calc(
       "training.split",
       {{"model", "llama-2-13b"}, {"mlp", "book"}, {"chip", "v5p"}, {"chips", 4096}, {"B", 3e6}});
-  near_rel(val(r, "x_opt"), std::sqrt(3e6 / 13824 * 2 * 4096));
-  EXPECT_EQ(val(r, "X"), 1024);
-  EXPECT_EQ(val(r, "Y"), 4);
-  EXPECT_EQ(val(r, "X_pow2"), 1024);
+  near_rel(value_of(r, "x_opt"), std::sqrt(3e6 / 13824 * 2 * 4096));
+  EXPECT_EQ(value_of(r, "X"), 1024);
+  EXPECT_EQ(value_of(r, "Y"), 4);
+  EXPECT_EQ(value_of(r, "X_pow2"), 1024);
   // Floor 2550^2 / (2 * 13824) = 235.189 tokens; B/N = 732.4 above it.
-  near_rel(val(r, "min_batch_per_chip"), 2550.0 * 2550 / 27648);
-  EXPECT_EQ(val(r, "compute_bound"), 1);
+  near_rel(value_of(r, "min_batch_per_chip"), 2550.0 * 2550 / 27648);
+  EXPECT_EQ(value_of(r, "compute_bound"), 1);
   // The plot: every divisor of 4096 (2^0 ... 2^12: 13 of them).
   EXPECT_EQ(r["plot"]["x"].size(), 13u);
-  EXPECT_EQ(field(calc("training.split", {{"M_Y", 2.95}})), "M_Y");
+  EXPECT_EQ(error_field(calc("training.split", {{"M_Y", 2.95}})), "M_Y");
 }
 
 // ---------------------------------------------------------------- training.plan ----------
 
 TEST(TrainingPlan, Llama3On_aFullPod) {
   const json r = calc("training.plan", {{"chip", "v5p"}});
-  EXPECT_EQ(val(r, "chips"), 8960);
-  EXPECT_EQ(val(r, "fits"), 1);
+  EXPECT_EQ(value_of(r, "chips"), 8960);
+  EXPECT_EQ(value_of(r, "fits"), 1);
   // 16x20x28 with pipelining: 3961 assignments and 157,632 configurations (planner.hpp).
-  EXPECT_EQ(val(r, "assignments"), 3961);
-  EXPECT_EQ(val(r, "configs"), 157632);
+  EXPECT_EQ(value_of(r, "assignments"), 3961);
+  EXPECT_EQ(value_of(r, "configs"), 157632);
   EXPECT_EQ(r["best"]["reason"], "best");
   // One row per strategy class that occurs; every other row says why it loses.
   ASSERT_GE(r["plans"].size(), 5u);
@@ -267,38 +258,40 @@ TEST(TrainingPlan, Llama3On_aFullPod) {
     EXPECT_FALSE(r["plans"][i]["why"].get<std::string>().empty());
   }
   // Without pipelining: 180 assignments (planner.hpp).
-  EXPECT_EQ(val(calc("training.plan", {{"chip", "v5p"}, {"pipeline", "no"}}), "assignments"), 180);
+  EXPECT_EQ(value_of(calc("training.plan", {{"chip", "v5p"}, {"pipeline", "no"}}), "assignments"),
+            180);
 }
 
 TEST(TrainingPlan, FitsNowhereSaysSo) {
   // LLaMA 3.1-405B on 4 chips: 10 x 4.06e11 B / 4 alone is 1 TB per chip.
   const json r =
       calc("training.plan", {{"model", "llama-3.1-405b"}, {"chip", "v5p"}, {"chips", 4}});
-  EXPECT_EQ(val(r, "fits"), 0);
+  EXPECT_EQ(value_of(r, "fits"), 0);
   EXPECT_FALSE(r["fits"].get<bool>());
   EXPECT_EQ(r["verdict"].get<std::string>().rfind("Fits nowhere", 0), 0u) << r["verdict"];
   for (const auto& p : r["plans"]) EXPECT_FALSE(p["fits"].get<bool>());
 }
 
 TEST(TrainingPlan, BadInputNamesTheField) {
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"shape", "16x16x16x2"}})), "shape");
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5e"}, {"shape", "32x32"}})), "shape");
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"chips", 8961}})), "chips");
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"B", 100}})), "B");
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "a100"}})), "chip");
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"L", 0.5}})), "L");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5p"}, {"shape", "16x16x16x2"}})),
+            "shape");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5e"}, {"shape", "32x32"}})), "shape");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5p"}, {"chips", 8961}})), "chips");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5p"}, {"B", 100}})), "B");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "a100"}})), "chip");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5p"}, {"L", 0.5}})), "L");
   // 11,160 pods of 8960 chips (99,993,600): more than the 10,000 pods the planner takes.
-  EXPECT_EQ(field(calc("training.plan", {{"chip", "v5p"}, {"chips", 99993600}})), "chips");
+  EXPECT_EQ(error_field(calc("training.plan", {{"chip", "v5p"}, {"chips", 99993600}})), "chips");
 }
 
 // ---------------------------------------------------------------- training.regime ----------
 
 TEST(TrainingRegime, ThresholdsAndCells) {
   const json r = calc("training.regime", {{"chip", "v5p"}});
-  near_rel(val(r, "fsdp_floor"), 850);  // 2550 / 3
+  near_rel(value_of(r, "fsdp_floor"), 850);  // 2550 / 3
   // LLaMA 3-70B's layer is gated: F = 28672; 2550^2 / (2 * 28672) = 113.39.
-  near_rel(val(r, "mixed_floor"), 2550.0 * 2550 / 57344);
-  near_rel(val(r, "alpha_dcn"), 73440);
+  near_rel(value_of(r, "mixed_floor"), 2550.0 * 2550 / 57344);
+  near_rel(value_of(r, "alpha_dcn"), 73440);
   const json& m = r["map"];
   const size_t rows = m["chips"].size(), cols = m["batch_per_chip"].size();
   ASSERT_EQ(m["cells"].size(), rows * cols);
@@ -317,7 +310,7 @@ TEST(TrainingRegime, ThresholdsAndCells) {
       if (b > 900 && b < 8000) EXPECT_TRUE(has) << n << " " << b;
     }
   }
-  EXPECT_EQ(field(calc("training.regime", {{"chip", "h200"}})), "chip");
+  EXPECT_EQ(error_field(calc("training.regime", {{"chip", "h200"}})), "chip");
 }
 
 // ---------------------------------------------------------------- a custom model ----------
@@ -334,20 +327,20 @@ TEST(TrainingCalculators, CustomModelFromItsFields) {
                                             {"strategy", "FSDP"},
                                             {"chips", 4096},
                                             {"chip", "v5p"}});
-  near_rel(val(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / 5.4e11);
+  near_rel(value_of(r, "t_comms_fwd"), 4.0 * 8192 * 32768 / 5.4e11);
   // P = 80 (3 * 8192 * 32768 + 4 * 8192 * 64 * 128 + 2 * 8192) = 80 * 1,073,758,208.
-  near_rel(val(r, "mem"), (10 * 80 * 1073758208.0 + 2.0 * 80 * 4194304 * 40960) / 4096);
+  near_rel(value_of(r, "mem"), (10 * 80 * 1073758208.0 + 2.0 * 80 * 4194304 * 40960) / 4096);
   // A custom model needs its fields; K must divide N; an override of a table model keeps the rest.
-  EXPECT_EQ(field(calc("training.plan", {{"model", "custom"}, {"L", 4}})), "D");
-  EXPECT_EQ(
-      field(calc("training.plan",
-                 {{"model", "custom"}, {"L", 4}, {"D", 1024}, {"F", 4096}, {"N", 8}, {"K", 3}})),
-      "K");
+  EXPECT_EQ(error_field(calc("training.plan", {{"model", "custom"}, {"L", 4}})), "D");
+  EXPECT_EQ(error_field(calc(
+                "training.plan",
+                {{"model", "custom"}, {"L", 4}, {"D", 1024}, {"F", 4096}, {"N", 8}, {"K", 3}})),
+            "K");
   // Gemma 2 9B alternates sliding-window and global layers (21 of its 42 slide): with 3 layers the
   // window layers shrink to 3, no error about them (the fuzzer's finding).
   EXPECT_TRUE(calc("training.regime", {{"model", "gemma-2-9b"}, {"L", 3}})["ok"].get<bool>());
   // LLaMA 3-70B with 40 layers: half the layers' parameters, the same vocabulary.
-  near_rel(val(calc("applied-training.case", {{"L", 40}}), "params"),
+  near_rel(value_of(calc("applied-training.case", {{"L", 40}}), "params"),
            40 * (3 * 8192 * 28672.0 + 2 * 8192 * 72 * 128) + 2 * 8192 * 128256.0);
 }
 
@@ -378,50 +371,51 @@ TEST(TrainingProblems, HandDerivedAnswers) {
   // Q1: LLaMA-2 13B, no norms: FFW 40 * 3 * 5120 * 13824 = 8,493,465,600; attention
   // 40 * 2 * 5120 * 80 * 128 = 4,194,304,000; vocabulary 2 * 5120 * 32000 = 327,680,000.
   json r = problem("training.Q1");
-  EXPECT_EQ(ans(r, "ffw_params"), 8493465600.0);
-  EXPECT_EQ(ans(r, "attn_params"), 4194304000.0);
-  EXPECT_EQ(ans(r, "vocab_params"), 327680000.0);
-  EXPECT_EQ(ans(r, "total_params"), 8493465600.0 + 4194304000.0 + 327680000.0);
+  EXPECT_EQ(answer_of(r, "ffw_params"), 8493465600.0);
+  EXPECT_EQ(answer_of(r, "attn_params"), 4194304000.0);
+  EXPECT_EQ(answer_of(r, "vocab_params"), 327680000.0);
+  EXPECT_EQ(answer_of(r, "total_params"), 8493465600.0 + 4194304000.0 + 327680000.0);
   // Tied embeddings: one D x V matrix.
-  EXPECT_EQ(ans(problem("training.Q1", {{"embeddings", "tied"}}), "vocab_params"), 163840000.0);
+  EXPECT_EQ(answer_of(problem("training.Q1", {{"embeddings", "tied"}}), "vocab_params"),
+            163840000.0);
   // Q2: 10 * 13e9 = 1.3e11 B; 2 * 40 * 16e6 * (5120 + 2 * 13824) = 4.194304e13 B.
   r = problem("training.Q2");
-  EXPECT_EQ(ans(r, "params_and_optimizer_bytes"), 1.3e11);
-  near_rel(ans(r, "activation_bytes"), 2.0 * 40 * 16e6 * 32768);
-  near_rel(ans(r, "total_bytes"), 1.3e11 + 2.0 * 40 * 16e6 * 32768);
+  EXPECT_EQ(answer_of(r, "params_and_optimizer_bytes"), 1.3e11);
+  near_rel(answer_of(r, "activation_bytes"), 2.0 * 40 * 16e6 * 32768);
+  near_rel(answer_of(r, "total_bytes"), 1.3e11 + 2.0 * 40 * 16e6 * 32768);
   // Q3.a: 3e6 / 32768 = 91.55 sequences; 1.3e11 B > 96e9: pure DP does not fit.
   r = problem("training.Q3.a");
-  near_rel(ans(r, "sequences_per_batch"), 3e6 / 32768);
-  EXPECT_EQ(ans(r, "pure_dp_fits"), 0);
+  near_rel(answer_of(r, "sequences_per_batch"), 3e6 / 32768);
+  EXPECT_EQ(answer_of(r, "pure_dp_fits"), 0);
   // Q3.b: 4096 * 850 = 3,481,600 tokens; 3e6 / 4096 = 732.4 per chip: comms-bound.
   r = problem("training.Q3.b");
-  near_rel(ans(r, "min_batch_fsdp_3axes_tokens"), 3481600);
-  EXPECT_EQ(ans(r, "fsdp_compute_bound"), 0);
-  near_rel(ans(r, "bytes_per_chip"), (1.3e11 + 7.86432e12) / 4096);
+  near_rel(answer_of(r, "min_batch_fsdp_3axes_tokens"), 3481600);
+  EXPECT_EQ(answer_of(r, "fsdp_compute_bound"), 0);
+  near_rel(answer_of(r, "bytes_per_chip"), (1.3e11 + 7.86432e12) / 4096);
   // Q3.c: 6 * 3e6 * 13e9 / (4096 * 4.6e14 * 0.4) = 0.310483 s.
   r = problem("training.Q3.c");
-  near_rel(ans(r, "step_time_s"), 6 * 3e6 * 13e9 / (4096 * 4.6e14 * 0.4));
-  EXPECT_EQ(ans(r, "x_fsdp"), 1024);
-  EXPECT_EQ(ans(r, "y_tp"), 4);
+  near_rel(answer_of(r, "step_time_s"), 6 * 3e6 * 13e9 / (4096 * 4.6e14 * 0.4));
+  EXPECT_EQ(answer_of(r, "x_fsdp"), 1024);
+  EXPECT_EQ(answer_of(r, "y_tp"), 4);
   // Ex6: 6 * 70e9 * 15e12 = 6.3e24; 16e6 * 3 / 2550 = 18,823.5 chips;
   // 6.3e24 / (18823.5 * 4.59e14 * 0.5) = 1,458,333 s.
   r = problem("training.Ex6");
-  near_rel(ans(r, "train_flops"), 6.3e24);
-  near_rel(ans(r, "chips"), 16e6 * 3 / 2550);
-  near_rel(ans(r, "train_time_s"), 6.3e24 / (16e6 * 3 / 2550 * 4.59e14 * 0.5));
+  near_rel(answer_of(r, "train_flops"), 6.3e24);
+  near_rel(answer_of(r, "chips"), 16e6 * 3 / 2550);
+  near_rel(answer_of(r, "train_time_s"), 6.3e24 / (16e6 * 3 / 2550 * 4.59e14 * 0.5));
   // Ex7: 30000 / 2550 = 11.76: 8-way yes, 16-way no; 8 * 2550 = 20,400.
   r = problem("training.Ex7");
-  EXPECT_EQ(ans(r, "tp8_compute_bound"), 1);
-  EXPECT_EQ(ans(r, "tp16_compute_bound"), 0);
-  EXPECT_EQ(ans(r, "d_ff_needed_for_tp8"), 20400);
+  EXPECT_EQ(answer_of(r, "tp8_compute_bound"), 1);
+  EXPECT_EQ(answer_of(r, "tp16_compute_bound"), 0);
+  EXPECT_EQ(answer_of(r, "d_ff_needed_for_tp8"), 20400);
   // Ex14: 25e9 / 4 = 6.25e9 B/s; 4.59e14 / 6.25e9 = 73,440.
   r = problem("training.Ex14");
-  EXPECT_EQ(ans(r, "w_dcn_per_chip_Bps"), 6.25e9);
-  near_rel(ans(r, "alpha_dcn_tokens"), 73440);
+  EXPECT_EQ(answer_of(r, "w_dcn_per_chip_Bps"), 6.25e9);
+  near_rel(answer_of(r, "alpha_dcn_tokens"), 73440);
   // Ex19: pure 64-way TP over 3 axes: 64 > 3 * 30000 / 2550 = 35.3.
-  EXPECT_EQ(ans(problem("training.Ex19"), "tp_only_compute_bound"), 0);
+  EXPECT_EQ(answer_of(problem("training.Ex19"), "tp_only_compute_bound"), 0);
   // A variant: Ex7 with F = 53,248 (405B): 53248 / 2550 = 20.9: 16-way compute-bound.
-  EXPECT_EQ(ans(problem("training.Ex7", {{"d_ff", 53248}}), "tp16_compute_bound"), 1);
+  EXPECT_EQ(answer_of(problem("training.Ex7", {{"d_ff", 53248}}), "tp16_compute_bound"), 1);
 }
 
 TEST(TrainingProblems, EveryProblemSolvesWithItsDefaultsAndVariants) {
@@ -472,5 +466,5 @@ TEST(TrainingProblems, GradingTheBooksAnswers) {
   for (const auto& x : r["results"])
     if (x.contains("got")) EXPECT_EQ(x["verdict"], "correct") << x.dump();
   // Bad given names its field.
-  EXPECT_EQ(field(problem("training.Ex10", {{"n_chips", -4}})), "n_chips");
+  EXPECT_EQ(error_field(problem("training.Ex10", {{"n_chips", -4}})), "n_chips");
 }

@@ -70,9 +70,21 @@ inline json check(const std::string& id, const json& answers, const json& given 
   return api::handle(json{{"op", "check"}, {"id", id}, {"answers", answers}, {"given", given}});
 }
 
-// A named value of a calculator's response.
+// A named value of a calculator's response, an answer of a problem's, and the field an error
+// response names; each a test failure (and NaN or "") when the response is not what it expects.
 inline double value_of(const json& r, const std::string& key) {
-  return r["values"][key]["value"].get<double>();
+  const bool has = r.value("ok", false) && r.contains("values") && r["values"].contains(key);
+  EXPECT_TRUE(has) << key << " missing in " << r.dump().substr(0, 300);
+  return has ? r["values"][key]["value"].get<double>() : std::nan("");
+}
+inline double answer_of(const json& r, const std::string& slot) {
+  const bool has = r.value("ok", false) && r.contains("answers") && r["answers"].contains(slot);
+  EXPECT_TRUE(has) << slot << " missing in " << r.dump().substr(0, 300);
+  return has ? r["answers"][slot]["value"].get<double>() : std::nan("");
+}
+inline std::string error_field(const json& r) {
+  EXPECT_FALSE(r.value("ok", true)) << r.dump().substr(0, 300);
+  return r.contains("error") ? r["error"]["field"].get<std::string>() : "";
 }
 
 // A bad input must come back as an error value naming the field.
