@@ -13,6 +13,7 @@
 #include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
+#include "tests/support/support.hpp"
 
 namespace tr = sb::training;
 namespace tf = sb::transformers;
@@ -20,20 +21,8 @@ namespace at = sb::applied_training;
 
 namespace {
 
-void near_rel(double got, double want, double rel = 1e-12) {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
-}
-
-template <class F>
-void expect_error(F f, const std::string& field, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one naming " << field;
-  } catch (const sb::InputError& e) {
-    EXPECT_EQ(e.field, field) << e.what();
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
+using sb::test::expect_error;
+using sb::test::near_rel;
 
 const sb::hw::Chip& v5p() { return sb::hw::chip("v5p"); }
 tr::Hardware v5p_hw() { return tr::hardware_of(v5p()); }

@@ -11,25 +11,14 @@
 #include "chapters/transformers/model.hpp"
 #include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
+#include "tests/support/support.hpp"
 
 namespace tf = sb::transformers;
 
 namespace {
 
-void near_rel(double got, double want, double rel = 1e-12) {
-  EXPECT_NEAR(got, want, std::fabs(want) * rel) << "got " << got << ", want " << want;
-}
-
-template <class F>
-void expect_error(F f, const std::string& field, const std::string& part) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one naming " << field;
-  } catch (const sb::InputError& e) {
-    EXPECT_EQ(e.field, field) << e.what();
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
+using sb::test::expect_error;
+using sb::test::near_rel;
 
 // The book's LLaMA 3-70B (applied-training table): norms left out as the table does.
 tf::Config llama3_70b_book() {

@@ -59,6 +59,18 @@ void expect_error(F&& f, const std::string& field, const std::string& code,
   }
 }
 
+// The same without the code: an InputError naming `field` whose message holds `part`.
+template <class F>
+void expect_error(F&& f, const std::string& field, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one naming " << field;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field, field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
 // {"op": "calc"}, {"op": "problem"} and {"op": "check"} through the JSON entry point.
 inline json calc(const std::string& name, const json& inputs = json::object()) {
   return api::handle(json{{"op", "calc"}, {"name", name}, {"inputs", inputs}});
