@@ -10,6 +10,7 @@
 //   {"op": "chips"}                                  the hardware tables with sources
 //   {"op": "parse", "text", "unit"}                  a quantity parsed to base units
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "core/json.hpp"
@@ -22,6 +23,12 @@ std::string handle(const std::string& request_text);
 
 // Problem description + computed answers (used by `scaling problems --json` too).
 json solve_problem(const std::string& id, const json& given);
+
+// Whether "new variant" has anything to change in p, and a draw of new givens for it from a seed
+// ({"id", "given"}), each a real chip's where the givens state one; an InputError (no_variant)
+// when there is nothing to vary or no draw solves.
+bool variable(const Problem& p);
+json variant(const Problem& p, uint64_t seed);
 
 // A problem's statement with its inputs filled in (Problem::statement says how).
 std::string render_statement(const Problem& p, const Inputs& in);
