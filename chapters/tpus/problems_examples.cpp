@@ -343,10 +343,12 @@ constexpr Problem kE9{
     .id = "tpus.E9",
     .title = "Chips and cores per tray and host",
     .statement =
-        "A tray holds {chips_per_tray} chips. Training chips (v4, v5p) have "
-        "{cores_per_chip_v4_v5p} cores joined as one megacore and {trays_per_host_v4_v5p} "
-        "tray per host; v5e has {cores_per_chip_v5e} core per chip and {trays_per_host_v5e} "
-        "trays per host, and a Cloud TPU VM sees one tray. Count cores and megacores per "
+        "A tray holds {chips_per_tray} {chips_per_tray|chip|chips}. Training chips (v4, v5p) "
+        "have {cores_per_chip_v4_v5p} cores joined as one megacore and {trays_per_host_v4_v5p} "
+        "{trays_per_host_v4_v5p|tray|trays} per host; v5e has {cores_per_chip_v5e} "
+        "{cores_per_chip_v5e|core|cores} per chip and {trays_per_host_v5e} "
+        "{trays_per_host_v5e|tray|trays} per host, and a Cloud TPU VM sees one tray. Count cores "
+        "and megacores per "
         "v5p tray, chips and cores per v5e host, and cores visible to one v5e VM.",
     .kind = "numeric",
     .given = kE9Given,

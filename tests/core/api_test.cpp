@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "core/hardware.hpp"
 #include "core/registry.hpp"
 
 using sb::json;
@@ -155,4 +159,69 @@ TEST(Api, CatalogueCoverage) {
       }
     }
   }
+}
+
+// "New variant" (issue 9): it always changes a given besides the chip's name, every chip spec of
+// a draw is one real chip's (the problem's chip param names that chip), and the statement it
+// renders has no placeholder and no count written with the wrong number ("1 links").
+TEST(Api, VariantsChangeAGivenAndStayOnOneChip) {
+  int drawn = 0, on_chips = 0;
+  for (const auto& p : sb::Registry::get().problems()) {
+    const json book = sb::api::handle(json{{"op", "problem"}, {"id", p.id}});
+    if (!book["variable"].get<bool>()) continue;
+    for (int seed = 1; seed <= 6; ++seed) {
+      const json v = sb::api::handle(json{{"op", "variant"}, {"id", p.id}, {"seed", seed}});
+      ASSERT_TRUE(v["ok"].get<bool>()) << p.id << " " << v.dump();
+      const json r = sb::api::handle(json{{"op", "problem"}, {"id", p.id}, {"given", v["given"]}});
+      ASSERT_TRUE(r["ok"].get<bool>()) << p.id << " " << r.dump();
+      ++drawn;
+      bool changed = false;
+      const sb::hw::Chip* chip = nullptr;
+      for (size_t i = 0; i < p.given.size(); ++i) {
+        const sb::Param& g = p.given[i];
+        if (g.chip) {
+          chip = &sb::hw::chip(r["given"][i]["value"].get<std::string>());
+          continue;
+        }
+        changed = changed || r["given"][i]["value"] != book["given"][i]["value"];
+      }
+      EXPECT_TRUE(changed) << p.id << " seed " << seed << ": the book's values again";
+      // Chip specs: all from one chip of the tables, the chip param's when there is one.
+      std::vector<const sb::hw::Chip*> fits;
+      for (const auto& c : sb::hw::chips()) {
+        bool all = chip == nullptr || &c == chip;
+        for (size_t i = 0; i < p.given.size() && all; ++i) {
+          const sb::Param& g = p.given[i];
+          if (g.chip_spec.empty() || g.kind != sb::Param::Kind::Number) continue;
+          const std::string key(g.chip_spec);
+          const size_t slash = key.find('/');
+          double want = 0;
+          if (slash == std::string::npos) {
+            all = c.has(key);
+            if (all) want = c.get(key);
+          } else {
+            all = c.has(key.substr(0, slash)) && c.has(key.substr(slash + 1));
+            if (all) want = c.get(key.substr(0, slash)) / c.get(key.substr(slash + 1));
+          }
+          all = all && r["given"][i]["value"].get<double>() == want;
+        }
+        if (all) fits.push_back(&c);
+      }
+      bool specs = false;
+      for (const auto& g : p.given) specs = specs || !g.chip_spec.empty();
+      if (specs) {
+        ++on_chips;
+        EXPECT_FALSE(fits.empty())
+            << p.id << " seed " << seed << ": specs of no one chip " << v["given"].dump();
+      }
+      const std::string text = r["statement"].get<std::string>();
+      for (size_t at = text.find('{'); at != std::string::npos; at = text.find('{', at + 1))
+        EXPECT_FALSE(std::islower(static_cast<unsigned char>(text[at + 1])) || text[at + 1] == '_')
+            << p.id << ": a placeholder in " << text;  // TPU{0,0} is the book's notation
+      for (const char* bad : {" 1 links", " 1 trays", " 1 chips", " 1 hosts", " 1 axes", " 1 hops"})
+        EXPECT_EQ(text.find(bad), std::string::npos) << p.id << ": " << text;
+    }
+  }
+  EXPECT_GT(drawn, 300);
+  EXPECT_GT(on_chips, 30);
 }
