@@ -46,7 +46,7 @@ void print_trace(const json& trace) {
   if (trace.empty()) return;
   std::cout << "\nderivation:\n";
   for (const auto& s : trace) {
-    std::cout << "  " << s["what"].get<std::string>();
+    std::cout << "  " << sb::plain_sentence(s["what"].get<std::string>());
     if (s.contains("formula")) {
       std::cout << ": " << sb::plain_tex(s["formula"].get<std::string>());
       if (s.contains("numbers"))

@@ -1,5 +1,6 @@
 #include "core/plain_tex.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace sb {
@@ -191,6 +192,21 @@ std::string plain_tex(std::string_view tex) {
     out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string plain_sentence(std::string_view sentence) {
+  std::string out;
+  size_t at = 0;
+  while (at < sentence.size()) {
+    const size_t open = sentence.find('$', at);
+    const size_t close = open == std::string_view::npos ? open : sentence.find('$', open + 1);
+    if (close == std::string_view::npos) break;  // no pair: the rest is words
+    out.append(sentence.substr(at, open - at));
+    out += plain_tex(sentence.substr(open + 1, close - open - 1));
+    at = close + 1;
+  }
+  out.append(sentence.substr(std::min(at, sentence.size())));
   return out;
 }
 

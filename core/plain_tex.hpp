@@ -11,4 +11,8 @@ namespace sb {
 // "\frac{2.749 \times 10^{11}}{1.97 \times 10^{14}}" -> "2.749e11 / 1.97e14".
 std::string plain_tex(std::string_view tex);
 
+// A sentence of a derivation with inline math between dollar signs, as Trace writes a step's
+// words: "Compute-bound when $B > I_{hw}$" -> "Compute-bound when B > I_hw".
+std::string plain_sentence(std::string_view sentence);
+
 }  // namespace sb

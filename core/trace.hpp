@@ -21,8 +21,9 @@ class Trace {
   // typeset by tex(): step("T", "F / W", "\\frac{#}{#}", {flops, bw}, t, "s").
   double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs, double value,
               Text unit);
-  // A sentence with no number (a verdict, an assumption). Math in it stays raw text on the page:
-  // a relation belongs in equation().
+  // A sentence with no number (a verdict, an assumption). Math in it, as in every step's `what`,
+  // goes between dollar signs as inline TeX ("compute-bound once $B > I_{hw}$"): the page
+  // typesets it, the CLI prints it plain. A relation of its own belongs in equation().
   void note(Text text);
   // A relation the derivation uses, typeset, with no value of its own:
   // equation("Weight bytes dominate", "I \approx 2BDF / (b_w DF) = 2B / b_w").

@@ -37,6 +37,13 @@ TEST(PlainTex, ReadsTheChaptersFormulas) {
   EXPECT_EQ(plain_tex("\\left( a + b \\right)"), "(a + b)");
 }
 
+TEST(PlainTex, SentencesKeepTheirWords) {
+  EXPECT_EQ(sb::plain_sentence("compute-bound once $B > I_{hw}$."), "compute-bound once B > I_hw.");
+  EXPECT_EQ(sb::plain_sentence("$C[I_X, K]$ then $T_{math}$"), "C[I_X, K] then T_math");
+  EXPECT_EQ(sb::plain_sentence("costs $5 and"), "costs $5 and");  // no pair: words
+  EXPECT_EQ(sb::plain_sentence(""), "");
+}
+
 TEST(PlainTex, OddInputStaysReadable) {
   EXPECT_EQ(plain_tex(""), "");
   EXPECT_EQ(plain_tex("a}b"), "a}b");       // a stray brace is kept
@@ -52,7 +59,22 @@ TEST(PlainTex, EveryDerivationReadsPlain) {
   auto scan = [](const std::string& who, const sb::json& r) {
     ASSERT_TRUE(r["ok"].get<bool>()) << who;
     if (!r.contains("trace")) return;
-    for (const auto& s : r["trace"])
+    for (const auto& s : r["trace"]) {
+      // A step's words keep their math between dollar signs (the page typesets it): outside them
+      // no sub- or superscript and no relation written in ASCII.
+      const std::string what = s.value("what", "");
+      std::string words;
+      size_t dollars = 0;
+      for (char c : what) {
+        if (c == '$')
+          ++dollars;
+        else if (dollars % 2 == 0)
+          words += c;
+      }
+      EXPECT_EQ(dollars % 2, 0u) << who << ": " << what;
+      for (const char* raw : {"_", "^", "<<", ">>", ">=", "<="})
+        EXPECT_EQ(words.find(raw), std::string::npos) << who << ": raw math in '" << what << "'";
+      EXPECT_EQ(sb::plain_sentence(what).find('\\'), std::string::npos) << who << ": " << what;
       for (const char* k : {"formula", "numbers"}) {
         if (!s.contains(k)) continue;
         const std::string p = plain_tex(s[k].get<std::string>());
@@ -61,6 +83,7 @@ TEST(PlainTex, EveryDerivationReadsPlain) {
         EXPECT_EQ(p.find("10^"), std::string::npos) << who << ": " << p;
         EXPECT_EQ(p.find("(unused"), std::string::npos) << who << ": " << p;
       }
+    }
   };
   for (const auto& p : sb::Registry::get().problems())
     scan(std::string(p.id), sb::api::handle(sb::json{{"op", "problem"}, {"id", p.id}}));

@@ -98,12 +98,20 @@ export function tex(source, { display = false, className = 'sb-tex' } = {}) {
   return el;
 }
 
+// A step's words with inline math between dollar signs (core/trace.hpp): text nodes for the
+// words, typeset TeX for the math. An unpaired dollar sign stays as written.
+export function sentence(text) {
+  const parts = String(text).split('$');
+  if (parts.length % 2 === 0) return [String(text)];
+  return parts.map((p, i) => (i % 2 ? tex(p) : document.createTextNode(p)));
+}
+
 // The derivation as a list: per step the sentence, the formula, the numbers substituted, the value.
 export function renderTrace(steps) {
   const ol = h('ol', { class: 'sb-trace' });
   for (const s of steps || []) {
     const li = h('li', { class: s.formula || s.numbers ? 'sb-step' : 'sb-step sb-step-note' });
-    if (s.what) li.append(h('div', { class: 'sb-step-what' }, s.what));
+    if (s.what) li.append(h('div', { class: 'sb-step-what' }, ...sentence(s.what)));
     const math = h('div', { class: 'sb-step-math' });
     if (s.formula) math.append(tex(s.formula, { display: true, className: 'sb-tex sb-step-formula' }));
     if (s.numbers) math.append(tex(s.numbers, { display: true, className: 'sb-tex sb-step-numbers' }));
