@@ -39,12 +39,13 @@ std::string_view word(std::string_view cmd) {
     std::string_view tex, plain;
   };
   static constexpr Pair kWords[] = {
-      {"cdot", " * "},    {"times", " x "}, {"approx", " ~ "},    {"le", " <= "},
-      {"leq", " <= "},    {"ge", " >= "},   {"geq", " >= "},      {"lt", " < "},
-      {"gt", " > "},      {"ne", " != "},   {"neq", " != "},      {"in", " in "},
-      {"to", " -> "},     {"infty", "inf"}, {"ldots", "..."},     {"cdots", "..."},
-      {"lceil", "ceil("}, {"rceil", ")"},   {"lfloor", "floor("}, {"rfloor", ")"},
-      {"left", ""},       {"right", ""},    {"quad", "  "},       {"qquad", "  "},
+      {"cdot", " * "},      {"times", " x "}, {"approx", " ~ "},  {"le", " <= "},
+      {"leq", " <= "},      {"ge", " >= "},   {"geq", " >= "},    {"lt", " < "},
+      {"gt", " > "},        {"ll", " << "},   {"gg", " >> "},     {"ne", " != "},
+      {"neq", " != "},      {"in", " in "},   {"to", " -> "},     {"infty", "inf"},
+      {"ldots", "..."},     {"cdots", "..."}, {"lceil", "ceil("}, {"rceil", ")"},
+      {"lfloor", "floor("}, {"rfloor", ")"},  {"left", ""},       {"right", ""},
+      {"quad", "  "},       {"qquad", "  "},
   };
   for (const auto& p : kWords)
     if (p.tex == cmd) return p.plain;

@@ -35,6 +35,7 @@ TEST(PlainTex, ReadsTheChaptersFormulas) {
   EXPECT_EQ(plain_tex("\\mathrm{per\\ chip} \\le C_{HBM}"), "per chip <= C_HBM");
   EXPECT_EQ(plain_tex("x \\geq 1 \\; \\text{and} \\, y \\to \\infty"), "x >= 1 and y -> inf");
   EXPECT_EQ(plain_tex("\\left( a + b \\right)"), "(a + b)");
+  EXPECT_EQ(plain_tex("B \\ll D \\;\\; T \\gg 1"), "B << D T >> 1");
 }
 
 TEST(PlainTex, SentencesKeepTheirWords) {
