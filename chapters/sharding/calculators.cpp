@@ -113,7 +113,7 @@ MatmulInput matmul_input(const Inputs& in, const hw::Chip& c, Trace& tr) {
   // The arithmetic runs at the dtype's peak where the table has one, else at the bf16 peak.
   const bool has_peak = c.has("peak_flops_" + dt);
   mi.peak_flops = c.peak(has_peak ? Text(dt) : Text("bf16"), "dtype");
-  if (!has_peak) tr.note(c.name + " lists no " + dt + " peak; T_math uses the bf16 peak.");
+  if (!has_peak) tr.note(c.name + " lists no " + dt + " peak; $T_{math}$ uses the bf16 peak.");
   mi.link = link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   mi.wrap = wraps_for(c, mi.mesh.sizes, in.text("wrap"));
   tr.note("Mesh " + mi.mesh.text() + " on " + c.name + ": " + std::to_string(mi.mesh.devices()) +
@@ -471,14 +471,16 @@ void strategies_calc(const Inputs& in, Trace& tr, Result& r) {
   }();
   const StrategyTimes one1 = gather_then_multiply(1, 1, F, eb, peak, x, no_latency);
   const StrategyTimes one2 = multiply_then_allreduce(1, 1, F, eb, peak, x, no_latency);
-  const double b_star =
-      tr.step("Strategy 1 is comms-bound below B* (2BDF/C = b DF/W_ici)", "B^* = C / W_{ici}",
-              "\\frac{#}{#}", {one1.t_comms, one1.t_math}, one1.t_comms / one1.t_math, "tokens");
-  const double d_star = tr.step("Strategy 2 beats 1 at large B above D* (2 b BF/W_ici = 2BDF/C)",
-                                "D^* = 2C / W_{ici}", "\\frac{#}{#}", {one2.t_comms, one1.t_math},
-                                one2.t_comms / one1.t_math, "count");
-  const double d_x = tr.step("Strategy 2 is compute-bound above D = |X| D*", "D = |X| \\cdot D^*",
-                             "# \\cdot #", {x.size, d_star}, x.size * d_star, "count");
+  const double b_star = tr.step("Strategy 1 is comms-bound below $B^*$ ($2BDF/C = b\\,DF/W_{ici}$)",
+                                "B^* = C / W_{ici}", "\\frac{#}{#}", {one1.t_comms, one1.t_math},
+                                one1.t_comms / one1.t_math, "tokens");
+  const double d_star =
+      tr.step("Strategy 2 beats 1 at large $B$ above $D^*$ ($2b\\,BF/W_{ici} = 2BDF/C$)",
+              "D^* = 2C / W_{ici}", "\\frac{#}{#}", {one2.t_comms, one1.t_math},
+              one2.t_comms / one1.t_math, "count");
+  const double d_x =
+      tr.step("Strategy 2 is compute-bound above $D = |X| D^*$", "D = |X| \\cdot D^*", "# \\cdot #",
+              {x.size, d_star}, x.size * d_star, "count");
   // The grid.
   const std::vector<double> bs = log_points(1, b_max, kPhaseCells),
                             ds = log_points(2 * x.size, d_max, kPhaseCells);

@@ -477,13 +477,15 @@ std::vector<Axis> axes_of(const MatmulInput& in, const std::vector<std::string>&
   return out;
 }
 
-std::string step_label(const PlanStep& s) {
+// A step's name: "AllGather_{X} B" as plain text, "$\\mathrm{AllGather}_{X}$ B" for a derivation.
+std::string step_label(const PlanStep& s, bool tex = false) {
   if (s.kind == "matmul") return "local matmul";
   if (s.kind == "slice")
     return "slice " + s.array + " along " + s.dim + " by " + axes_text(s.axes) + " (free)";
-  std::string l = s.kind + "_{" + axes_text(s.axes);
+  std::string l = tex ? "$\\mathrm{" + s.kind + "}_{" : s.kind + "_{";
+  l += axes_text(s.axes);
   if (s.kind == "ReduceScatter") l += "," + s.dim;
-  return l + "} " + s.array;
+  return l + (tex ? "}$ " : "} ") + s.array;
 }
 
 // Builds a plan step by step (A3): gathers, free slices, the local matmul, the reduction of its
@@ -542,7 +544,7 @@ class PlanBuilder {
     p_.steps.push_back(mm);
     p_.flops_per_chip = mm.flops;
     if (tr_)
-      tr_->step("FLOPs per chip of the local matmul " + mm.to,
+      tr_->step("FLOPs per chip of the local matmul $" + sharding_tex(mm.to) + "$",
                 "2 \\cdot |I|_{loc} |J|_{loc} |K|_{loc}", "2 \\cdot # \\cdot # \\cdot #",
                 {il, jl, kl}, mm.flops, "flop");
     return C;
@@ -594,9 +596,11 @@ class PlanBuilder {
     return st;
   }
   void add_collective(PlanStep& st, Op op) {
-    st.cost = collective_cost(
-        op, st.V, axes_of(in_, st.axes), in_.link, tr_,
-        tr_ ? op_name(op) + ("_{" + axes_text(st.axes) + "} ") + st.from + " -> " + st.to : "");
+    st.cost = collective_cost(op, st.V, axes_of(in_, st.axes), in_.link, tr_,
+                              tr_ ? std::string("$\\mathrm{") + op_name(op) + "}_{" +
+                                        axes_text(st.axes) + "}\\; " + sharding_tex(st.from) +
+                                        " \\to " + sharding_tex(st.to) + "$"
+                                  : "");
     comms_ += st.cost.t;
     moved_ += st.cost.bytes_per_chip;
     p_.steps.push_back(st);
@@ -814,13 +818,27 @@ MatmulAnalysis analyze_matmul(const MatmulInput& in, Trace* tr) {
   const auto& SB = in.b.dims[md.b_j].axes;
   choose_plans(in, md, contract_strategies(c, SA, SB), out.conflicts, out, tr);
   if (tr) {
-    tr->step("T_math per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}", "\\frac{#}{#}",
+    tr->step("$T_{math}$ per chip", "T_{math} = \\frac{\\text{FLOPs per chip}}{C}", "\\frac{#}{#}",
              {out.plan.flops_per_chip, in.peak_flops}, out.plan.t_math, "s");
-    tr->step("T_comms per chip (collectives not overlapped)", "T_{comms} = \\sum T_{collective}",
-             "#", {out.plan.t_comms}, out.plan.t_comms, "s");
-    tr->note("Output sharding: " + out.plan.out.text() + "; " + out.plan.verdict);
+    tr->step("$T_{comms}$ per chip (collectives not overlapped)",
+             "T_{comms} = \\sum T_{collective}", "#", {out.plan.t_comms}, out.plan.t_comms, "s");
+    const Plan& p = out.plan;
+    // The verdict's relation typeset (Plan::verdict is the same in plain words).
+    const std::string verdict =
+        p.t_comms == 0 ? p.verdict
+        : p.t_math >= p.t_comms
+            ? "compute-bound: $T_{math} \\geq T_{comms}$, so the collectives can hide behind the "
+              "matmul"
+            : "communication-bound: $T_{comms} > T_{math}$";
+    tr->note("Output sharding: $" + sharding_tex(p.out.text()) + "$; " + verdict);
   }
   return out;
+}
+
+std::string plan_name_tex(const Plan& p) {
+  std::string name;
+  for (const auto& st : p.steps) name += (name.empty() ? "" : "; ") + step_label(st, true);
+  return name;
 }
 
 json to_json(const Plan& p) {

@@ -184,6 +184,10 @@ struct Plan {
   std::string verdict;
 };
 
+// A plan's name (Plan::name) for a derivation's words, the collectives' names as inline TeX:
+// "$\\mathrm{AllGather}_{X}$ B; local matmul".
+std::string plan_name_tex(const Plan& p);
+
 struct MatmulInput {
   Sharding a, b;
   Mesh mesh;

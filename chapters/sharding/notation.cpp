@@ -798,6 +798,24 @@ std::string axes_text(const std::vector<std::string>& axes) {
   return out;
 }
 
+std::string sharding_tex(std::string_view text) {
+  std::string out;
+  std::vector<bool> literal;  // per open brace: a literal one (escaped) or a subscript's group
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{') {
+      literal.push_back(i == 0 || text[i - 1] != '_');
+      out += literal.back() ? "\\{" : "{";
+    } else if (c == '}' && !literal.empty()) {
+      out += literal.back() ? "\\}" : "}";
+      literal.pop_back();
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string Sharding::text() const {
   auto sub = [](const std::vector<std::string>& axes) {
     std::string t = axes_text(axes);

@@ -69,4 +69,9 @@ void check_divisible(const Sharding& s, const Mesh& m, const std::vector<double>
 // Subscript for TeX / text: {"X","Y"} -> "XY"; multi-letter names comma-separated.
 std::string axes_text(const std::vector<std::string>& axes);
 
+// A sharding's text (Sharding::text()) as inline TeX for a derivation's words: the braces of the
+// unreduced marker are literal, "C[I_X, K]{U_Y}" -> "C[I_X, K]\{U_Y\}"; a subscript's group
+// "_{XY}" stays a group.
+std::string sharding_tex(std::string_view text);
+
 }  // namespace sb::sharding

@@ -304,14 +304,15 @@ constexpr Problem kQ2a{
         [](const Inputs& in, Trace& tr) {
           Q2 q = q2_setup(in);
           const double V = gathered_bytes(q.s, q.m, q.sizes, {"X"}, q.bpe);
-          tr.step("V: the gathered [B, D_Y] each Y group ends with", "V = 2 B D / |Y|", "", V, "B");
+          tr.step("$V$: the gathered $[B, D_Y]$ each $Y$ group ends with", "V = 2 B D / |Y|", "", V,
+                  "B");
           CollectiveCost x = collective_cost(Op::AllGather, V, axes_of(q.m, {"X"}, q.wrap), q.l,
-                                             &tr, "AllGather_X");
+                                             &tr, "$\\mathrm{AllGather}_X$");
           tr.note(
-              "Z is unused, so [B_X, D_Y] -> [B_{XZ}, D_Y] costs nothing; the gather "
+              "$Z$ is unused, so $[B_X, D_Y] \\to [B_{XZ}, D_Y]$ costs nothing; the gather "
               "then uses two axes.");
           CollectiveCost xz = collective_cost(Op::AllGather, V, axes_of(q.m, {"X", "Z"}, q.wrap),
-                                              q.l, &tr, "AllGather_{XZ}");
+                                              q.l, &tr, "$\\mathrm{AllGather}_{XZ}$");
           return Answers{{"gathered_bytes_per_group", V},
                          {"t_allgather_x_s", x.t},
                          {"latency_term_s", x.t_lat},
@@ -342,9 +343,10 @@ constexpr Problem kQ2b{
           const double V = gathered_bytes(q.s, q.m, q.sizes, {"X", "Y"}, q.bpe);
           tr.step("V: the whole array", "V = 2 B D", "", V, "B");
           CollectiveCost xy = collective_cost(Op::AllGather, V, axes_of(q.m, {"X", "Y"}, q.wrap),
-                                              q.l, &tr, "AllGather_{XY}");
-          CollectiveCost xyz = collective_cost(
-              Op::AllGather, V, axes_of(q.m, {"X", "Y", "Z"}, q.wrap), q.l, &tr, "AllGather_{XYZ}");
+                                              q.l, &tr, "$\\mathrm{AllGather}_{XY}$");
+          CollectiveCost xyz =
+              collective_cost(Op::AllGather, V, axes_of(q.m, {"X", "Y", "Z"}, q.wrap), q.l, &tr,
+                              "$\\mathrm{AllGather}_{XYZ}$");
           return Answers{{"gathered_bytes", V},
                          {"t_allgather_xy_s", xy.t},
                          {"latency_term_s", xy.t_lat},
@@ -374,7 +376,7 @@ constexpr Problem kQ2c{
           Q2 q = q2_setup(in);
           const double V = local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
           CollectiveCost z = collective_cost(Op::AllReduce, V, axes_of(q.m, {"Z"}, q.wrap), q.l,
-                                             &tr, "AllReduce_Z");
+                                             &tr, "$\\mathrm{AllReduce}_Z$");
           return Answers{{"per_device_bytes", V}, {"t_allreduce_z_s", z.t}};
         },
 };
@@ -415,9 +417,9 @@ constexpr Problem kQ3{
           const double per =
               local_shape(s, m, {in.num("size_B")}, bpe, "sharding", &tr).bytes_per_device;
           const double V = gathered_bytes(s, m, {in.num("size_B")}, {"X"}, bpe);
-          CollectiveCost c =
-              collective_cost(Op::AllGather, V, axes_of(m, {"X"}, chip_wraps(in.text("chip"), m)),
-                              link_of(in.num("w_uni_Bps"), in.num("t_min_s")), &tr, "AllGather_X");
+          CollectiveCost c = collective_cost(
+              Op::AllGather, V, axes_of(m, {"X"}, chip_wraps(in.text("chip"), m)),
+              link_of(in.num("w_uni_Bps"), in.num("t_min_s")), &tr, "$\\mathrm{AllGather}_X$");
           Answers a{{"total_bytes", V}, {"bytes_per_device", per},
                     {"hops", c.hops},   {"bandwidth_term_s", c.t_bw},
                     {"t_total_s", c.t}, {"is_latency_bound", c.latency_bound ? 1.0 : 0.0}};

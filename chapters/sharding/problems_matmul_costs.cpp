@@ -100,12 +100,12 @@ constexpr Problem kQ7{
           MatmulInput mf = matmul_of(in, in.text("fsdp_in"), in.text("fsdp_w_in"), B, D, F, "none",
                                      w, C, "fsdp_in", "fsdp_w_in");
           MatmulAnalysis af = analyze_matmul(mf, nullptr);
-          tr.step("FSDP: W_in gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
+          tr.step("FSDP: $W_{in}$ gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
           const double flops =
               tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}", "",
                       a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
-          const double tm = tr.step("T_math per chip", "\\frac{\\text{FLOPs}}{C}", "\\frac{#}{#}",
-                                    {flops, C}, roofline::t_math(flops, C), "s");
+          const double tm = tr.step("$T_{math}$ per chip", "\\frac{\\text{FLOPs}}{C}",
+                                    "\\frac{#}{#}", {flops, C}, roofline::t_math(flops, C), "s");
           Answers a{{"weight_bytes_each", wbytes},
                     {"input_bytes", ibytes},
                     {"tp_weight_bytes_per_chip", tpw},
@@ -174,7 +174,7 @@ constexpr Problem kQ9a{
         [](const Inputs&, Trace& tr) {
           tr.note(
               "Case 2 alternative: slice B along J to match A, multiply locally, "
-              "AllReduce_X.");
+              "$\\mathrm{AllReduce}_X$.");
           return Answers{};
         },
     .model_answer =

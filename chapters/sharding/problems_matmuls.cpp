@@ -95,7 +95,7 @@ Q6 q6(const Inputs& in, Trace& tr) {
   q.open = analyze_matmul(mi, &tr);
   mi.wrap.assign(mi.wrap.size(), true);
   q.ring = analyze_matmul(mi, nullptr);
-  tr.step("T_comms with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
+  tr.step("$T_{comms}$ with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
   return q;
 }
 constexpr Slot::Var vIK[] = {{"I", "rows of A", 128, 65536},
@@ -188,25 +188,26 @@ constexpr Problem kQ4{
           MatmulAnalysis an = analyze_matmul(mi, &tr);
           const Plan* s1 = find_plan(an, "matmul", "AllGather");
           const Plan* s2 = find_plan(an, "AllReduce");
-          tr.note("Strategy 1: " + s1->name + ". Strategy 2: " + s2->name + ".");
+          tr.note("Strategy 1: " + plan_name_tex(*s1) + ". Strategy 2: " + plan_name_tex(*s2) +
+                  ".");
           // Strategy 1 replicates the matmul: its T_math is X0 times the per-chip share
           // of strategy 2.
           const double tm1 = s1->t_math, tc1 = s1->t_comms, tm2 = s2->t_math, tc2 = s2->t_comms;
           const double b =
-              tr.step("Strategy 1 is comms-bound while 2BDF/C < 2DF/W", "B^* = C / W",
+              tr.step("Strategy 1 is comms-bound while $2BDF/C < 2DF/W$", "B^* = C / W",
                       "# \\cdot \\frac{#}{#}", {n0, tc1, tm1}, n0 * tc1 / tm1, "tokens");
           const double d =
-              tr.step("Strategy 2 wins at large B when 4BF/W < 2BDF/C", "D^* = 2C / W",
+              tr.step("Strategy 2 wins at large $B$ when $4BF/W < 2BDF/C$", "D^* = 2C / W",
                       "# \\cdot \\frac{#}{#}", {n0, tc2, tm1}, n0 * tc2 / tm1, "count");
           const double dm = in.num("d_model_typical");
-          const double x = tr.step("Strategy 2 compute-bound while 2BDF/(XC) > 4BF/W",
+          const double x = tr.step("Strategy 2 compute-bound while $2BDF/(XC) > 4BF/W$",
                                    "X^* = D W / (2C)", "# \\cdot \\frac{#}{#}",
                                    {X0, tm2 * dm / n0, tc2}, X0 * (tm2 * dm / n0) / tc2, "count");
-          tr.note(x < 2 ? "So strategy 2 is compute-bound only for X below 2: in "
+          tr.note(x < 2 ? "So strategy 2 is compute-bound only for $X$ below 2: in "
                           "practice it is almost always "
                           "communication-bound, though it still beats a replicated "
-                          "matmul when D > 2C/W."
-                        : "Strategy 2 stays compute-bound up to that X.");
+                          "matmul when $D > 2C/W$."
+                        : "Strategy 2 stays compute-bound up to that $X$.");
           return Answers{{"b_threshold_strategy1_comms_bound", b},
                          {"d_threshold_strategy2_wins_large_batch", d},
                          {"x_max_strategy2_compute_bound", x}};

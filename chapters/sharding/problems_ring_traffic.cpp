@@ -55,7 +55,7 @@ constexpr Problem kQ10a{
           tr.step("Scalars per link at the chosen N and D", "(D-1) \\cdot \\frac{N}{D} \\cdot N",
                   "", ag_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
           return Answers{{"large_D_coefficient_of_N2",
-                          tr.step("Coefficient of N^2 as D grows", "1 - 1/D", "1 - 1/#", {d},
+                          tr.step("Coefficient of $N^2$ as $D$ grows", "1 - 1/D", "1 - 1/#", {d},
                                   ag_link_scalars_oneway(1, d), "ratio")}};
         },
 };
@@ -82,7 +82,7 @@ constexpr Problem kQ10b{
                   "\\frac{N^2}{D^2} \\cdot \\frac{D(D-1)}{2}", "",
                   a2a_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
           return Answers{{"large_D_coefficient_of_N2",
-                          tr.step("Coefficient of N^2 as D grows", "\\frac{1}{2}(1 - 1/D)", "",
+                          tr.step("Coefficient of $N^2$ as $D$ grows", "\\frac{1}{2}(1 - 1/D)", "",
                                   a2a_link_scalars_oneway(1, d), "ratio")}};
         },
 };
@@ -148,7 +148,7 @@ constexpr Problem kQ10e{
           const double s =
               tr.step("One-way / two-way hop-sum for large D", "\\frac{D(D-1)/2}{(D/2)(D/2+1)/2}",
                       "", a2a_link_blocks_oneway(d) / a2a_link_blocks_bidi(d), "ratio");
-          const double c = tr.step("Coefficient of D^2", "\\frac{(D/2)(D/2+1)/2}{D^2}", "",
+          const double c = tr.step("Coefficient of $D^2$", "\\frac{(D/2)(D/2+1)/2}{D^2}", "",
                                    a2a_link_blocks_bidi(d) / (d * d), "ratio");
           return Answers{{"a2a_speedup_bidirectional", s}, {"large_D_coefficient_of_D2", c}};
         },
