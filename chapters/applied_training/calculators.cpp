@@ -267,7 +267,7 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
   t.note("The chapter's recipe: " + units::number(book.split.X) + "-way FSDP x " +
          units::number(book.split.Y) + "-way TP" +
          (ci.pods > 1 ? " in each pod, DP across " + units::number(ci.pods) + " pods" : "") +
-         " (X_opt = " + units::number(s.x_opt) + " rounded to a divisor of the pod).");
+         " ($X_{opt} = " + units::number(s.x_opt) + "$ rounded to a divisor of the pod).");
   t.note("The planner searched " + std::to_string(res.configs) + " configurations.");
   compare_values(book, res, r);
   r.extra["verdict"] =

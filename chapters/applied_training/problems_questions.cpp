@@ -71,7 +71,7 @@ constexpr Problem kQ1{
           a["dcn_threshold"] = t.step("DCN floor", "\\alpha_{dcn} = C / W_{dcn}", "\\frac{#}{#}",
                                       {h.C, h.W_dcn}, tr::alpha_dcn(h), "tokens");
           a["x_opt_per_pod"] =
-              t.step("X_opt within a pod", "\\sqrt{(B_{pod}/F)(M_X/M_Y) N_{pod}}",
+              t.step("$X_{opt}$ within a pod", "\\sqrt{(B_{pod}/F)(M_X/M_Y) N_{pod}}",
                      "\\sqrt{(# / #)(# / #) \\cdot #}", {a["per_pod_batch"], F, MX, MY, pod},
                      tr::x_opt(a["per_pod_batch"], F, pod, MX, MY), "count");
           t.note(a["per_chip_batch"] > a["mixed_threshold"]

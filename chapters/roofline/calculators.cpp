@@ -255,8 +255,8 @@ CriticalBatch matmul_critical_batch(const MatmulSetting& m, const MatmulTimes& t
         "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
         "F, so no batch size makes the matmul compute-bound.";
     tr.note(
-        "Critical batch, exact crossover: the denominator 2DF / I_hw - b_x D - b_o F is not "
-        "positive, so there is none.");
+        "Critical batch, exact crossover: the denominator $2DF / I_{hw} - b_x D - b_o F$ is "
+        "not positive, so there is none.");
   }
   return cb;
 }
@@ -268,8 +268,8 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   Out verdict_text, line;
   joined(verdict_text, {compute ? "compute-bound" : "memory-bound (", compute ? "" : m.memory,
                         compute ? "" : ")"});
-  tr.note(joined(line, {"I = ", Number(t.intensity).text, compute ? " > " : " <= ", "I_hw = ",
-                        Number(t.i_hw).text, ": ", verdict_text.view(), "."}));
+  tr.note(joined(line, {"$I = ", Number(t.intensity).text, compute ? " > " : " \\leq ",
+                        "I_{hw} = ", Number(t.i_hw).text, "$: ", verdict_text.view(), "."}));
   const double achieved =
       tr.step("Achieved FLOPs/s", "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})", "\\frac{#}{#}",
               {t.cost.flops, t.t_lower}, achieved_flops_per_s(t.cost.flops, t.t_math, t.t_comms),
@@ -338,8 +338,8 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
   Out verdict_text, line;
   joined(verdict_text, {compute ? "compute-bound" : "communication-bound (",
                         compute ? "" : link_name, compute ? "" : ")"});
-  tr.note(joined(line, {"D/2 = ", Number(I).text, compute ? " > " : " <= ", "I_link = ",
-                        Number(i_link).text, ": ", verdict_text.view(), "."}));
+  tr.note(joined(line, {"$D/2 = ", Number(I).text, compute ? " > " : " \\leq ",
+                        "I_{link} = ", Number(i_link).text, "$: ", verdict_text.view(), "."}));
   r.value("t_math", tm, "s", "per-chip T_math");
   r.value("t_comms", tc, "s", "per-chip T_comms");
   r.value("t_lower", lo, "s", "T_lower (full overlap)");

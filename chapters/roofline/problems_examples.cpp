@@ -164,8 +164,9 @@ constexpr Problem kE4{
                                   in.num("gpu_peak_bf16_flops_per_s")};
           const double bws[] = {in.num("hbm_bw_Bps"), in.num("gpu_hbm_bw_Bps")};
           tr.note(
-              "With B << D, F the weights dominate the bytes: I = BDF/(BD + DF + BF) ~ B, so "
-              "the matmul is compute-bound once B > I_hw.");
+              "With $B \\ll D, F$ the weights dominate the bytes: $I = BDF/(BD + DF + BF) \\approx "
+              "B$, "
+              "so the matmul is compute-bound once $B > I_{hw}$.");
           for (int i = 0; i < 2; ++i) {
             const double ih =
                 tr.step(std::string(chips[i].second) + ": critical intensity",
@@ -242,8 +243,9 @@ constexpr Problem kE6{
         [](const Inputs& in, Trace& tr) {
           const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("link_bw_one_way_Bps");
           tr.note(
-              "Per chip: T_math = BDF/peak and T_comms = 2BF/BW, so the intensity is D/2 "
-              "whatever B is.");
+              "Per chip: $T_{math} = BDF/\\mathrm{peak}$ and $T_{comms} = 2BF/BW$, so the "
+              "intensity "
+              "is $D/2$ whatever $B$ is.");
           Answers a;
           a["i_crit_link"] =
               tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW", "\\frac{#}{#}",
@@ -251,7 +253,7 @@ constexpr Problem kE6{
           a.slip("i_crit_link", critical_intensity(p, 2 * bw),
                  "That divides by the bidirectional bandwidth: each chip sends its partial sum "
                  "one way over the full-duplex link, so the one-way figure applies.");
-          a["d_crit"] = tr.step("Compute-bound iff D/2 > I_link", "D_{crit} = 2 I_{link}",
+          a["d_crit"] = tr.step("Compute-bound iff $D/2 > I_{link}$", "D_{crit} = 2 I_{link}",
                                 "2 \\cdot #", {a["i_crit_link"]}, network_d_crit(p, bw), "count");
           return a;
         },
@@ -317,7 +319,7 @@ constexpr Problem kE7{
           if (t.bn > t.n) fail("sample_bn", "sample_bn must not exceed sample_n", "out_of_range");
           const double b = in.num("bytes_per_elem");
           const double tm = tiles(t.m, t.bm), tk = tiles(t.k, t.bk), tn = tiles(t.n, t.bn);
-          tr.step("Tiles t_m t_k t_n", "t_m t_k t_n", "# \\cdot # \\cdot #", {tm, tk, tn},
+          tr.step("Tiles $t_m t_k t_n$", "t_m t_k t_n", "# \\cdot # \\cdot #", {tm, tk, tn},
                   tm * tk * tn, "count");
           Answers a;
           a["flops"] = tr.step("FLOPs", "2 t_m t_n t_k b_m b_n b_k",

@@ -137,7 +137,7 @@ constexpr Problem kQ1c{
           a["i_hw_int8"] =
               tr.step("Critical intensity", "I_{hw} = \\mathrm{peak}_{int8} / BW", "\\frac{#}{#}",
                       {p, bw}, critical_intensity(p, bw), "flop_per_B");
-          tr.note("I = 2BDF / (BD + DF + BF) ~ 2B / b when B << D, F.");
+          tr.note("$I = 2BDF / (BD + DF + BF) \\approx 2B / b$ when $B \\ll D, F$.");
           a["b_crit"] = tr.step("Critical batch", "B_{crit} \\approx b \\, I_{hw} / 2",
                                 "\\frac{# \\cdot #}{2}", {e, a["i_hw_int8"]},
                                 critical_batch_approx(e, a["i_hw_int8"]), "tokens");

@@ -179,7 +179,7 @@ constexpr Problem kQ3{
                  bo = dtype_size(in.text("out"), "out");
           double I = tr.step("PCIe ridge", "I = \\mathrm{peak}/BW_{PCIe}", "\\frac{#}{#}",
                              {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
-          double b = tr.step("Weights dominate (B << D): 2BDF/peak > b_w DF/BW",
+          double b = tr.step("Weights dominate ($B \\ll D$): $2BDF/\\mathrm{peak} > b_w DF/BW$",
                              "B > \\frac{b_w I}{2}", "\\frac{# \\cdot #}{2}", {bw_w, I},
                              roofline::critical_batch_approx(bw_w, I), "tokens");
           double d =
@@ -188,8 +188,8 @@ constexpr Problem kQ3{
                       {I, bx, bo, k, 2, k}, d_min_compute_bound(I, bx, bo, k), "count");
           tr.note(
               "Real D (8k to 16k) is far below that, so such a matmul is never compute-bound "
-              "over PCIe, and B near "
-              "the critical value contradicts B << D.");
+              "over PCIe, and $B$ near "
+              "the critical value contradicts $B \\ll D$.");
           return Answers{{"b_crit", b}, {"d_min_for_compute_bound", d}};
         },
     .hint = "Keep only the weight bytes DF: the condition becomes B > peak / BW for bf16.",

@@ -147,7 +147,7 @@ void strategy_trace(const StrategyRun& u, Trace& tr) {
   tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici}, alpha_ici(h),
           "tokens");
   const double B = u.st == Strategy::Pipeline ? u.si.B / u.si.m : u.si.B / s.pods;
-  tr.step("Forward T_math per layer", "2 n B D F / (N C)",
+  tr.step("Forward $T_{math}$ per layer", "2 n B D F / (N C)",
           "\\frac{2 \\cdot # \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
           {l.n_mats, B, l.D, l.F, s.X * s.Y, h.C}, t.fwd.math, "s");
   if (t.fwd.fsdp > 0)
@@ -167,8 +167,8 @@ void strategy_trace(const StrategyRun& u, Trace& tr) {
             "\\frac{4 \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
             {l.n_mats, l.D, l.F, s.X * s.Y, h.W_dcn}, t.bwd.dcn, "s");
   for (const Condition& k : u.c.conditions)
-    tr.note(std::string(k.text) + ": " + n_text(k.lhs) + (k.upper ? " < " : " > ") + n_text(k.rhs) +
-            (k.holds() ? " holds" : " fails"));
+    tr.note(std::string(k.words) + ": $" + n_text(k.lhs) + (k.upper ? " < " : " > ") +
+            n_text(k.rhs) + "$" + (k.holds() ? " holds" : " fails"));
 }
 
 void strategy_values(const StrategyRun& u, Result& r) {

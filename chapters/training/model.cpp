@@ -356,7 +356,7 @@ void data_parallel(Strategy st, const StrategyInput& in, StrategyCost& c) {
     allreduce_collectives(in, "X", in.axes, c.collectives);
   else
     fsdp_collectives(in.layer, 1, in.axes, in.hw, c.collectives);
-  c.conditions.push_back({"B/N > alpha / M_X", "tokens", in.B / in.N,
+  c.conditions.push_back({"B/N > alpha / M_X", "$B/N > \\alpha / M_X$", "tokens", in.B / in.N,
                           dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
 }
 
@@ -365,7 +365,7 @@ void tensor_parallel(const StrategyInput& in, StrategyCost& c) {
   c.split = {1, in.N, 0, in.axes, XMode::FSDP, 1};
   c.t = layer_times(in.layer, in.B, c.split, in.hw);
   tp_collectives(in.layer, in.B, 1, in.axes, in.hw, c.collectives);
-  c.conditions.push_back({"Y < M_Y F / alpha", "count", in.N,
+  c.conditions.push_back({"Y < M_Y F / alpha", "$Y < M_Y F / \\alpha$", "count", in.N,
                           tp_max_degree(in.layer.F, alpha_ici(in.hw), in.axes), true});
 }
 
@@ -405,18 +405,20 @@ void mixed(Strategy st, const StrategyInput& in, StrategyCost& c) {
   if (two_d) {
     c.x_opt = x_opt(B_pod, F, in.N, M_X, M_Y);
     c.window = x_window(B_pod, F, in.N, alpha, M_X, M_Y);
-    c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "tokens", B_pod / in.N,
-                            mixed_min_batch_per_chip(alpha, F, M_X, M_Y)});
-    c.conditions.push_back(
-        {"B/X > alpha / M_X", "tokens", B_pod / c.split.X, dp_min_batch_per_chip(alpha, M_X)});
-    c.conditions.push_back({"Y < M_Y F / alpha", "count", Y, tp_max_degree(F, alpha, M_Y), true});
+    c.conditions.push_back({"B/N > alpha^2 / (M_X M_Y F)", "$B/N > \\alpha^2 / (M_X M_Y F)$",
+                            "tokens", B_pod / in.N, mixed_min_batch_per_chip(alpha, F, M_X, M_Y)});
+    c.conditions.push_back({"B/X > alpha / M_X", "$B/X > \\alpha / M_X$", "tokens",
+                            B_pod / c.split.X, dp_min_batch_per_chip(alpha, M_X)});
+    c.conditions.push_back({"Y < M_Y F / alpha", "$Y < M_Y F / \\alpha$", "count", Y,
+                            tp_max_degree(F, alpha, M_Y), true});
   } else {
-    c.conditions.push_back(
-        {"B/N > alpha / M_X", "tokens", B_pod / in.N, dp_min_batch_per_chip(alpha, M_X)});
+    c.conditions.push_back({"B/N > alpha / M_X", "$B/N > \\alpha / M_X$", "tokens", B_pod / in.N,
+                            dp_min_batch_per_chip(alpha, M_X)});
   }
   if (st == Strategy::DCN) {
     allreduce_collectives(in, "DCN", 0, c.collectives);
-    c.conditions.push_back({"B/pods > alpha_dcn", "tokens", B_pod, alpha_dcn(in.hw)});
+    c.conditions.push_back({"B/pods > alpha_dcn", "$B/\\mathrm{pods} > \\alpha_{dcn}$", "tokens",
+                            B_pod, alpha_dcn(in.hw)});
   }
 }
 
@@ -444,9 +446,11 @@ void pipelined(const StrategyInput& in, StrategyCost& c) {
   c.collectives.push_back({"backward", "copy", "dIn", "previous stage", V, c.hop, true});
   c.bubble = pipeline_bubble(Z, m);
   c.stage_math = in.L / Z * (c.t.fwd.math + c.t.bwd.math);
-  c.conditions.push_back({"B/(m X) > alpha / M_X", "tokens", in.B / m / X,
-                          dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
-  c.conditions.push_back({"T_hop < T_stage (one microbatch)", "s", c.hop, c.stage_math, true});
+  c.conditions.push_back({"B/(m X) > alpha / M_X", "$B/(m X) > \\alpha / M_X$", "tokens",
+                          in.B / m / X, dp_min_batch_per_chip(alpha_ici(in.hw), in.axes)});
+  c.conditions.push_back({"T_hop < T_stage (one microbatch)",
+                          "$T_{hop} < T_{stage}$ (one microbatch)", "s", c.hop, c.stage_math,
+                          true});
 }
 
 // A.6, A.7: the step-time and MFU bounds, and memory per chip.

@@ -220,8 +220,9 @@ struct Collective {
 };
 // A compute-bound condition, lhs > rhs (or lhs < rhs for an upper bound), with its verdict.
 struct Condition {
-  const char* text;  // "B/N > alpha / M_X"
-  const char* unit;  // of both sides: "tokens", "count", "s"
+  const char* text;   // "B/N > alpha / M_X"
+  const char* words;  // the same in a derivation's words, its math as TeX: "$B/N > \\alpha / M_X$"
+  const char* unit;   // of both sides: "tokens", "count", "s"
   double lhs = 0, rhs = 0;
   bool upper = false;  // lhs < rhs
   bool holds() const { return upper ? lhs < rhs : lhs > rhs; }

@@ -95,8 +95,9 @@ constexpr Problem kEx3{
     .solve =
         [](const Inputs& in, Trace& tr) {
           tr.note(
-              "Backward: T_math = 8 B D F / (X C) against T_comms = 8 D F / W_ici, so the "
-              "condition is B/X > C / W_ici.");
+              "Backward: $T_{math} = 8 B D F / (X C)$ against $T_{comms} = 8 D F / W_{ici}$, so "
+              "the "
+              "condition is $B/X > C / W_{ici}$.");
           Answers a{{"alpha_ici_tokens", alpha_of(in, tr)}};
           a.slip("alpha_ici_tokens", 2 * a["alpha_ici_tokens"],
                  "That divides by one direction of the axis; W_ici counts both (2 x 9e10 B/s on "

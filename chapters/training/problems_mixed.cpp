@@ -179,7 +179,7 @@ constexpr Problem kEx19{
           a.slip("mixed_min_batch_per_chip_tokens",
                  mixed_min_batch_per_chip_additive(alpha, F, MX, MY), kSlipAdditive);
           a.slip("fsdp_min_batch_per_chip_tokens", dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
-          tr.note("Pure TP's ratio T_math / T_comms does not depend on the batch: " +
+          tr.note("Pure TP's ratio $T_{math} / T_{comms}$ does not depend on the batch: " +
                   units::number(Y) + "-way against a limit of " + units::number(lim) + ".");
           return a;
         },

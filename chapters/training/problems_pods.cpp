@@ -50,8 +50,8 @@ constexpr Problem kEx14{
           const double a = tr.step("DCN intensity", "\\alpha_{dcn} = C / W_{dcn}", "\\frac{#}{#}",
                                    {h.C, h.W_dcn}, alpha_dcn(h), "tokens");
           tr.note(
-              "Across pods: T_math = 8BDF/(NC) against T_comms = 8DF/(M W_dcn): compute-bound "
-              "while the batch per pod B/(N/M) exceeds alpha_dcn.");
+              "Across pods: $T_{math} = 8BDF/(NC)$ against $T_{comms} = 8DF/(M W_{dcn})$: "
+              "compute-bound while the batch per pod $B/(N/M)$ exceeds $\\alpha_{dcn}$.");
           Answers r{{"w_dcn_per_chip_Bps", h.W_dcn},
                     {"alpha_dcn_tokens", a},
                     {"alpha_dcn_section_takeaway_tokens", a},
@@ -191,8 +191,8 @@ constexpr Problem kEx15d{
                                    "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, MX, MY, N},
                                    x_opt(B, F, N, MX, MY), "count");
           const XWindow w = x_window(B, F, N, alpha, MX, MY);
-          tr.note("X keeps both terms under T_math on [" + units::number(w.lo) + ", " +
-                  units::number(w.hi) + "]: X = 1024 lies " +
+          tr.note("$X$ keeps both terms under $T_{math}$ on [" + units::number(w.lo) + ", " +
+                  units::number(w.hi) + "]: $X = 1024$ lies " +
                   (1024 <= w.hi && 1024 >= w.lo ? "inside" : "outside") + " it.");
           Answers a{{"per_chip_batch_tokens",
                      tr.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens")},

@@ -76,8 +76,8 @@ constexpr Problem kEx8{
                        M = in.num("m_y_axes");
           const double y = tr.step("TP limit", "M_Y F / \\alpha", "\\frac{# \\cdot #}{#}",
                                    {M, F, alpha}, tp_max_degree(F, alpha, M), "ratio");
-          tr.note("Y-way TP is compute-bound while Y < " + units::number(y) +
-                  ": the first comms-bound whole degree is " + units::number(std::floor(y) + 1) +
+          tr.note("$Y$-way TP is compute-bound while $Y < " + units::number(y) +
+                  "$: the first comms-bound whole degree is " + units::number(std::floor(y) + 1) +
                   ".");
           Answers a{{"tp_limit_F_over_alpha", y}, {"tp16_compute_bound", 16 < y ? 1 : 0}};
           a.book("tp_limit_F_over_alpha", std::floor(y),

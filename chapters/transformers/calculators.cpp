@@ -263,7 +263,7 @@ void accounting_calc(const Inputs& in, Trace& tr, Result& r) {
   const Params p = params(c);
   const double nd = dense_layers(c), nm = moe_layers(c);
   if (c.mla)
-    tr.step("MLA projections per layer (q_a, q_b, kv_a, kv_b, o)",
+    tr.step("MLA projections per layer ($q_a$, $q_b$, $\\mathrm{kv}_a$, $\\mathrm{kv}_b$, $o$)",
             "D r_q + r_q N (h_n + h_r) + D (r_{kv} + h_r) + r_{kv} N (h_n + h_v) + N h_v D", "",
             mla_params(c.D, c.N, c.m), "count");
   else
@@ -483,9 +483,9 @@ void context_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("time_ratio", t_ratio, "ratio", "attention time / MLP time, one prefill at T");
   r.extra["verdict"] = ratio > 1 ? "attention core dominates at T" : "the matmuls dominate at T";
   tr.note(dec_lim < i_hw
-              ? "Decoding stays memory-bound: its intensity tends to 2G/b = " +
-                    units::number(dec_lim) + ", below I_hw = " + units::number(i_hw) + "."
-              : "With G this large even decoding can reach the chip's intensity.");
+              ? "Decoding stays memory-bound: its intensity tends to $2G/b = " +
+                    units::number(dec_lim) + "$, below $I_{hw} = " + units::number(i_hw) + "$."
+              : "With $G$ this large even decoding can reach the chip's intensity.");
   if (moe_layers(c) > 0 && dense_layers(c) == 0)
     r.note(
         "The MLP time of an MoE layer is taken as one MLP as wide as the experts a token uses "
@@ -649,10 +649,11 @@ void activations_calc(const Inputs& in, Trace& tr, Result& r) {
   if (pol == "custom")
     arrays = in.num("c");
   else if (pol == "exact")
-    arrays = tr.step("Saved elements per token per layer (Q, K, V, O, W_in1, W_in2, W_out) over D",
-                     "\\frac{NH + 2KH + D + 2F + D}{D}", "\\frac{#}{#}",
-                     {saved_elems_per_token_layer(c), c.D}, saved_elems_per_token_layer(c) / c.D,
-                     "ratio");
+    arrays = tr.step(
+        "Saved elements per token per layer ($Q$, $K$, $V$, $O$, $W_{in1}$, $W_{in2}$, $W_{out}$) "
+        "over $D$",
+        "\\frac{NH + 2KH + D + 2F + D}{D}", "\\frac{#}{#}", {saved_elems_per_token_layer(c), c.D},
+        saved_elems_per_token_layer(c) / c.D, "ratio");
   else
     arrays = saved_arrays_per_layer(policy_of(pol));
   const double act = tr.step("Saved activations", "M = b \\cdot c \\cdot (BT) \\cdot D \\cdot L",
@@ -681,9 +682,9 @@ void activations_calc(const Inputs& in, Trace& tr, Result& r) {
                                ? c.L * big_matmuls_recompute_flops(seqs, T, c.N, head_dim_qk(c))
                                : 0;
   if (recompute > 0)
-    tr.step("Recomputed in the backward pass: QK^T and PV again per layer", "L \\cdot 4 B T^2 N H",
-            "# \\cdot 4 \\cdot # \\cdot #^2 \\cdot # \\cdot #", {c.L, seqs, T, c.N, head_dim_qk(c)},
-            recompute, "flop");
+    tr.step("Recomputed in the backward pass: $QK^T$ and $PV$ again per layer",
+            "L \\cdot 4 B T^2 N H", "# \\cdot 4 \\cdot # \\cdot #^2 \\cdot # \\cdot #",
+            {c.L, seqs, T, c.N, head_dim_qk(c)}, recompute, "flop");
 
   r.value("arrays_per_layer", arrays, "ratio", "[B,T,D]-sized arrays saved per layer");
   r.value("activation_bytes", act, "B", "saved activations");
@@ -781,7 +782,7 @@ void models_calc(const Inputs& in, Trace& tr, Result& r) {
   tr.note(
       "Totals: L (attention + MLP + norms) + vocabulary, with each model's own conventions "
       "(biases, norms, MoE, MLA); FLOPs per token: 6 x the matmul weights a token uses + the "
-      "attention core at T; KV bytes per token: 2 L K H b (MLA: L (kv_lora + rope) b).");
+      "attention core at $T$; KV bytes per token: $2 L K H b$ (MLA: $L (r_{kv} + h_r) b$).");
   r.value("models", static_cast<double>(models().size()), "count", "models in the table");
   r.extra["models"] = std::move(rows);
 }

@@ -65,8 +65,8 @@ constexpr Problem kEx1{
           const double N = in.num("N"), P = in.num("P"), M = in.num("M");
           const double fwd = tr.step("Forward: C = A W", "2NPM", "2 \\cdot # \\cdot # \\cdot #",
                                      {N, P, M}, matmul_flops(N, P, M, Pass::Forward), "flop");
-          const double bwd = tr.step("Backward: dW = A^T dC and dA = dC W^T, 2NPM each", "4NPM",
-                                     "4 \\cdot # \\cdot # \\cdot #", {N, P, M},
+          const double bwd = tr.step("Backward: $dW = A^T dC$ and $dA = dC\\, W^T$, $2NPM$ each",
+                                     "4NPM", "4 \\cdot # \\cdot # \\cdot #", {N, P, M},
                                      matmul_flops(N, P, M, Pass::Backward), "flop");
           const double train = tr.step("Training", "6NPM", "# + #", {fwd, bwd},
                                        matmul_flops(N, P, M, Pass::Train), "flop");
@@ -131,7 +131,7 @@ constexpr Problem kEx2{
           a["crossover_T"] =
               tr.step("Equal when", "T = \\frac{18 D F + 12 D (N + K) H}{12 N H}", "\\frac{#}{#}",
                       {f.mlp + f.qkvo, core}, attention_crossover(c), "tokens");
-          tr.note("With F = 4D, N H = D and K = N this is the book's T = 8D.");
+          tr.note("With $F = 4D$, $N H = D$ and $K = N$ this is the book's $T = 8D$.");
           a.book("crossover_T", attention_crossover_book(D),
                  "uses its rule T = 8D (exact for F = 4D, N H = D, K = N)");
           a.book("crossover_T", attention_crossover_book(round_sig(D, 1)),
@@ -161,7 +161,9 @@ constexpr Problem kEx3{
         [](const Inputs& in, Trace& tr) {
           const double D = in.num("D");
           Answers a;
-          tr.note("With F = 4D and N H = D (N = K): 12 T^2 D / (72 T D^2 + 24 T D^2) = T / 8D.");
+          tr.note(
+              "With $F = 4D$ and $N H = D$ ($N = K$): "
+              "$12 T^2 D / (72 T D^2 + 24 T D^2) = T / 8D$.");
           a["crossover_T"] = tr.step("Attention dominates past", "T = 8D", "8 \\cdot #", {D},
                                      attention_crossover_book(D), "tokens");
           // The real model differs from the simplification: say by how much.

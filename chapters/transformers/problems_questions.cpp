@@ -313,8 +313,8 @@ constexpr Problem kQ4a{
           const double T = in.num("T"), S = in.num("S"), G = in.num("G");
           const double b = in.num("bytes_per_elem");
           tr.note(
-              "FLOPs: QK^T and PV, 2BTSNH each = 4BTSKGH. Bytes: b (2BTNH + 2BSKH) = 2bBKH "
-              "(TG + S). B, K and H cancel.");
+              "FLOPs: $QK^T$ and $PV$, $2BTSNH$ each $= 4BTSKGH$. Bytes: "
+              "$b (2BTNH + 2BSKH) = 2bBKH (TG + S)$. $B$, $K$ and $H$ cancel.");
           Answers a;
           a["intensity_prefill_test_point"] =
               tr.step("Prefill, S = T", "\\frac{2 T S G}{b (T G + S)}",
@@ -381,8 +381,8 @@ constexpr Problem kQ4b{
                       {in.num("G_decode"), b},
                       attention_decode_intensity_limit(in.num("G_decode"), b), "flop_per_B");
           a["decode_compute_bound"] = lim > i_hw ? 1 : 0;
-          tr.note(lim > i_hw ? "Above I_hw: decoding can be compute-bound."
-                             : "Far below I_hw at any context: decoding is memory-bound.");
+          tr.note(lim > i_hw ? "Above $I_{hw}$: decoding can be compute-bound."
+                             : "Far below $I_{hw}$ at any context: decoding is memory-bound.");
           a.book("min_T_prefill_large_G", attention_min_T_large_G(round_sig(i_hw, 2), b),
                  "rounds I_hw to 240");
           a.slip("min_T_prefill_MHA", attention_min_T_large_G(i_hw, b),
@@ -516,10 +516,10 @@ constexpr Problem kQ6{
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("B"), T = in.num("T"), N = in.num("N"), H = in.num("H");
           tr.note(
-              "The gradient of W_O needs softmax(QK^T) V; the elementwise parts cost only "
-              "O(BTD) + O(BTF). So QK^T and the product with V are redone.");
+              "The gradient of $W_O$ needs $\\mathrm{softmax}(QK^T) V$; the elementwise parts cost "
+              "only $O(BTD) + O(BTF)$. So $QK^T$ and the product with $V$ are redone.");
           Answers a;
-          const double r = tr.step("QK^T and PV again, 2 B T^2 N H each", "4 B T^2 N H",
+          const double r = tr.step("$QK^T$ and $PV$ again, $2 B T^2 N H$ each", "4 B T^2 N H",
                                    "4 \\cdot # \\cdot #^2 \\cdot # \\cdot #", {B, T, N, H},
                                    big_matmuls_recompute_flops(B, T, N, H), "flop");
           a["recompute_flops_test_point"] = r;
@@ -626,9 +626,9 @@ double q8_threshold(const Inputs& in, Trace& tr, double& i_hw) {
   i_hw = tr.step("Critical intensity", "I_{hw} = C / W", "\\frac{#}{#}", {peak, bw},
                  roofline::critical_intensity(peak, bw), "flop_per_B");
   tr.note(
-      "A large batch touches every expert: the layer loads all E experts' weights, "
-      "b_w E D F bytes per matrix, and does 2 k B D F FLOPs per matrix. Intensity "
-      "2 k B / (E b_w).");
+      "A large batch touches every expert: the layer loads all $E$ experts' weights, "
+      "$b_w E D F$ bytes per matrix, and does $2 k B D F$ FLOPs per matrix. Intensity "
+      "$2 k B / (E b_w)$.");
   return tr.step("Compute-bound once", "\\frac{k B}{E} > \\frac{b_w I_{hw}}{2}",
                  "\\frac{# \\cdot #}{2}", {bw_w, i_hw}, moe_kb_over_e_threshold(i_hw, bw_w),
                  "tokens");
