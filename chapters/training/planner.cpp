@@ -544,7 +544,7 @@ struct Search {
   PlanResult& res;
   std::vector<Plan>* all;
   bool have_best = false;
-  Key best_key;
+  Key best_key{};
   std::array<Key, kStrategyClasses> class_key{};
 
   // Every X mode, remat policy and microbatch count of one way to factor the axes.
