@@ -69,7 +69,8 @@ export class SbExercise extends HTMLElement {
       parts.push(h('details', { class: 'sb-given', open: true },
         h('summary', {}, this.seed !== null ? `Given (variant ${this.seed})` : 'Given (the book’s values)'),
         h('dl', {}, p.given.map((g) => [
-          h('dt', { title: g.doc || '' }, g.name, g.doc ? h('span', { class: 'sb-param-doc' }, g.doc) : null),
+          // The reader's label; the given's name (what `scaling check --given` takes) as a tooltip.
+          h('dt', { title: g.name, 'data-name': g.name }, g.doc || g.name),
           h('dd', { 'data-given': g.name }, g.text || fmtValue(g)),
         ]))));
     }
