@@ -100,6 +100,20 @@ inline MatmulInput matmul_of(const Inputs& in, const std::string& a, const std::
   return mi;
 }
 
+// analyze_matmul with its errors named by the problem's givens: the model names its operands
+// "a" and "b", which a problem states as `fa` and `fb` (a sharding given, or the mesh when the
+// shardings are fixed and only the mesh can make them not fit).
+inline MatmulAnalysis analyze_as(const MatmulInput& mi, Trace* tr, const std::string& fa,
+                                 const std::string& fb) {
+  try {
+    return analyze_matmul(mi, tr);
+  } catch (const InputError& e) {
+    if (e.field == "a") fail(fa, e.what(), e.code);
+    if (e.field == "b") fail(fb, e.what(), e.code);
+    throw;
+  }
+}
+
 inline const Plan* find_plan(const MatmulAnalysis& an, const std::string& last_kind,
                              const std::string& first_kind = "") {
   auto match = [&](const Plan& p) {
