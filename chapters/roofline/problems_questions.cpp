@@ -301,7 +301,7 @@ constexpr Problem kQ3{
               // not a problem (an error naming the size, not an infinite answer).
               const char* field = d == big ? "d_f_large" : "d_f_small";
               fail(field,
-                   std::string(field) + ": at D = F = " + units::format(d, "count") +
+                   "at D = F = " + units::format(d, "count") +
                        " the activation and output bytes alone outpace the arithmetic, so no "
                        "batch is compute-bound (D/2 must exceed the critical intensity, " +
                        units::format(ih, "flop_per_B") + ")",

@@ -36,6 +36,8 @@ inline std::vector<Axis> axes_of(const Mesh& m, const std::vector<std::string>& 
                                  const std::vector<bool>& wrap) {
   std::vector<Axis> out;
   for (const auto& n : names) {
+    if (m.size(n) < 1)  // the problems' meshes come from their "mesh" given
+      fail("mesh", "the mesh has no axis " + n + ", which this problem communicates over");
     Axis a;
     a.name = n;
     a.size = static_cast<double>(m.size(n));

@@ -247,6 +247,9 @@ constexpr Problem kQ9c{
           MatmulInput mi =
               matmul_of(in, "A[I, J_X]", "B[J, K]", in.num("rows_N"), in.num("test_point_M"),
                         in.num("test_point_K"), "all", 4.5e10, 1.97e14);
+          if (mi.mesh.size("X") < 2)  // one device: no comms, and no ratio of them
+            fail("mesh", "the axis X needs at least 2 devices to compare the strategies",
+                 "out_of_range");
           MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
           const Plan* g = find_plan(an, "matmul", "AllGather");
           const Plan* rs = find_plan(an, "ReduceScatter");

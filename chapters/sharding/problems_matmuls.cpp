@@ -185,6 +185,9 @@ constexpr Problem kQ4{
           // times.
           MatmulInput mi = matmul_of(in, "X[B, D]", "Y[D_X, F]", n0, n0, n0, "all", W / 2, C);
           const double X0 = static_cast<double>(mi.mesh.sizes.at(0));
+          if (X0 < 2)  // one device: no AllReduce, so no X up to which strategy 2 is compute-bound
+            fail("mesh", "the axis X needs at least 2 devices to compare the strategies",
+                 "out_of_range");
           MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
           const Plan* s1 = find_plan(an, "matmul", "AllGather");
           const Plan* s2 = find_plan(an, "AllReduce");
