@@ -24,11 +24,12 @@ namespace {
 constexpr double kE1WorkFlops[] = {1e11, 5e12, 1e13, 1e15};
 constexpr double kE1H100PeakBf16FlopsPerS[] = {9.89e14, 1.979e15 / 2};
 constexpr double kE1V6ePeakBf16FlopsPerS[] = {9.1e14, 9.2e14};
-constexpr Param kE1Given[] = {given("work_flops", "flop", 1e12, "FLOPs to perform", kE1WorkFlops),
-                              given("h100_peak_bf16_flops_per_s", "flop_per_s", 9.89e14,
-                                    "H100 dense bf16 peak", kE1H100PeakBf16FlopsPerS),
-                              given("v6e_peak_bf16_flops_per_s", "flop_per_s", 9.1e14,
-                                    "v6e bf16 peak", kE1V6ePeakBf16FlopsPerS)};
+constexpr Param kE1Given[] = {
+    ranged("work_flops", "flop", 1e12, "FLOPs to perform", 1, 1e30, kE1WorkFlops),
+    rate("h100_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
+         kE1H100PeakBf16FlopsPerS),
+    rate("v6e_peak_bf16_flops_per_s", "flop_per_s", 9.1e14, "v6e bf16 peak",
+         kE1V6ePeakBf16FlopsPerS)};
 constexpr Slot kE1Slots[] = {derived(number("t_math_h100", "s", "time on the H100"), From::Flops),
                              derived(number("t_math_v6e", "s", "time on the v6e"), From::Flops)};
 constexpr Problem kE1{
@@ -57,8 +58,8 @@ constexpr Problem kE1{
 };
 
 constexpr Param kE2Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
 constexpr Slot kE2Slots[] = {number("i_crit", "flop_per_B", "critical intensity")};
 constexpr Problem kE2{
     .id = "roofline.E2",
@@ -85,9 +86,9 @@ constexpr double kE3V5pHbmBwBps[] = {2.8e12};
 constexpr Param kE3Given[] = {
     elem_bytes(2, "bytes per element (bf16)"),
     count("sample_n", 1024, "N to evaluate at", kE3SampleN),
-    given("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core",
-          kE3V5pVpuFlopsPerSPerCore),
-    given("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "v5p HBM bandwidth", kE3V5pHbmBwBps)};
+    rate("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core",
+         kE3V5pVpuFlopsPerSPerCore),
+    rate("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "v5p HBM bandwidth", kE3V5pHbmBwBps)};
 constexpr Slot kE3Slots[] = {
     number("intensity_limit", "flop_per_B", "intensity as N grows"),
     number("intensity_at_sample_n", "flop_per_B", "intensity at the sample N"),
@@ -137,11 +138,11 @@ constexpr Problem kE3{
 constexpr double kE4GpuPeakBf16FlopsPerS[] = {9.89e14, 2.25e15};
 constexpr double kE4GpuHbmBwBps[] = {3.35e12, 8e12};
 constexpr Param kE4Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "v5e bf16 peak", kPeaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "v5e HBM bandwidth", kHbm),
-    given("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
-          kE4GpuPeakBf16FlopsPerS),
-    given("gpu_hbm_bw_Bps", "B_per_s", 3.35e12, "H100 HBM bandwidth", kE4GpuHbmBwBps)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "v5e bf16 peak", kPeaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "v5e HBM bandwidth", kHbm),
+    rate("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
+         kE4GpuPeakBf16FlopsPerS),
+    rate("gpu_hbm_bw_Bps", "B_per_s", 3.35e12, "H100 HBM bandwidth", kE4GpuHbmBwBps)};
 constexpr Slot kE4Slots[] = {number("b_crit_v5e", "tokens", "critical batch on v5e"),
                              number("b_crit_gpu", "tokens", "critical batch on the GPU")};
 constexpr Problem kE4{
@@ -184,9 +185,9 @@ constexpr double kE5Sequences[] = {256, 1024, 2048};
 constexpr double kE5TokensPerSequence[] = {2048, 8192, 32768};
 constexpr double kE5NGpus[] = {256, 1024, 4096, 8192};
 constexpr Param kE5Given[] = {
-    given("sequences", "count", 512, "sequences per step", kE5Sequences, true),
-    given("tokens_per_sequence", "tokens", 4096, "tokens per sequence", kE5TokensPerSequence, true),
-    given("n_gpus", "count", 2048, "devices", kE5NGpus, true)};
+    count("sequences", 512, "sequences per step", kE5Sequences, 1, 1e9),
+    tokens("tokens_per_sequence", 4096, "tokens per sequence", kE5TokensPerSequence),
+    count("n_gpus", 2048, "devices", kE5NGpus, 1, 1e8)};
 constexpr Slot kE5Slots[] = {number("global_batch_tokens", "tokens", "global batch"),
                              number("local_batch_tokens", "tokens", "tokens per device")};
 constexpr Problem kE5{
@@ -217,9 +218,9 @@ constexpr Problem kE5{
 
 constexpr double kE6LinkBwOneWayBps[] = {4.5e10, 9e10, 1e11, 1.6e10};
 constexpr Param kE6Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak per chip", kPeaks),
-    given("link_bw_one_way_Bps", "B_per_s", 4.5e10, "link bandwidth, one direction",
-          kE6LinkBwOneWayBps)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak per chip", kPeaks),
+    rate("link_bw_one_way_Bps", "B_per_s", 4.5e10, "link bandwidth, one direction",
+         kE6LinkBwOneWayBps)};
 constexpr Slot::Hint kE6DCritHints[] = {
     {2,
      "Off by 2: each chip holds only D/2 of the contraction (intensity "
@@ -346,8 +347,9 @@ constexpr Problem kE7{
 
 constexpr double kE8TMath[] = {1e-4, 5e-4, 2e-3};
 constexpr double kE8TComms[] = {1e-4, 1e-3, 3e-3};
-constexpr Param kE8Given[] = {given("t_math", "s", 1e-3, "an example T_math", kE8TMath),
-                              given("t_comms", "s", 6e-4, "an example T_comms", kE8TComms)};
+constexpr Param kE8Given[] = {
+    ranged("t_math", "s", 1e-3, "an example T_math", 1e-12, 1e6, kE8TMath),
+    ranged("t_comms", "s", 6e-4, "an example T_comms", 1e-12, 1e6, kE8TComms)};
 constexpr Problem kE8{
     .id = "roofline.E8",
     .title = "Overlap bounds are within 2x",

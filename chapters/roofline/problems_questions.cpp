@@ -109,8 +109,8 @@ constexpr Problem kQ1b{
 constexpr double kQ1cPeakInt8OpsPerS[] = {3.94e14, 9.18e14, 1.84e15};
 constexpr Param kQ1cGiven[] = {
     elem_bytes(1, "bytes per element (int8)"),
-    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ1cPeakInt8OpsPerS),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ1cPeakInt8OpsPerS),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
 constexpr Slot::Hint kQ1cBCritHints[] = {
     {2,
      "With 1-byte weights I ~ 2BDF / DF = 2B: the batch only has to "
@@ -148,8 +148,8 @@ constexpr Problem kQ1c{
 constexpr double kQ1dPeakInt8OpsPerS[] = {3.94e14, 9.18e14, 1.84e15};
 constexpr Param kQ1dGiven[] = {
     elem_bytes(1, "bytes per element (int8)"),
-    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak P", kQ1dPeakInt8OpsPerS),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth W", kHbm),
+    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak P", kQ1dPeakInt8OpsPerS),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth W", kHbm),
     kSampleB,
     kSampleD,
     kSampleF};
@@ -204,8 +204,8 @@ constexpr Problem kQ1d{
 
 constexpr Param kQ2Given[] = {
     dtype_param("dtype_w", "int8", "storage type of the weights"),
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
 constexpr Slot kQ2Slots[] = {number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ2{
     .id = "roofline.Q2",
@@ -242,8 +242,8 @@ constexpr Problem kQ2{
 };
 
 constexpr Param kQ3Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm),
     count("d_f_large", 4096, "D = F, the larger shape"),
     count("d_f_small", 1024, "D = F, the smaller shape"),
     num("b_min", "count", 1, "smallest batch (tokens) on the curve", 1, 1e6, true),
@@ -296,10 +296,16 @@ constexpr Problem kQ3{
                   "B_{crit} = \\frac{DF}{2DF / I_{hw} - 2D - 2F}",
                   "\\frac{#}{2 \\cdot # / # - 4 \\cdot #}", {d * d, d * d, ih, d}, *b, "tokens");
             } else {
-              a[std::string("b_crit_") + tag] = NAN;
-              tr.note("At D = F = " + tex(d) +
-                      " the activation and output bytes alone outpace "
-                      "the arithmetic: no batch is compute-bound.");
+              // No crossover: the intensity tends to D/2 as B grows, and that stays below the
+              // critical intensity. There is no critical batch to ask for, so the givens are
+              // not a problem (an error naming the size, not an infinite answer).
+              const char* field = d == big ? "d_f_large" : "d_f_small";
+              fail(field,
+                   "at D = F = " + units::format(d, "count") +
+                       " the activation and output bytes alone outpace the arithmetic, so no "
+                       "batch is compute-bound (D/2 must exceed the critical intensity, " +
+                       units::format(ih, "flop_per_B") + ")",
+                   "out_of_range");
             }
           }
           a["b_crit_ratio_small_to_large"] =
@@ -377,10 +383,11 @@ constexpr double kQ5PeakBf16SparseFlopsPerS[] = {1.979e15, 4.5e15};
 constexpr double kQ5SparsityFactor[] = {2};
 constexpr double kQ5HbmBwBps[] = {3.35e12, 8e12};
 constexpr Param kQ5Given[] = {
-    given("peak_bf16_sparse_flops_per_s", "flop_per_s", 1.979e15,
-          "spec-sheet bf16 peak (with sparsity)", kQ5PeakBf16SparseFlopsPerS),
-    given("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", kQ5SparsityFactor),
-    given("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", kQ5HbmBwBps)};
+    rate("peak_bf16_sparse_flops_per_s", "flop_per_s", 1.979e15,
+         "spec-sheet bf16 peak (with sparsity)", kQ5PeakBf16SparseFlopsPerS),
+    ranged("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", 1, 1e3,
+           kQ5SparsityFactor),
+    rate("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", kQ5HbmBwBps)};
 constexpr Slot kQ5Slots[] = {number("peak_dense", "flop_per_s", "dense bf16 peak"),
                              number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ5{

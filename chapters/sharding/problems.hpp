@@ -36,6 +36,8 @@ inline std::vector<Axis> axes_of(const Mesh& m, const std::vector<std::string>& 
                                  const std::vector<bool>& wrap) {
   std::vector<Axis> out;
   for (const auto& n : names) {
+    if (m.size(n) < 1)  // the problems' meshes come from their "mesh" given
+      fail("mesh", "the mesh has no axis " + n + ", which this problem communicates over");
     Axis a;
     a.name = n;
     a.size = static_cast<double>(m.size(n));
@@ -98,6 +100,20 @@ inline MatmulInput matmul_of(const Inputs& in, const std::string& a, const std::
   mi.link = link_of(w_uni, 0);  // bandwidth terms only: the answers scale with the sizes
   mi.wrap.assign(mi.mesh.names.size(), wrap == "all");
   return mi;
+}
+
+// analyze_matmul with its errors named by the problem's givens: the model names its operands
+// "a" and "b", which a problem states as `fa` and `fb` (a sharding given, or the mesh when the
+// shardings are fixed and only the mesh can make them not fit).
+inline MatmulAnalysis analyze_as(const MatmulInput& mi, Trace* tr, const std::string& fa,
+                                 const std::string& fb) {
+  try {
+    return analyze_matmul(mi, tr);
+  } catch (const InputError& e) {
+    if (e.field == "a") fail(fa, e.what(), e.code);
+    if (e.field == "b") fail(fb, e.what(), e.code);
+    throw;
+  }
 }
 
 inline const Plan* find_plan(const MatmulAnalysis& an, const std::string& last_kind,

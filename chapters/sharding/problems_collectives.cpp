@@ -88,8 +88,8 @@ constexpr Param kPQ2Mesh = text("mesh", "{'X': 8, 'Y': 4}", "the mesh");
 constexpr Param kPQ2Sharding = text("sharding", "A[E_Y, F]", "the array before the gather");
 constexpr Param kBf16 = dtype_param("dtype", "bf16", "element type");
 constexpr Param kPQ2WUni =
-    given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kPQ2WUnis);
-constexpr Param kTMin = given("t_min_s", "s", 1e-6, "per-hop latency", kOneMicrosecond);
+    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kPQ2WUnis);
+constexpr Param kTMin = ranged("t_min_s", "s", 1e-6, "per-hop latency", 1e-12, 1, kOneMicrosecond);
 constexpr Param kPQ2aGiven[] = {kPQ2Chip,
                                 kPQ2Mesh,
                                 kPQ2Sharding,
@@ -117,7 +117,7 @@ constexpr Param kQ2Given[] = {
     kBf16,
     count("size_B", 1024, "global size of B", kQ2Bs),
     count("size_D", 4096, "global size of D", kQ2Ds),
-    given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", kQ2WIcis),
+    rate("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", kQ2WIcis),
     kTMin};
 struct Q2 {
   Mesh m;
@@ -155,8 +155,8 @@ constexpr Slot::Var kEX6Vars[] = {{"V", "bytes summed over all devices", 1e6, 1e
 constexpr double kEX3WUniBps[] = {4.5e10, 9e10};
 constexpr double kEX3TMinS[] = {1e-6, 2e-6};
 constexpr Param kEX3Given[] = {
-    given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kEX3WUniBps),
-    given("t_min_s", "s", 1e-6, "per-hop latency", kEX3TMinS)};
+    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kEX3WUniBps),
+    ranged("t_min_s", "s", 1e-6, "per-hop latency", 1e-12, 1, kEX3TMinS)};
 constexpr Slot kEX3Slots[] = {
     number("latency_bound_threshold_B", "B", "threshold payload per hop")};
 constexpr Problem kEX3{
@@ -183,9 +183,9 @@ constexpr double kEX5MeshSizeLargeAxis[] = {8, 16};
 constexpr double kEX5WUniBps[] = {4.5e10, 9e10};
 constexpr Param kEX5Given[] = {
     count("mesh_size_large_axis", 16, "devices the array is split over", kEX5MeshSizeLargeAxis),
-    given("array_bytes_at_saturation_B", "B", 1e7, "total array size at the plateau"),
-    given("measured_fraction_of_peak", "ratio", 0.95, "fraction of peak reached"),
-    given("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kEX5WUniBps)};
+    memory("array_bytes_at_saturation_B", 1e7, "total array size at the plateau"),
+    ranged("measured_fraction_of_peak", "ratio", 0.95, "fraction of peak reached", 1e-6, 1),
+    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kEX5WUniBps)};
 constexpr Slot kEX5Slots[] = {number("bytes_per_device_at_saturation", "B", "bytes per device"),
                               number("achieved_link_bw_Bps", "B_per_s", "bandwidth reached")};
 constexpr Problem kEX5{
@@ -390,8 +390,8 @@ constexpr Param kQ3Given[] = {
     text("sharding", "[B_X]", "the vector"),
     dtype_param("dtype", "bf16", "element type"),
     count("size_B", 128, "length of the vector", kQ3SizeB),
-    given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI bandwidth", kQ3WUniBps),
-    given("t_min_s", "s", 1e-6, "per-hop latency", kQ3TMinS)};
+    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI bandwidth", kQ3WUniBps),
+    ranged("t_min_s", "s", 1e-6, "per-hop latency", 1e-12, 1, kQ3TMinS)};
 constexpr Slot::Hint kQ3TTotalSHints[] = {{1.5, kHintWrappedHops}};
 constexpr Slot kQ3Slots[] = {number("total_bytes", "B", "bytes of the gathered vector"),
                              number("bytes_per_device", "B", "bytes per device before"),
@@ -440,9 +440,9 @@ constexpr double kEX6WIciBps[] = {9e10, 1.8e11};
 constexpr double kEX6FootnoteRingSize[] = {4, 8, 16};
 constexpr Param kEX6Given[] = {
     text("mesh", "4x4x4", "the torus (wraps on every axis)"),
-    given("total_bytes_all_devices_B", "B", 1073741824, "V: the array summed over all devices",
-          kEX6TotalBytesAllDevicesB),
-    given("w_ici_Bps", "B_per_s", 1.8e11, "bidirectional ICI bandwidth per link", kEX6WIciBps),
+    memory("total_bytes_all_devices_B", 1073741824, "V: the array summed over all devices",
+           kEX6TotalBytesAllDevicesB),
+    rate("w_ici_Bps", "B_per_s", 1.8e11, "bidirectional ICI bandwidth per link", kEX6WIciBps),
     count("footnote_ring_size", 8, "even ring size for the chunk count", kEX6FootnoteRingSize)};
 constexpr Slot kEX6Slots[] = {
     number("a2a_to_allgather_ratio_1d", "ratio", "1-D AllToAll / AllGather"),

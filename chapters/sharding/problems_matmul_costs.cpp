@@ -34,9 +34,9 @@ constexpr Param kQ7Given[] = {
     count("size_B", 128, "batch tokens", kQ7SizeB),
     count("size_D", 8192, "model dim", kQ7SizeD),
     count("size_F", 32768, "hidden dim", kQ7SizeF),
-    given("free_mem_per_chip_B", "B", 3e8, "free memory per chip", kQ7FreeMemPerChipB),
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 FLOPs/s"),
-    given("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth"),
+    memory("free_mem_per_chip_B", 3e8, "free memory per chip", kQ7FreeMemPerChipB),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 FLOPs/s"),
+    rate("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth"),
     text("fsdp_in", "In[B_X, D]", "FSDP: input"),
     text("fsdp_w_in", "W_in[D_{XY}, F]", "FSDP: first weight"),
     text("tp_in", "In[B, D_{XY}]", "TP: input"),
@@ -85,11 +85,11 @@ constexpr Problem kQ7{
           // -> ReduceScatter.
           MatmulInput m1 = matmul_of(in, in.text("tp_in"), in.text("tp_w_in"), B, D, F, "none", w,
                                      C, "tp_in", "tp_w_in");
-          MatmulAnalysis a1 = analyze_matmul(m1, &tr);
+          MatmulAnalysis a1 = analyze_as(m1, &tr, "tp_in", "tp_w_in");
           MatmulInput m2 = matmul_of(in, a1.plan.out.text(), in.text("tp_w_out"), B, F, D, "none",
                                      w, C, "tp_in", "tp_w_out");
           m2.a.name = "H";
-          MatmulAnalysis a2 = analyze_matmul(m2, &tr);
+          MatmulAnalysis a2 = analyze_as(m2, &tr, "tp_in", "tp_w_out");
           const Plan* p2 = find_plan(a2, "ReduceScatter");
           const double tpw = tr.step("TP weight bytes per chip", "\\frac{2DF}{|X||Y|} \\cdot 2", "",
                                      a1.plan.peak_bytes_b + p2->peak_bytes_b, "B");
@@ -99,7 +99,7 @@ constexpr Problem kQ7{
           // chip.
           MatmulInput mf = matmul_of(in, in.text("fsdp_in"), in.text("fsdp_w_in"), B, D, F, "none",
                                      w, C, "fsdp_in", "fsdp_w_in");
-          MatmulAnalysis af = analyze_matmul(mf, nullptr);
+          MatmulAnalysis af = analyze_as(mf, nullptr, "fsdp_in", "fsdp_w_in");
           tr.step("FSDP: $W_{in}$ gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
           const double flops =
               tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}", "",
@@ -247,7 +247,10 @@ constexpr Problem kQ9c{
           MatmulInput mi =
               matmul_of(in, "A[I, J_X]", "B[J, K]", in.num("rows_N"), in.num("test_point_M"),
                         in.num("test_point_K"), "all", 4.5e10, 1.97e14);
-          MatmulAnalysis an = analyze_matmul(mi, &tr);
+          if (mi.mesh.size("X") < 2)  // one device: no comms, and no ratio of them
+            fail("mesh", "the axis X needs at least 2 devices to compare the strategies",
+                 "out_of_range");
+          MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
           const Plan* g = find_plan(an, "matmul", "AllGather");
           const Plan* rs = find_plan(an, "ReduceScatter");
           const double ratio =

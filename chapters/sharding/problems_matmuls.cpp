@@ -45,9 +45,9 @@ constexpr double kQ6WUnis[] = {4.5e10, 9e10};
 constexpr Param kQ6Chip = chip_param("v5e", "chip (its wraparound rule)");
 constexpr Param kQ6Mesh = text("mesh", "{'X': 4, 'Y': 4}", "the mesh");
 constexpr Param kQ6Peak =
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", kQ6Peaks);
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", kQ6Peaks);
 constexpr Param kQ6WUni =
-    given("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", kQ6WUnis);
+    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", kQ6WUnis);
 constexpr Param kQ6I = count("size_I", 8192, "reference I (answers are per unit)");
 constexpr Param kQ6J = count("size_J", 8192, "reference J (answers are per unit)");
 constexpr Param kQ6K = count("size_K", 8192, "reference K (answers are per unit)");
@@ -92,9 +92,9 @@ Q6 q6(const Inputs& in, Trace& tr) {
   MatmulInput mi =
       matmul_of(in, in.text("sharding_A"), in.text("sharding_B"), q.I, q.J, q.K, "all", w, C);
   mi.wrap = chip_wraps(in.text("chip"), mi.mesh);
-  q.open = analyze_matmul(mi, &tr);
+  q.open = analyze_as(mi, &tr, "sharding_A", "sharding_B");
   mi.wrap.assign(mi.wrap.size(), true);
-  q.ring = analyze_matmul(mi, nullptr);
+  q.ring = analyze_as(mi, nullptr, "sharding_A", "sharding_B");
   tr.step("$T_{comms}$ with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
   return q;
 }
@@ -117,9 +117,9 @@ constexpr double kQ4PeakBf16FlopsPerS[] = {1.97e14, 2.75e14, 4.59e14};
 constexpr double kQ4WIciBps[] = {9e10, 1.8e11};
 constexpr double kQ4DModelTypical[] = {4096, 8192, 16384};
 constexpr Param kQ4Given[] = {
-    given("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "C: bf16 FLOPs/s (v5p)",
-          kQ4PeakBf16FlopsPerS),
-    given("w_ici_Bps", "B_per_s", 1.8e11, "W_ici: bidirectional ICI bandwidth", kQ4WIciBps),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "C: bf16 FLOPs/s (v5p)",
+         kQ4PeakBf16FlopsPerS),
+    rate("w_ici_Bps", "B_per_s", 1.8e11, "W_ici: bidirectional ICI bandwidth", kQ4WIciBps),
     count("d_model_typical", 8192, "D for the X bound", kQ4DModelTypical),
     text("mesh", "{'X': 4}", "a reference mesh axis (the thresholds do not depend on it)"),
     count("ref_size", 8192, "reference B = D = F the thresholds are scaled from")};
@@ -185,7 +185,10 @@ constexpr Problem kQ4{
           // times.
           MatmulInput mi = matmul_of(in, "X[B, D]", "Y[D_X, F]", n0, n0, n0, "all", W / 2, C);
           const double X0 = static_cast<double>(mi.mesh.sizes.at(0));
-          MatmulAnalysis an = analyze_matmul(mi, &tr);
+          if (X0 < 2)  // one device: no AllReduce, so no X up to which strategy 2 is compute-bound
+            fail("mesh", "the axis X needs at least 2 devices to compare the strategies",
+                 "out_of_range");
+          MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
           const Plan* s1 = find_plan(an, "matmul", "AllGather");
           const Plan* s2 = find_plan(an, "AllReduce");
           tr.note("Strategy 1: " + plan_name_tex(*s1) + ". Strategy 2: " + plan_name_tex(*s2) +

@@ -69,7 +69,7 @@ constexpr Param kPQ0Given[] = {
     dtype_param("dtype", "fp32", "element type"),
     count("size_I", 1024, "global size of I", kPQ0SizeI),
     count("size_J", 4096, "global size of J", kPQ0SizeJ),
-    given("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth (H100)", kPQ0HbmBwBps)};
+    rate("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth (H100)", kPQ0HbmBwBps)};
 constexpr Slot kPQ0Slots[] = {
     number("local_size_I", "count", "local size of I"),
     number("bytes_per_device", "B", "bytes per device"),

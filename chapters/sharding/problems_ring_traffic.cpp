@@ -26,9 +26,9 @@ namespace {
 // Question 10: one ring, six questions.
 constexpr double kQ10Ds[] = {4, 8, 16, 64};
 constexpr Param kQ10Given[] = {
-    count("ring_D", 8, "D: devices in the ring", kQ10Ds),
+    count("ring_D", 8, "D: devices in the ring", kQ10Ds, 2),
     count("matrix_N", 1024, "N: matrix side (cancels)"),
-    given("large_D", "count", 1e6, "a ring size standing in for D -> infinity")};
+    count("large_D", 1e6, "a ring size standing in for D -> infinity", {}, 2, 1e9)};
 constexpr Slot::Var vN{"N", "matrix side", 16, 65536}, vD{"D", "devices in the ring", 2, 256};
 constexpr Slot::Var kQ10ND[] = {vN, vD};
 constexpr Slot::Var kQ10D[] = {vD};

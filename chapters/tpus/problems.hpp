@@ -13,9 +13,10 @@ void add_problems_examples(Registry& r);      // problems_examples.cpp
 void add_problems_questions(Registry& r);     // problems_questions.cpp
 void add_problems_host_offload(Registry& r);  // problems_host_offload.cpp
 
-// TPU counts run up to chip and parameter counts, so their bound is 1e12 rather than core's 1e7.
+// TPU counts run up to chip and parameter counts, so their bound is 1e9 rather than core's 1e7
+// (and a solver may cast one to an int).
 constexpr Param big_count(Text name, double def, Text doc, Variants variants = {}) {
-  return count(name, def, doc, variants, 0, 1e12);
+  return count(name, def, doc, variants, 0, 1e9);
 }
 constexpr Param chip(Text def) { return chip_param(def, "the chip the problem is about"); }
 

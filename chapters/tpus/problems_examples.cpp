@@ -27,10 +27,10 @@ constexpr Param kE1Given[] = {
     big_count("mxu_dim", 128, "side of the systolic array", kE1MxuDim),
     big_count("lhs_rows_per_op", 8, "rows of the LHS block per MXU op"),
     big_count("cycles_per_op", 8, "cycles per MXU op"),
-    given("clock_hz", "per_s", 1.5e9, "clock frequency", kE1ClockHz),
+    rate("clock_hz", "per_s", 1.5e9, "clock frequency", kE1ClockHz),
     big_count("mxus_per_core", 4, "MXUs per TensorCore", kE1MxusPerCore),
     big_count("cores_per_chip", 1, "TensorCores per chip", kE1CoresPerChip),
-    given("int8_speedup", "ratio", 2, "int8 rate over bf16 rate")};
+    ranged("int8_speedup", "ratio", 2, "int8 rate over bf16 rate", 1e-3, 1e3)};
 constexpr Slot kE1Slots[] = {
     number("mxu_flops_per_s", "flop_per_s", "bf16 FLOPs/s of one MXU"),
     number("chip_bf16_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the chip"),
@@ -75,10 +75,10 @@ constexpr Problem kE1{
 constexpr double kE2PeakBf16FlopsPerSPerChip[] = {5e14, 4.59e14};
 constexpr Param kE2Given[] = {
     chip("v5p"), text("pod_shape", "16x20x28", "the pod's torus shape"),
-    given("chips", "chips", 8960, "chips in the pod"),
-    given("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
-    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
-          kE2PeakBf16FlopsPerSPerChip)};
+    sb::chip_count("chips", 8960, "chips in the pod"),
+    rate("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
+    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
+         kE2PeakBf16FlopsPerSPerChip)};
 constexpr Slot kE2Slots[] = {number("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod")};
 constexpr Problem kE2{
     .id = "tpus.E2",
@@ -120,10 +120,10 @@ constexpr double kE3HbmBwBps[] = {8.2e11, 2.8e12, 1.6e12};
 constexpr double kE3VmemToHbmBwRatio[] = {22, 10, 30};
 constexpr Param kE3Given[] = {
     chip("v5e"),
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kE3PeakBf16FlopsPerS),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kE3HbmBwBps),
-    given("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth",
-          kE3VmemToHbmBwRatio)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kE3PeakBf16FlopsPerS),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kE3HbmBwBps),
+    ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth", 1e-3, 1e3,
+           kE3VmemToHbmBwRatio)};
 constexpr Slot kE3Slots[] = {
     number("i_crit_vmem", "flop_per_B", "critical intensity against VMEM")};
 constexpr Problem kE3{
@@ -153,8 +153,8 @@ constexpr Problem kE3{
 constexpr double kE4PcieBwBps[] = {1.6e10, 3.2e10};
 constexpr double kE4HbmBwBps[] = {1.2e12, 8.2e11, 2.8e12};
 constexpr Param kE4Given[] = {
-    chip("v4p"), given("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kE4PcieBwBps),
-    given("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", kE4HbmBwBps)};
+    chip("v4p"), rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kE4PcieBwBps),
+    rate("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", kE4HbmBwBps)};
 constexpr Slot kE4Slots[] = {
     number("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth")};
 constexpr Problem kE4{
@@ -186,11 +186,11 @@ constexpr double kE5HbmBwBps[] = {2.8e12, 2.5e12};
 constexpr double kE5IciBwPerAxisBps[] = {9e10, 1e11};
 constexpr double kE5DcnEgressPerChipBps[] = {6.25e9, 3.125e9, 1.25e10};
 constexpr Param kE5Given[] = {
-    chip("v5p"), given("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth", kE5HbmBwBps),
-    given("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis", kE5IciBwPerAxisBps),
+    chip("v5p"), rate("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth", kE5HbmBwBps),
+    rate("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis", kE5IciBwPerAxisBps),
     big_count("ici_axes_per_chip", 3, "ICI axes per chip"),
-    given("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip",
-          kE5DcnEgressPerChipBps)};
+    rate("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip",
+         kE5DcnEgressPerChipBps)};
 constexpr Slot kE5Slots[] = {number("hbm_to_ici_ratio", "ratio", "HBM / ICI per axis"),
                              number("ici_to_dcn_ratio", "ratio", "ICI per axis / DCN per chip")};
 constexpr Problem kE5{
@@ -293,7 +293,7 @@ constexpr Param kE8Given[] = {chip("v5p"),
                               big_count("vregs_per_core", 64, "VREGs per core", kE8VregsPerCore),
                               big_count("sublanes", 8, "sublanes"),
                               big_count("lanes", 128, "lanes"),
-                              given("bytes_per_word", "B", 4, "bytes per 32-bit word"),
+                              per_param("bytes_per_word", 4, "bytes per 32-bit word"),
                               big_count("cores_per_chip", 2, "cores per chip", kE8CoresPerChip)};
 constexpr Slot kE8Slots[] = {number("vreg_bytes_per_core", "B", "VREG bytes per core"),
                              number("vreg_bytes_per_chip", "B", "VREG bytes per chip")};
@@ -424,9 +424,9 @@ constexpr Param kPQ1Given[] = {
     big_count("lanes", 128, "lanes"),
     big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", kPQ1AlusPerLaneSublane),
     big_count("cores_per_chip", 2, "TensorCores per chip", kPQ1CoresPerChip),
-    given("clock_hz", "per_s", 1.75e9, "clock frequency", kPQ1ClockHz),
-    given("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "MXU bf16 peak of the chip",
-          kPQ1MxuPeakBf16FlopsPerSPerChip)};
+    rate("clock_hz", "per_s", 1.75e9, "clock frequency", kPQ1ClockHz),
+    rate("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "MXU bf16 peak of the chip",
+         kPQ1MxuPeakBf16FlopsPerSPerChip)};
 constexpr Slot kPQ1Slots[] = {
     number("vpu_flops_per_cycle_core", "flop", "VPU FLOPs per cycle, one core"),
     number("vpu_flops_per_s_core", "flop_per_s", "VPU FLOPs/s, one core"),

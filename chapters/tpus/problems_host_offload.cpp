@@ -25,10 +25,10 @@ namespace {
   "but held in host memory. We want all of it on {dest}, multiplied by a bf16[8, 131072] vector. "
 
 constexpr Param kQ6A = text("a", "int8[131072, 131072]", "the offloaded array");
-constexpr Param kQ6ABytes = given("a_bytes", "B", 17179869184.0, "bytes of A");
+constexpr Param kQ6ABytes = memory("a_bytes", 17179869184.0, "bytes of A");
 constexpr Param kQ6Slice = text("slice", "v5e 4x4", "chip and slice shape");
-constexpr Param kQ6NChips = given("n_chips", "chips", 16, "chips in the slice", {}, true);
-constexpr Param kQ6NHosts = given("n_hosts", "count", 2, "hosts serving the slice", {}, true);
+constexpr Param kQ6NChips = sb::chip_count("n_chips", 16, "chips in the slice");
+constexpr Param kQ6NHosts = count("n_hosts", 2, "hosts serving the slice", {}, 1, 1e8);
 constexpr Param kQ6Dest = text("dest", "TPU{0,0}", "the chip that gathers A");
 
 // The shortcut the book's answer takes: "reads 2^34 B (16 GiB) as 16 GB", a binary size called by
@@ -100,7 +100,7 @@ constexpr Param kQ6bGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    given("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6bPcieBwPerChipBps)};
+    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6bPcieBwPerChipBps)};
 constexpr Slot kQ6bSlots[] = {number("bytes_per_chip", "B", "shard bytes"),
                               derived(number("t_pcie", "s", "PCIe load time"), From::Link)};
 constexpr Problem kQ6b{
@@ -139,9 +139,9 @@ constexpr Param kQ6cGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    given("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", {}, false, 1),
+    ranged("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", 1e-6, 1),
     big_count("links_into_dest", 2, "ICI links into the destination", kQ6cLinksIntoDest),
-    given("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6cIciBwOneWayBps)};
+    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6cIciBwOneWayBps)};
 constexpr Slot kQ6cSlots[] = {
     number("bytes_received", "B", "bytes received over ICI"),
     derived(number("t_ici", "s", "gather time (lower bound)"), From::Link),
@@ -200,9 +200,9 @@ constexpr Param kQ6dGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    given("vector_bytes", "B", 2097152, "bytes of the bf16 vector"),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6dHbmBwBps),
-    given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ6dHbmCapacityPerChipB)};
+    memory("vector_bytes", 2097152, "bytes of the bf16 vector"),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6dHbmBwBps),
+    memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip", kQ6dHbmCapacityPerChipB)};
 constexpr Slot kQ6dSlots[] = {
     derived(number("t_hbm", "s", "HBM streaming time"), From::Bytes),
     boolean("a_fits_in_dest_hbm", "does A fit in the destination's HBM?")};
@@ -244,7 +244,7 @@ constexpr Param kQ6eGiven[] = {
     kQ6NHosts,
     kQ6Dest,
     text("vector", "bf16[8, 131072]", "the vector"),
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6ePeakBf16FlopsPerS)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6ePeakBf16FlopsPerS)};
 constexpr Slot kQ6eSlots[] = {number("flops", "flop", "FLOPs"),
                               derived(number("t_flops", "s", "compute time"), From::Flops)};
 constexpr Problem kQ6e{
@@ -292,12 +292,12 @@ constexpr Param kQ6fGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    given("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6fPcieBwPerChipBps),
-    given("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6fIciBwOneWayBps),
+    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6fPcieBwPerChipBps),
+    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6fIciBwOneWayBps),
     big_count("links_into_dest", 2, "ICI links into the destination", kQ6fLinksIntoDest),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6fHbmBwBps),
-    given("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6fPeakBf16FlopsPerS),
-    given("vector_bytes", "B", 2097152, "bytes of the bf16 vector")};
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6fHbmBwBps),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6fPeakBf16FlopsPerS),
+    memory("vector_bytes", 2097152, "bytes of the bf16 vector")};
 constexpr Slot kQ6fSlots[] = {
     derived(number("t_pipelined_lower", "s", "time with full overlap"), From::Link),
     derived(number("t_serial_upper", "s", "time with no overlap"), From::Link)};

@@ -25,12 +25,12 @@ constexpr double kQ1NChips[] = {8, 16, 32, 64};
 constexpr double kQ1HbmBwPerChipBps[] = {1.2e12, 8.2e11};
 constexpr double kQ1HbmCapacityPerChipB[] = {1.6e10, 3.2e10, 9.6e10};
 constexpr Param kQ1Given[] = {
-    given("n_params", "count", 2e11, "parameters", kQ1NParams),
-    given("bytes_per_param", "B", 2, "bytes per parameter", kQ1BytesPerParam),
-    given("n_chips", "chips", 32, "chips sharing the weights", kQ1NChips, true),
+    param_count("n_params", 2e11, "parameters", kQ1NParams),
+    per_param("bytes_per_param", 2, "bytes per parameter", kQ1BytesPerParam),
+    sb::chip_count("n_chips", 32, "chips sharing the weights", kQ1NChips),
     chip("v4p"),
-    given("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip", kQ1HbmBwPerChipBps),
-    given("hbm_capacity_per_chip_B", "B", 3.2e10, "HBM per chip", kQ1HbmCapacityPerChipB)};
+    rate("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip", kQ1HbmBwPerChipBps),
+    memory("hbm_capacity_per_chip_B", 3.2e10, "HBM per chip", kQ1HbmCapacityPerChipB)};
 constexpr Slot kQ1Slots[] = {number("total_bytes", "B", "weight bytes"),
                              number("bytes_per_chip", "B", "bytes per chip"),
                              derived(number("t_load", "s", "time to read them once"), From::Bytes),
@@ -123,8 +123,8 @@ constexpr Param kQ2aGiven[] = {
     text("pod_shape", "16x16", "slice shape"),
     text("host_shape", "4x2", "chips per host as a shape"),
     big_count("cores_per_chip", 1, "TensorCores per chip", kQ2CoresPerChip),
-    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip", kQ2aPeaks),
-    given("hbm_capacity_per_chip_B", "B", 1.6e10, "HBM per chip", kQ2aHbm)};
+    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip", kQ2aPeaks),
+    memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip", kQ2aHbm)};
 // The slots of both parts, which differ only in the tolerance of the HBM total.
 constexpr Slot kQ2Chips = number("chips", "chips", "chips");
 constexpr Slot kQ2Hosts = number("hosts", "count", "hosts");
@@ -139,8 +139,8 @@ constexpr Param kQ2bGiven[] = {
     text("pod_shape", "16x20x28", "slice shape"),
     text("host_shape", "2x2x1", "chips per host as a shape"),
     big_count("cores_per_chip", 2, "TensorCores per chip", kQ2CoresPerChip),
-    given("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip", kQ2bPeaks),
-    given("hbm_capacity_per_chip_B", "B", 9.6e10, "HBM per chip", kQ2bHbm)};
+    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip", kQ2bPeaks),
+    memory("hbm_capacity_per_chip_B", 9.6e10, "HBM per chip", kQ2bHbm)};
 constexpr Slot kQ2bSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
                               number("pod_hbm", "B", "total HBM", 0.02)};
 
@@ -150,12 +150,12 @@ constexpr double kQ3PcieBwBps[] = {1.6e10, 3.2e10};
 constexpr double kQ3FOverD[] = {2, 4, 8};
 constexpr Param kQ3Given[] = {
     chip("v6e"),
-    given("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak", kQ3PeakBf16FlopsPerS),
-    given("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kQ3PcieBwBps),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak", kQ3PeakBf16FlopsPerS),
+    rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kQ3PcieBwBps),
     text("a", "bf16[D, F]", "weights"),
     text("x", "bf16[B, D]", "activations"),
     text("out", "bf16[B, F]", "output"),
-    given("f_over_d", "ratio", 4, "F / D", kQ3FOverD),
+    ranged("f_over_d", "ratio", 4, "F / D", 1e-3, 1e3, kQ3FOverD),
     text("assumption", "B << D", "regime")};
 constexpr Slot kQ3Slots[] = {
     number("b_crit", "tokens", "critical batch (weight traffic only)"),
@@ -209,9 +209,9 @@ constexpr Param kQ4aGiven[] = {
     text("out", "int8[B, 16384]", "output"),
     big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
     big_count("f_out", 16384, "output dimension F", kQ4FOut),
-    given("bytes_per_elem", "B", 1, "bytes per element", kQ4BytesPerElem),
-    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm)};
+    per_param("bytes_per_elem", 1, "bytes per element", kQ4BytesPerElem),
+    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm)};
 constexpr Param kQ4bGiven[] = {
     chip("v5e"),
     text("w", "int8[16384, 4096]", "weights"),
@@ -219,10 +219,11 @@ constexpr Param kQ4bGiven[] = {
     text("out", "int8[B, 16384]", "output"),
     big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
     big_count("f_out", 16384, "output dimension F", kQ4FOut),
-    given("bytes_per_elem", "B", 1, "bytes per element", kQ4BytesPerElem),
-    given("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
-    given("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm),
-    given("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", kQ4VmemRatios)};
+    per_param("bytes_per_elem", 1, "bytes per element", kQ4BytesPerElem),
+    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm),
+    ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", 1e-3, 1e3,
+           kQ4VmemRatios)};
 constexpr Slot kQ4aSlots[] = {
     number("flops_per_token", "flop", "FLOPs per token"),
     number("weight_bytes", "B", "weight bytes"),
@@ -326,7 +327,7 @@ constexpr Param kQ5Src = text("src", "(0,0)", "sending chip");
 constexpr Param kQ5Dst = text("dst", "(3,3)", "receiving chip");
 constexpr double kQ5HopLatencies[] = {1e-6, 2e-6};
 constexpr Param kQ5HopLatency =
-    given("hop_latency_s", "s", 1e-6, "latency per hop", kQ5HopLatencies);
+    ranged("hop_latency_s", "s", 1e-6, "latency per hop", 1e-12, 1, kQ5HopLatencies);
 constexpr double kQ5BytesPerElem[] = {1, 2, 4};
 constexpr double kQ5LinkBw[] = {4.5e10, 9e10};
 constexpr double kQ5Ports[] = {1, 2};
@@ -338,8 +339,8 @@ constexpr Param kQ5bGiven[] = {
     kQ5Src,
     kQ5Dst,
     text("array", "bf16[8, 128, 8192]", "the array sent"),
-    given("bytes_per_elem", "B", 2, "bytes per element", kQ5BytesPerElem),
-    given("link_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way bandwidth per link", kQ5LinkBw),
+    per_param("bytes_per_elem", 2, "bytes per element", kQ5BytesPerElem),
+    rate("link_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way bandwidth per link", kQ5LinkBw),
     big_count("ports_used", 2, "outgoing links carrying a share", kQ5Ports),
     kQ5HopLatency};
 constexpr Slot kQ5aSlots[] = {measures(number("hops", "count", "hops"), Quantity::Hops),
