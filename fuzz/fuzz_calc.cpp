@@ -9,9 +9,7 @@
 // field naming one of the request's inputs. Anything else is a finding: libFuzzer saves the input.
 // With SB_FUZZ_REPORT=1 in the environment, findings are printed once per (calculator or problem,
 // place) with the request, and the run goes on (SB_FUZZ_SKIP=a,b leaves out a and b, to look past
-// a sanitizer report that stops the run). No finding is tolerated: the chapters' lists of known
-// ones (issue 10) are empty, so SB_FUZZ_STRICT=1, which scripts/fuzz-report.sh still sets, changes
-// nothing.
+// a sanitizer report that stops the run). No finding is tolerated.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
