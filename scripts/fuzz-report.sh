@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lists what fuzz_calc finds in SECONDS (default 600) every finding: every
+# Lists what fuzz_calc finds in SECONDS (default 600): every
 # calculator or problem with a NaN, inf or null result, or an error naming no input, once per
 # place with the request that shows it; a sanitizer report (which stops a run) is recorded with its
 # request and that calculator or problem is left out of the rest of the run. Written to
