@@ -58,14 +58,15 @@ constexpr Problem kE1{
 };
 
 constexpr Param kE2Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    chip_param("v5e", "the chip"),
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"), "peak_flops_bf16"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot kE2Slots[] = {number("i_crit", "flop_per_B", "critical intensity")};
 constexpr Problem kE2{
     .id = "roofline.E2",
-    .title = "v5e MXU critical intensity versus HBM",
+    .title = "MXU critical intensity versus HBM",
     .statement =
-        "A TPU v5e peaks at {peak_bf16_flops_per_s} in bf16 and reads HBM at "
+        "A {chip} peaks at {peak_bf16_flops_per_s} in bf16 and reads HBM at "
         "{hbm_bw_Bps}. How many FLOPs must an operation do per byte it loads to keep "
         "the MXU busy?",
     .kind = "numeric",
@@ -81,14 +82,12 @@ constexpr Problem kE2{
 };
 
 constexpr double kE3SampleN[] = {128, 4096, 65536, 1000000};
-constexpr double kE3V5pVpuFlopsPerSPerCore[] = {7e12, 1.4e13};
-constexpr double kE3V5pHbmBwBps[] = {2.8e12};
 constexpr Param kE3Given[] = {
     elem_bytes(2, "bytes per element (bf16)"),
-    count("sample_n", 1024, "N to evaluate at", kE3SampleN),
-    rate("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core",
-         kE3V5pVpuFlopsPerSPerCore),
-    rate("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "v5p HBM bandwidth", kE3V5pHbmBwBps)};
+    count("sample_n", 1024, "N to evaluate at", kE3SampleN), chip_param("v5p", "the chip"),
+    chip_spec(rate("v5p_vpu_flops_per_s_per_core", "flop_per_s", 7e12, "VPU FLOPs/s, one core"),
+              "vpu_flops_per_core"),
+    chip_spec(rate("v5p_hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot kE3Slots[] = {
     number("intensity_limit", "flop_per_B", "intensity as N grows"),
     number("intensity_at_sample_n", "flop_per_B", "intensity at the sample N"),
@@ -102,8 +101,8 @@ constexpr Problem kE3{
     .statement =
         "x and y are bf16 vectors of length N ({bytes_per_elem} per element); their "
         "dot product is a bf16 scalar. What is its arithmetic intensity as a "
-        "function of N, its value at N = {sample_n} and its limit for large N? A v5p "
-        "core's VPU does {v5p_vpu_flops_per_s_per_core} against {v5p_hbm_bw_Bps} of "
+        "function of N, its value at N = {sample_n} and its limit for large N? A "
+        "{chip} core's VPU does {v5p_vpu_flops_per_s_per_core} against {v5p_hbm_bw_Bps} of "
         "HBM: is the dot product compute-bound?",
     .kind = "formula",
     .given = kE3Given,
@@ -135,14 +134,11 @@ constexpr Problem kE3{
     .hint = "Count the scalar output too; then let N grow.",
 };
 
-constexpr double kE4GpuPeakBf16FlopsPerS[] = {9.89e14, 2.25e15};
-constexpr double kE4GpuHbmBwBps[] = {3.35e12, 8e12};
 constexpr Param kE4Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "v5e bf16 peak", kPeaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "v5e HBM bandwidth", kHbm),
-    rate("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak",
-         kE4GpuPeakBf16FlopsPerS),
-    rate("gpu_hbm_bw_Bps", "B_per_s", 3.35e12, "H100 HBM bandwidth", kE4GpuHbmBwBps)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "v5e bf16 peak"),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "v5e HBM bandwidth"),
+    rate("gpu_peak_bf16_flops_per_s", "flop_per_s", 9.89e14, "H100 dense bf16 peak"),
+    rate("gpu_hbm_bw_Bps", "B_per_s", 3.35e12, "H100 HBM bandwidth")};
 constexpr Slot kE4Slots[] = {number("b_crit_v5e", "tokens", "critical batch on v5e"),
                              number("b_crit_gpu", "tokens", "critical batch on the GPU")};
 constexpr Problem kE4{
@@ -216,11 +212,11 @@ constexpr Problem kE5{
         },
 };
 
-constexpr double kE6LinkBwOneWayBps[] = {4.5e10, 9e10, 1e11, 1.6e10};
 constexpr Param kE6Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak per chip", kPeaks),
-    rate("link_bw_one_way_Bps", "B_per_s", 4.5e10, "link bandwidth, one direction",
-         kE6LinkBwOneWayBps)};
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak per chip"),
+              "peak_flops_bf16"),
+    chip_spec(rate("link_bw_one_way_Bps", "B_per_s", 4.5e10, "link bandwidth, one direction"),
+              "ici_bw_oneway")};
 constexpr Slot::Hint kE6DCritHints[] = {
     {2,
      "Off by 2: each chip holds only D/2 of the contraction (intensity "

@@ -106,11 +106,10 @@ constexpr Problem kQ1b{
         },
 };
 
-constexpr double kQ1cPeakInt8OpsPerS[] = {3.94e14, 9.18e14, 1.84e15};
 constexpr Param kQ1cGiven[] = {
-    elem_bytes(1, "bytes per element (int8)"),
-    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ1cPeakInt8OpsPerS),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    elem_bytes(1, "bytes per element (int8)"), chip_param("v5e", "the chip"),
+    chip_spec(rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak"), "peak_flops_int8"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot::Hint kQ1cBCritHints[] = {
     {2,
      "With 1-byte weights I ~ 2BDF / DF = 2B: the batch only has to "
@@ -121,7 +120,7 @@ constexpr Problem kQ1c{
     .id = "roofline.Q1.c",
     .title = "int8 matmul intensity and critical batch",
     .statement =
-        "The same all-int8 matmul ({bytes_per_elem} per element) runs on a TPU v5e "
+        "The same all-int8 matmul ({bytes_per_elem} per element) runs on a {chip} "
         "whose int8 rate is {peak_int8_ops_per_s} (OPs/s) and whose HBM moves "
         "{hbm_bw_Bps}. "
         "What is the chip's critical intensity for int8, and above which batch B "
@@ -145,11 +144,10 @@ constexpr Problem kQ1c{
         },
 };
 
-constexpr double kQ1dPeakInt8OpsPerS[] = {3.94e14, 9.18e14, 1.84e15};
 constexpr Param kQ1dGiven[] = {
     elem_bytes(1, "bytes per element (int8)"),
-    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak P", kQ1dPeakInt8OpsPerS),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth W", kHbm),
+    chip_spec(rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak P"), "peak_flops_int8"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth W"), "hbm_bw"),
     kSampleB,
     kSampleD,
     kSampleF};
@@ -204,8 +202,8 @@ constexpr Problem kQ1d{
 
 constexpr Param kQ2Given[] = {
     dtype_param("dtype_w", "int8", "storage type of the weights"),
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm)};
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"), "peak_flops_bf16"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot kQ2Slots[] = {number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ2{
     .id = "roofline.Q2",
@@ -242,8 +240,8 @@ constexpr Problem kQ2{
 };
 
 constexpr Param kQ3Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kPeaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kHbm),
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"), "peak_flops_bf16"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw"),
     count("d_f_large", 4096, "D = F, the larger shape"),
     count("d_f_small", 1024, "D = F, the smaller shape"),
     num("b_min", "count", 1, "smallest batch (tokens) on the curve", 1, 1e6, true),
@@ -379,22 +377,25 @@ constexpr Problem kQ4{
         },
 };
 
-constexpr double kQ5PeakBf16SparseFlopsPerS[] = {1.979e15, 4.5e15};
-constexpr double kQ5SparsityFactor[] = {2};
-constexpr double kQ5HbmBwBps[] = {3.35e12, 8e12};
+// The GPU's name and its spec-sheet figures vary together (one real GPU per variant): the
+// sparse bf16 peak is twice the dense figure of data/chips.json.
+constexpr Text kQ5Gpus[] = {"H100 SXM", "H200", "B200"};
+constexpr double kQ5PeakBf16SparseFlopsPerS[] = {1.979e15, 1.979e15, 4.5e15};
+constexpr double kQ5HbmBwBps[] = {3.35e12, 4.8e12, 8e12};
 constexpr Param kQ5Given[] = {
-    rate("peak_bf16_sparse_flops_per_s", "flop_per_s", 1.979e15,
-         "spec-sheet bf16 peak (with sparsity)", kQ5PeakBf16SparseFlopsPerS),
-    ranged("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", 1, 1e3,
-           kQ5SparsityFactor),
-    rate("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", kQ5HbmBwBps)};
+    linked(with_texts(text("gpu", "H100 SXM", "the GPU"), kQ5Gpus), "gpu"),
+    linked(rate("peak_bf16_sparse_flops_per_s", "flop_per_s", 1.979e15,
+                "spec-sheet bf16 peak (with sparsity)", kQ5PeakBf16SparseFlopsPerS),
+           "gpu"),
+    ranged("sparsity_factor", "ratio", 2, "factor the sparse figure assumes", 1, 1e3),
+    linked(rate("hbm_bw_Bps", "B_per_s", 3.35e12, "HBM bandwidth", kQ5HbmBwBps), "gpu")};
 constexpr Slot kQ5Slots[] = {number("peak_dense", "flop_per_s", "dense bf16 peak"),
                              number("b_crit", "tokens", "critical batch")};
 constexpr Problem kQ5{
     .id = "roofline.Q5",
-    .title = "H100 critical batch for bf16 matmul",
+    .title = "GPU critical batch for bf16 matmul",
     .statement =
-        "NVIDIA's spec sheet gives the H100 SXM {peak_bf16_sparse_flops_per_s} of "
+        "NVIDIA's spec sheet gives the {gpu} {peak_bf16_sparse_flops_per_s} of "
         "bf16, a figure that assumes structured sparsity worth a factor of "
         "{sparsity_factor}; its HBM moves {hbm_bw_Bps}. What is the dense peak, and "
         "above which batch is an all-bf16 matmul (B much smaller than D and F) "

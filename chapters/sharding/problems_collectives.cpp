@@ -109,15 +109,18 @@ constexpr Param kPQ2bGiven[] = {kPQ2Chip,
 // Question 2: gathers on a v4p 4x4x4 cube, and the free reshard onto the idle Z axis.
 constexpr double kQ2Bs[] = {512, 1024, 4096};
 constexpr double kQ2Ds[] = {2048, 4096, 8192};
-constexpr double kQ2WIcis[] = {9e10, 1.8e11};
 constexpr Param kQ2Given[] = {
     chip_param("v4p", "chip (its wraparound rule)"),
     text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
-    text("sharding", "[B_X, D_Y]", "the array"),
-    kBf16,
+    text("sharding", "[B_X, D_Y]", "the array"), kBf16,
     count("size_B", 1024, "global size of B", kQ2Bs),
     count("size_D", 4096, "global size of D", kQ2Ds),
-    rate("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link", kQ2WIcis),
+    chip_spec(rate("w_ici_Bps", "B_per_s", 9e10, "bidirectional ICI bandwidth per link"),
+              "ici_bw_bidi"),
+    // The chip's wraparound rule, as a spec: a variant draws a chip of a 3-D torus (a cube).
+    chip_spec(
+        count("wrap_all_axes_multiple_of", 4, "the torus wraps when every axis is a multiple of"),
+        "wrap_if_all_axes_multiple_of"),
     kTMin};
 struct Q2 {
   Mesh m;
@@ -290,7 +293,7 @@ constexpr Slot kQ2aSlots[] = {
             From::Link)};
 constexpr Problem kQ2a{
     .id = "sharding.Q2.a",
-    .title = "AllGather over one v4p axis",
+    .title = "AllGather over one cube axis",
     .statement =
         "On a {chip} cube {mesh}, gather {sharding} ({dtype}, B = {size_B}, D = "
         "{size_D}) "
@@ -329,7 +332,7 @@ constexpr Slot kQ2bSlots[] = {
             From::Link)};
 constexpr Problem kQ2b{
     .id = "sharding.Q2.b",
-    .title = "AllGather over two v4p axes",
+    .title = "AllGather over two cube axes",
     .statement =
         "On the same {chip} cube {mesh}, gather {sharding} over both X and Y. How many "
         "bytes are gathered, how long does it take, what is the latency floor, and how "
@@ -436,13 +439,13 @@ constexpr Problem kQ3{
 };
 
 constexpr double kEX6TotalBytesAllDevicesB[] = {2.68e8, 1.07e9, 4.29e9};
-constexpr double kEX6WIciBps[] = {9e10, 1.8e11};
 constexpr double kEX6FootnoteRingSize[] = {4, 8, 16};
 constexpr Param kEX6Given[] = {
     text("mesh", "4x4x4", "the torus (wraps on every axis)"),
     memory("total_bytes_all_devices_B", 1073741824, "V: the array summed over all devices",
            kEX6TotalBytesAllDevicesB),
-    rate("w_ici_Bps", "B_per_s", 1.8e11, "bidirectional ICI bandwidth per link", kEX6WIciBps),
+    chip_spec(rate("w_ici_Bps", "B_per_s", 1.8e11, "bidirectional ICI bandwidth per link"),
+              "ici_bw_bidi"),
     count("footnote_ring_size", 8, "even ring size for the chunk count", kEX6FootnoteRingSize)};
 constexpr Slot kEX6Slots[] = {
     number("a2a_to_allgather_ratio_1d", "ratio", "1-D AllToAll / AllGather"),

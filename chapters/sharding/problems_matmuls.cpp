@@ -40,14 +40,17 @@ constexpr Slot::Var kQ4Comms2[] = {
     {"B", "batch", 1, 1e5}, {"F", "output dim", 128, 65536}, {"W", "W_ici, B/s", 1e10, 1e12}};
 
 // Question 6: three layouts of the same matmul on a v5e 4x4.
-constexpr double kQ6Peaks[] = {1.97e14, 9.2e14};
-constexpr double kQ6WUnis[] = {4.5e10, 9e10};
 constexpr Param kQ6Chip = chip_param("v5e", "chip (its wraparound rule)");
 constexpr Param kQ6Mesh = text("mesh", "{'X': 4, 'Y': 4}", "the mesh");
-constexpr Param kQ6Peak =
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s", kQ6Peaks);
+constexpr Param kQ6Peak = chip_spec(
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "C: bf16 FLOPs/s"), "peak_flops_bf16");
 constexpr Param kQ6WUni =
-    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth", kQ6WUnis);
+    chip_spec(rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI link bandwidth"), "ici_bw_oneway");
+// The chip's wraparound rule, as a spec: a variant draws a chip of a 2-D torus, whose axes of 4
+// do not wrap (as the statements say).
+constexpr Param kQ6Wrap =
+    chip_spec(count("wrap_axis_length", 16, "an axis of the torus wraps when its length is"),
+              "wrap_if_axis_length");
 constexpr Param kQ6I = count("size_I", 8192, "reference I (answers are per unit)");
 constexpr Param kQ6J = count("size_J", 8192, "reference J (answers are per unit)");
 constexpr Param kQ6K = count("size_K", 8192, "reference K (answers are per unit)");
@@ -57,6 +60,7 @@ constexpr Param kQ6aGiven[] = {kQ6Chip,
                                text("sharding_B", "B[J_Y, K]", "sharding of B"),
                                kQ6Peak,
                                kQ6WUni,
+                               kQ6Wrap,
                                kQ6I,
                                kQ6J,
                                kQ6K};
@@ -66,6 +70,7 @@ constexpr Param kQ6bGiven[] = {kQ6Chip,
                                text("sharding_B", "B[J_X, K_Y]", "sharding of B"),
                                kQ6Peak,
                                kQ6WUni,
+                               kQ6Wrap,
                                kQ6I,
                                kQ6J,
                                kQ6K};
@@ -75,6 +80,7 @@ constexpr Param kQ6cGiven[] = {kQ6Chip,
                                text("sharding_B", "B[J, K_Y]", "sharding of B"),
                                kQ6Peak,
                                kQ6WUni,
+                               kQ6Wrap,
                                kQ6I,
                                kQ6J,
                                kQ6K};
@@ -113,13 +119,12 @@ constexpr Slot::Var vIJK[] = {
     {"K", "cols of B", 128, 65536},   {"X", "mesh axis X size", 2, 16},
     {"Y", "mesh axis Y size", 2, 16}, {"C", "bf16 FLOPs/s", 1e14, 3e15}};
 
-constexpr double kQ4PeakBf16FlopsPerS[] = {1.97e14, 2.75e14, 4.59e14};
-constexpr double kQ4WIciBps[] = {9e10, 1.8e11};
 constexpr double kQ4DModelTypical[] = {4096, 8192, 16384};
 constexpr Param kQ4Given[] = {
-    rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "C: bf16 FLOPs/s (v5p)",
-         kQ4PeakBf16FlopsPerS),
-    rate("w_ici_Bps", "B_per_s", 1.8e11, "W_ici: bidirectional ICI bandwidth", kQ4WIciBps),
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 4.59e14, "C: bf16 FLOPs/s"),
+              "peak_flops_bf16"),
+    chip_spec(rate("w_ici_Bps", "B_per_s", 1.8e11, "W_ici: bidirectional ICI bandwidth"),
+              "ici_bw_bidi"),
     count("d_model_typical", 8192, "D for the X bound", kQ4DModelTypical),
     text("mesh", "{'X': 4}", "a reference mesh axis (the thresholds do not depend on it)"),
     count("ref_size", 8192, "reference B = D = F the thresholds are scaled from")};

@@ -62,14 +62,14 @@ constexpr Problem kEX1{
 
 constexpr double kPQ0SizeI[] = {512, 1024, 2048};
 constexpr double kPQ0SizeJ[] = {2048, 4096, 8192};
-constexpr double kPQ0HbmBwBps[] = {3.35e12, 4.8e12};
 constexpr Param kPQ0Given[] = {
     text("mesh", "{'X': 8, 'Y': 2}", "the device mesh"),
     text("sharding", "A[I_{XY}, J]", "how A is sharded"),
     dtype_param("dtype", "fp32", "element type"),
     count("size_I", 1024, "global size of I", kPQ0SizeI),
     count("size_J", 4096, "global size of J", kPQ0SizeJ),
-    rate("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth (H100)", kPQ0HbmBwBps)};
+    chip_param("h100", "the GPU"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 3.4e12, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot kPQ0Slots[] = {
     number("local_size_I", "count", "local size of I"),
     number("bytes_per_device", "B", "bytes per device"),
@@ -79,7 +79,7 @@ constexpr Problem kPQ0{
     .title = "Per-device bytes and HBM load time",
     .statement =
         "An fp32 array A of shape ({size_I}, {size_J}) is sharded as {sharding} over the "
-        "mesh {mesh} of GPUs. How many bytes does each device hold, and how long does "
+        "mesh {mesh} of {chip} GPUs. How many bytes does each device hold, and how long does "
         "reading them from HBM take at {hbm_bw_Bps}?",
     .kind = "numeric",
     .given = kPQ0Given,

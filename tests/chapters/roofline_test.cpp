@@ -681,7 +681,8 @@ TEST(RooflineProblems, VariantsSolve) {
   for (const auto& p : sb::Registry::get().problems()) {
     if (p.chapter != "roofline") continue;
     bool variable = false;
-    for (const auto& g : p.given) variable = variable || !g.variants.empty();
+    for (const auto& g : p.given)
+      variable = variable || !g.variants.empty() || !g.chip_spec.empty();
     if (!variable) continue;
     for (int seed = 1; seed <= 6; ++seed) {
       const json v = sb::api::handle(json{{"op", "variant"}, {"id", p.id}, {"seed", seed}});
