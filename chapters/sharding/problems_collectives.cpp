@@ -81,14 +81,18 @@ void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
 // Pop Quiz 2's two parts: the same inputs but the array's size.
 constexpr double kPQ2Es[] = {256, 1024, 2048, 4096};
 constexpr double kPQ2Fs[] = {256, 2048, 8192};
-constexpr double kPQ2WUnis[] = {4.5e10, 9e10};
 constexpr double kOneMicrosecond[] = {1e-6};
 constexpr Param kPQ2Chip = chip_param("v5e", "chip (its wraparound rule)");
 constexpr Param kPQ2Mesh = text("mesh", "{'X': 8, 'Y': 4}", "the mesh");
 constexpr Param kPQ2Sharding = text("sharding", "A[E_Y, F]", "the array before the gather");
 constexpr Param kBf16 = dtype_param("dtype", "bf16", "element type");
 constexpr Param kPQ2WUni =
-    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth", kPQ2WUnis);
+    chip_spec(rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way link bandwidth"), "ici_bw_oneway");
+// The chip's wraparound rule, as a spec: a variant draws a chip of a 2-D torus, whose axes of 8
+// and 4 do not wrap, as on the book's v5e.
+constexpr Param kPQ2Wrap =
+    chip_spec(count("wrap_axis_length", 16, "an axis of the torus wraps when its length is"),
+              "wrap_if_axis_length");
 constexpr Param kTMin = ranged("t_min_s", "s", 1e-6, "per-hop latency", 1e-12, 1, kOneMicrosecond);
 constexpr Param kPQ2aGiven[] = {kPQ2Chip,
                                 kPQ2Mesh,
@@ -97,6 +101,7 @@ constexpr Param kPQ2aGiven[] = {kPQ2Chip,
                                 count("size_E", 2048, "global size of E", kPQ2Es),
                                 count("size_F", 8192, "global size of F", kPQ2Fs),
                                 kPQ2WUni,
+                                kPQ2Wrap,
                                 kTMin};
 constexpr Param kPQ2bGiven[] = {kPQ2Chip,
                                 kPQ2Mesh,
@@ -105,6 +110,7 @@ constexpr Param kPQ2bGiven[] = {kPQ2Chip,
                                 count("size_E", 256, "global size of E", kPQ2Es),
                                 count("size_F", 256, "global size of F", kPQ2Fs),
                                 kPQ2WUni,
+                                kPQ2Wrap,
                                 kTMin};
 // Question 2: gathers on a v4p 4x4x4 cube, and the free reshard onto the idle Z axis.
 constexpr double kQ2Bs[] = {512, 1024, 4096};
@@ -385,15 +391,17 @@ constexpr Problem kQ2c{
 };
 
 constexpr double kQ3SizeB[] = {64, 128, 512};
-constexpr double kQ3WUniBps[] = {4.5e10, 9e10};
 constexpr double kQ3TMinS[] = {1e-6};
 constexpr Param kQ3Given[] = {
     chip_param("v4p", "chip (its wraparound rule)"),
     text("mesh", "Mesh({'X': 4, 'Y': 4, 'Z': 4})", "the mesh"),
-    text("sharding", "[B_X]", "the vector"),
-    dtype_param("dtype", "bf16", "element type"),
+    text("sharding", "[B_X]", "the vector"), dtype_param("dtype", "bf16", "element type"),
     count("size_B", 128, "length of the vector", kQ3SizeB),
-    rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI bandwidth", kQ3WUniBps),
+    chip_spec(rate("w_uni_Bps", "B_per_s", 4.5e10, "one-way ICI bandwidth"), "ici_bw_oneway"),
+    // The chip's wraparound rule, as a spec: a variant draws a chip of a 3-D torus (a cube).
+    chip_spec(
+        count("wrap_all_axes_multiple_of", 4, "the torus wraps when every axis is a multiple of"),
+        "wrap_if_all_axes_multiple_of"),
     ranged("t_min_s", "s", 1e-6, "per-hop latency", 1e-12, 1, kQ3TMinS)};
 constexpr Slot::Hint kQ3TTotalSHints[] = {{1.5, kHintWrappedHops}};
 constexpr Slot kQ3Slots[] = {number("total_bytes", "B", "bytes of the gathered vector"),
