@@ -18,19 +18,17 @@
 namespace sb::tpus {
 namespace {
 
-constexpr double kE1MxuDim[] = {128, 256};
-constexpr double kE1ClockHz[] = {1.5e9, 1.75e9, 1.05e9};
-constexpr double kE1MxusPerCore[] = {2, 4};
-constexpr double kE1CoresPerChip[] = {1, 2};
+// The chip figures vary together: a variant draws one real chip (v4p, v5p or v5e).
 constexpr Param kE1Given[] = {
     chip("v5e"),
-    big_count("mxu_dim", 128, "side of the systolic array", kE1MxuDim),
+    chip_spec(big_count("mxu_dim", 128, "side of the systolic array"), "mxu_size"),
     big_count("lhs_rows_per_op", 8, "rows of the LHS block per MXU op"),
     big_count("cycles_per_op", 8, "cycles per MXU op"),
-    rate("clock_hz", "per_s", 1.5e9, "clock frequency", kE1ClockHz),
-    big_count("mxus_per_core", 4, "MXUs per TensorCore", kE1MxusPerCore),
-    big_count("cores_per_chip", 1, "TensorCores per chip", kE1CoresPerChip),
-    ranged("int8_speedup", "ratio", 2, "int8 rate over bf16 rate", 1e-3, 1e3)};
+    chip_spec(rate("clock_hz", "per_s", 1.5e9, "clock frequency"), "clock_hz"),
+    chip_spec(big_count("mxus_per_core", 4, "MXUs per TensorCore"), "mxus_per_core"),
+    chip_spec(big_count("cores_per_chip", 1, "TensorCores per chip"), "cores_per_chip"),
+    chip_spec(ranged("int8_speedup", "ratio", 2, "int8 rate over bf16 rate", 1e-3, 1e3),
+              "peak_flops_int8/peak_flops_bf16")};
 constexpr Slot kE1Slots[] = {
     number("mxu_flops_per_s", "flop_per_s", "bf16 FLOPs/s of one MXU"),
     number("chip_bf16_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the chip"),
@@ -115,15 +113,14 @@ constexpr Problem kE2{
         },
 };
 
-constexpr double kE3PeakBf16FlopsPerS[] = {1.97e14, 4.59e14, 9.2e14};
-constexpr double kE3HbmBwBps[] = {8.2e11, 2.8e12, 1.6e12};
-constexpr double kE3VmemToHbmBwRatio[] = {22, 10, 30};
+// The chip figures vary together: a variant draws one real chip with a VMEM bandwidth (v5p).
 constexpr Param kE3Given[] = {
     chip("v5e"),
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kE3PeakBf16FlopsPerS),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kE3HbmBwBps),
-    ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth", 1e-3, 1e3,
-           kE3VmemToHbmBwRatio)};
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"), "peak_flops_bf16"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw"),
+    chip_spec(
+        ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM bandwidth over HBM bandwidth", 1e-3, 1e3),
+        "vmem_bw/hbm_bw")};
 constexpr Slot kE3Slots[] = {
     number("i_crit_vmem", "flop_per_B", "critical intensity against VMEM")};
 constexpr Problem kE3{
@@ -150,11 +147,10 @@ constexpr Problem kE3{
         },
 };
 
-constexpr double kE4PcieBwBps[] = {1.6e10, 3.2e10};
-constexpr double kE4HbmBwBps[] = {1.2e12, 8.2e11, 2.8e12};
 constexpr Param kE4Given[] = {
-    chip("v4p"), rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kE4PcieBwBps),
-    rate("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth", kE4HbmBwBps)};
+    chip("v4p"),
+    chip_spec(rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip"), "pcie_bw"),
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 1.2e12, "HBM bandwidth"), "hbm_bw")};
 constexpr Slot kE4Slots[] = {
     number("hbm_to_pcie_ratio", "ratio", "HBM bandwidth / PCIe bandwidth")};
 constexpr Problem kE4{
@@ -182,15 +178,12 @@ constexpr Problem kE4{
     .hint = "The book calls it close to 100x; the table figures give the exact ratio.",
 };
 
-constexpr double kE5HbmBwBps[] = {2.8e12, 2.5e12};
-constexpr double kE5IciBwPerAxisBps[] = {9e10, 1e11};
-constexpr double kE5DcnEgressPerChipBps[] = {6.25e9, 3.125e9, 1.25e10};
 constexpr Param kE5Given[] = {
-    chip("v5p"), rate("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth", kE5HbmBwBps),
-    rate("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis", kE5IciBwPerAxisBps),
-    big_count("ici_axes_per_chip", 3, "ICI axes per chip"),
-    rate("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip",
-         kE5DcnEgressPerChipBps)};
+    chip("v5p"), chip_spec(rate("hbm_bw_Bps", "B_per_s", 2.8e12, "HBM bandwidth"), "hbm_bw"),
+    chip_spec(rate("ici_bw_per_axis_Bps", "B_per_s", 9e10, "ICI bandwidth per axis"),
+              "ici_bw_oneway"),
+    chip_spec(big_count("ici_axes_per_chip", 3, "ICI axes per chip"), "torus_dims"),
+    chip_spec(rate("dcn_egress_per_chip_Bps", "B_per_s", 6.25e9, "DCN egress per chip"), "dcn_bw")};
 constexpr Slot kE5Slots[] = {number("hbm_to_ici_ratio", "ratio", "HBM / ICI per axis"),
                              number("ici_to_dcn_ratio", "ratio", "ICI per axis / DCN per chip")};
 constexpr Problem kE5{
@@ -375,14 +368,12 @@ constexpr Problem kE9{
         },
 };
 
-constexpr double kE10Sublanes[] = {8, 16};
-constexpr double kE10AlusPerLaneSublane[] = {2, 4};
-constexpr double kE10MxuDim[] = {128, 256};
-constexpr Param kE10Given[] = {
-    chip("v5p"), big_count("sublanes", 8, "sublanes", kE10Sublanes),
-    big_count("lanes", 128, "lanes"),
-    big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", kE10AlusPerLaneSublane),
-    big_count("mxu_dim", 128, "MXU side", kE10MxuDim)};
+// Chip figures only, and every chip of the tables that states them all (v5p, v5e) has the book's
+// values: no variant could change anything, so there are none.
+constexpr Param kE10Given[] = {chip("v5p"), big_count("sublanes", 8, "sublanes"),
+                               big_count("lanes", 128, "lanes"),
+                               big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)"),
+                               big_count("mxu_dim", 128, "MXU side")};
 constexpr Slot kE10Slots[] = {number("vpu_alus_per_core", "count", "VPU ALUs per core"),
                               number("mxu_cells", "count", "MXU cells"),
                               number("sublane_reduction_steps", "count", "rotate-and-add steps")};
@@ -414,19 +405,18 @@ constexpr Problem kE10{
         },
 };
 
-constexpr double kPQ1AlusPerLaneSublane[] = {2, 4};
-constexpr double kPQ1CoresPerChip[] = {1, 2};
-constexpr double kPQ1ClockHz[] = {1.5e9, 1.75e9};
-constexpr double kPQ1MxuPeakBf16FlopsPerSPerChip[] = {4.59e14, 1.97e14};
+// The chip figures vary together: a variant draws one real chip with them all (v5e).
 constexpr Param kPQ1Given[] = {
     chip("v5p"),
-    big_count("sublanes", 8, "sublanes"),
-    big_count("lanes", 128, "lanes"),
-    big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)", kPQ1AlusPerLaneSublane),
-    big_count("cores_per_chip", 2, "TensorCores per chip", kPQ1CoresPerChip),
-    rate("clock_hz", "per_s", 1.75e9, "clock frequency", kPQ1ClockHz),
-    rate("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "MXU bf16 peak of the chip",
-         kPQ1MxuPeakBf16FlopsPerSPerChip)};
+    chip_spec(big_count("sublanes", 8, "sublanes"), "vpu_sublanes"),
+    chip_spec(big_count("lanes", 128, "lanes"), "vpu_lanes"),
+    chip_spec(big_count("alus_per_lane_sublane", 4, "ALUs per (lane, sublane)"),
+              "vpu_alus_per_cell"),
+    chip_spec(big_count("cores_per_chip", 2, "TensorCores per chip"), "cores_per_chip"),
+    chip_spec(rate("clock_hz", "per_s", 1.75e9, "clock frequency"), "clock_hz"),
+    chip_spec(rate("mxu_peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14,
+                   "MXU bf16 peak of the chip"),
+              "peak_flops_bf16")};
 constexpr Slot kPQ1Slots[] = {
     number("vpu_flops_per_cycle_core", "flop", "VPU FLOPs per cycle, one core"),
     number("vpu_flops_per_s_core", "flop_per_s", "VPU FLOPs/s, one core"),
@@ -437,7 +427,8 @@ constexpr Problem kPQ1{
     .title = "VPU throughput of one v5p core",
     .statement =
         "A {chip} TensorCore's VPU is {sublanes} x {lanes} cells with {alus_per_lane_sublane} "
-        "fp32 ALUs each, clocked at {clock_hz}; the chip has {cores_per_chip} cores and an "
+        "fp32 ALUs each, clocked at {clock_hz}; the chip has {cores_per_chip} "
+        "{cores_per_chip|core|cores} and an "
         "MXU peak of {mxu_peak_bf16_flops_per_s_per_chip}. What are one core's vector FLOPs "
         "per cycle and per second, how many times faster is that core's MXU share, and what "
         "is the chip's total VPU rate?",

@@ -24,6 +24,9 @@ namespace {
   "A = {a} ({a_bytes}) is split evenly over a {slice} slice ({n_chips}, {n_hosts} hosts) " \
   "but held in host memory. We want all of it on {dest}, multiplied by a bf16[8, 131072] vector. "
 
+// The chip is named inside the slice text ("v5e 4x4"), so the chip figures of the parts (PCIe,
+// ICI, HBM, peak) have no variants: they stay the book's v5e, and no variant pairs v5e with
+// another chip's figures. Parts whose every other given is fixed have no variants at all.
 constexpr Param kQ6A = text("a", "int8[131072, 131072]", "the offloaded array");
 constexpr Param kQ6ABytes = memory("a_bytes", 17179869184.0, "bytes of A");
 constexpr Param kQ6Slice = text("slice", "v5e 4x4", "chip and slice shape");
@@ -92,7 +95,6 @@ constexpr Problem kQ6a{
         "over a second; ICI is far faster than DCN and many PCIe links beat one.",
 };
 
-constexpr double kQ6bPcieBwPerChipBps[] = {1.6e10, 3.2e10, 1.5e10};
 constexpr Param kQ6bGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -100,7 +102,8 @@ constexpr Param kQ6bGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6bPcieBwPerChipBps)};
+    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip"),
+};
 constexpr Slot kQ6bSlots[] = {number("bytes_per_chip", "B", "shard bytes"),
                               derived(number("t_pcie", "s", "PCIe load time"), From::Link)};
 constexpr Problem kQ6b{
@@ -131,7 +134,6 @@ constexpr Problem kQ6b{
 };
 
 constexpr double kQ6cLinksIntoDest[] = {1, 2, 4};
-constexpr double kQ6cIciBwOneWayBps[] = {4.5e10, 9e10};
 constexpr Param kQ6cGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -141,7 +143,7 @@ constexpr Param kQ6cGiven[] = {
     kQ6Dest,
     ranged("fraction_received", "ratio", 0.9375, "share of A that arrives over ICI", 1e-6, 1),
     big_count("links_into_dest", 2, "ICI links into the destination", kQ6cLinksIntoDest),
-    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6cIciBwOneWayBps)};
+    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link")};
 constexpr Slot kQ6cSlots[] = {
     number("bytes_received", "B", "bytes received over ICI"),
     derived(number("t_ici", "s", "gather time (lower bound)"), From::Link),
@@ -151,7 +153,7 @@ constexpr Problem kQ6c{
     .title = "ICI gather time onto one chip",
     .statement = TPUS_Q6_SETTING
     "The destination, a corner chip, receives the other shards "
-    "({fraction_received} of A) over its {links_into_dest} ICI links at "
+    "({fraction_received} of A) over its {links_into_dest} ICI {links_into_dest|link|links} at "
     "{ici_bw_one_way_Bps} one way each. Give the bytes it receives, a lower "
     "bound on the gather time, and the estimate for a full AllGather of A over "
     "the same links.",
@@ -191,8 +193,6 @@ constexpr Problem kQ6c{
         },
 };
 
-constexpr double kQ6dHbmBwBps[] = {8.2e11, 1.6e12};
-constexpr double kQ6dHbmCapacityPerChipB[] = {1.6e10, 3.2e10};
 constexpr Param kQ6dGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -201,8 +201,9 @@ constexpr Param kQ6dGiven[] = {
     kQ6NHosts,
     kQ6Dest,
     memory("vector_bytes", 2097152, "bytes of the bf16 vector"),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6dHbmBwBps),
-    memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip", kQ6dHbmCapacityPerChipB)};
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"),
+    memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip"),
+};
 constexpr Slot kQ6dSlots[] = {
     derived(number("t_hbm", "s", "HBM streaming time"), From::Bytes),
     boolean("a_fits_in_dest_hbm", "does A fit in the destination's HBM?")};
@@ -235,7 +236,6 @@ constexpr Problem kQ6d{
         },
 };
 
-constexpr double kQ6ePeakBf16FlopsPerS[] = {1.97e14, 9.2e14};
 constexpr Param kQ6eGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -244,7 +244,8 @@ constexpr Param kQ6eGiven[] = {
     kQ6NHosts,
     kQ6Dest,
     text("vector", "bf16[8, 131072]", "the vector"),
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6ePeakBf16FlopsPerS)};
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"),
+};
 constexpr Slot kQ6eSlots[] = {number("flops", "flop", "FLOPs"),
                               derived(number("t_flops", "s", "compute time"), From::Flops)};
 constexpr Problem kQ6e{
@@ -280,11 +281,7 @@ constexpr Problem kQ6e{
         },
 };
 
-constexpr double kQ6fPcieBwPerChipBps[] = {1.6e10, 3.2e10};
-constexpr double kQ6fIciBwOneWayBps[] = {4.5e10, 9e10};
 constexpr double kQ6fLinksIntoDest[] = {2, 4};
-constexpr double kQ6fHbmBwBps[] = {8.2e11, 1.6e12};
-constexpr double kQ6fPeakBf16FlopsPerS[] = {1.97e14, 9.2e14};
 constexpr Param kQ6fGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -292,11 +289,11 @@ constexpr Param kQ6fGiven[] = {
     kQ6NChips,
     kQ6NHosts,
     kQ6Dest,
-    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip", kQ6fPcieBwPerChipBps),
-    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link", kQ6fIciBwOneWayBps),
+    rate("pcie_bw_per_chip_Bps", "B_per_s", 1.6e10, "PCIe per chip"),
+    rate("ici_bw_one_way_Bps", "B_per_s", 4.5e10, "one-way ICI per link"),
     big_count("links_into_dest", 2, "ICI links into the destination", kQ6fLinksIntoDest),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ6fHbmBwBps),
-    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak", kQ6fPeakBf16FlopsPerS),
+    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"),
+    rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "bf16 peak"),
     memory("vector_bytes", 2097152, "bytes of the bf16 vector")};
 constexpr Slot kQ6fSlots[] = {
     derived(number("t_pipelined_lower", "s", "time with full overlap"), From::Link),

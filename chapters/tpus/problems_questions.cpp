@@ -22,15 +22,13 @@ namespace {
 constexpr double kQ1NParams[] = {7e9, 7e10, 2e11, 4.05e11};
 constexpr double kQ1BytesPerParam[] = {1, 2, 4};
 constexpr double kQ1NChips[] = {8, 16, 32, 64};
-constexpr double kQ1HbmBwPerChipBps[] = {1.2e12, 8.2e11};
-constexpr double kQ1HbmCapacityPerChipB[] = {1.6e10, 3.2e10, 9.6e10};
 constexpr Param kQ1Given[] = {
     param_count("n_params", 2e11, "parameters", kQ1NParams),
     per_param("bytes_per_param", 2, "bytes per parameter", kQ1BytesPerParam),
     sb::chip_count("n_chips", 32, "chips sharing the weights", kQ1NChips),
     chip("v4p"),
-    rate("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip", kQ1HbmBwPerChipBps),
-    memory("hbm_capacity_per_chip_B", 3.2e10, "HBM per chip", kQ1HbmCapacityPerChipB)};
+    chip_spec(rate("hbm_bw_per_chip_Bps", "B_per_s", 1.2e12, "HBM bandwidth per chip"), "hbm_bw"),
+    chip_spec(memory("hbm_capacity_per_chip_B", 3.2e10, "HBM per chip"), "hbm_bytes")};
 constexpr Slot kQ1Slots[] = {number("total_bytes", "B", "weight bytes"),
                              number("bytes_per_chip", "B", "bytes per chip"),
                              derived(number("t_load", "s", "time to read them once"), From::Bytes),
@@ -115,16 +113,16 @@ constexpr Problem q2(Text id, Text title, std::span<const Param> given,
           },
   };
 }
-constexpr double kQ2CoresPerChip[] = {1, 2};
-constexpr double kQ2aPeaks[] = {1.97e14, 2e14, 5e14};
-constexpr double kQ2aHbm[] = {1.6e10, 1.6e10, 3.2e10, 9.6e10};
+// Every given is a figure of the chip (its largest pod, its host, its cores, peak and HBM): a
+// variant is the same inventory of another real chip.
 constexpr Param kQ2aGiven[] = {
     chip("v5e"),
-    text("pod_shape", "16x16", "slice shape"),
-    text("host_shape", "4x2", "chips per host as a shape"),
-    big_count("cores_per_chip", 1, "TensorCores per chip", kQ2CoresPerChip),
-    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip", kQ2aPeaks),
-    memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip", kQ2aHbm)};
+    chip_spec(text("pod_shape", "16x16", "slice shape"), "max_pod"),
+    chip_spec(text("host_shape", "4x2", "chips per host as a shape"), "host_shape"),
+    chip_spec(big_count("cores_per_chip", 1, "TensorCores per chip"), "cores_per_chip"),
+    chip_spec(rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 1.97e14, "bf16 peak per chip"),
+              "peak_flops_bf16"),
+    chip_spec(memory("hbm_capacity_per_chip_B", 1.6e10, "HBM per chip"), "hbm_bytes")};
 // The slots of both parts, which differ only in the tolerance of the HBM total.
 constexpr Slot kQ2Chips = number("chips", "chips", "chips");
 constexpr Slot kQ2Hosts = number("hosts", "count", "hosts");
@@ -132,26 +130,23 @@ constexpr Slot kQ2Cores = number("tensorcores", "count", "TensorCores");
 constexpr Slot kQ2Flops = number("pod_flops_per_s", "flop_per_s", "total bf16 FLOPs/s");
 constexpr Slot kQ2aSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
                               number("pod_hbm", "B", "total HBM")};
-constexpr double kQ2bPeaks[] = {4.59e14, 2e14, 5e14};
-constexpr double kQ2bHbm[] = {9.6e10, 1.6e10, 3.2e10, 9.6e10};
 constexpr Param kQ2bGiven[] = {
     chip("v5p"),
-    text("pod_shape", "16x20x28", "slice shape"),
-    text("host_shape", "2x2x1", "chips per host as a shape"),
-    big_count("cores_per_chip", 2, "TensorCores per chip", kQ2CoresPerChip),
-    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip", kQ2bPeaks),
-    memory("hbm_capacity_per_chip_B", 9.6e10, "HBM per chip", kQ2bHbm)};
+    chip_spec(text("pod_shape", "16x20x28", "slice shape"), "max_pod"),
+    chip_spec(text("host_shape", "2x2x1", "chips per host as a shape"), "host_shape"),
+    chip_spec(big_count("cores_per_chip", 2, "TensorCores per chip"), "cores_per_chip"),
+    chip_spec(rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 4.59e14, "bf16 peak per chip"),
+              "peak_flops_bf16"),
+    chip_spec(memory("hbm_capacity_per_chip_B", 9.6e10, "HBM per chip"), "hbm_bytes")};
 constexpr Slot kQ2bSlots[] = {kQ2Chips, kQ2Hosts, kQ2Cores, kQ2Flops,
                               number("pod_hbm", "B", "total HBM", 0.02)};
 
 // Question 3: a matmul fed over PCIe.
-constexpr double kQ3PeakBf16FlopsPerS[] = {9.2e14, 1.97e14, 4.59e14};
-constexpr double kQ3PcieBwBps[] = {1.6e10, 3.2e10};
 constexpr double kQ3FOverD[] = {2, 4, 8};
 constexpr Param kQ3Given[] = {
     chip("v6e"),
-    rate("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak", kQ3PeakBf16FlopsPerS),
-    rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip", kQ3PcieBwBps),
+    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 9.2e14, "bf16 peak"), "peak_flops_bf16"),
+    chip_spec(rate("pcie_bw_Bps", "B_per_s", 1.6e10, "PCIe bandwidth per chip"), "pcie_bw"),
     text("a", "bf16[D, F]", "weights"),
     text("x", "bf16[B, D]", "activations"),
     text("out", "bf16[B, F]", "output"),
@@ -199,9 +194,11 @@ constexpr Problem kQ3{
 constexpr double kQ4DContract[] = {2048, 4096, 8192};
 constexpr double kQ4FOut[] = {8192, 16384, 32768};
 constexpr double kQ4BytesPerElem[] = {1, 2};
-constexpr double kQ4Peaks[] = {3.94e14, 9.18e14};
-constexpr double kQ4Hbm[] = {8.2e11, 1.6e12, 2.8e12};
-constexpr double kQ4VmemRatios[] = {22, 10, 30};
+// The chip figures vary together: a variant draws one real chip.
+constexpr Param kQ4Peak =
+    chip_spec(rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak"), "peak_flops_int8");
+constexpr Param kQ4Hbm =
+    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth"), "hbm_bw");
 constexpr Param kQ4aGiven[] = {
     chip("v5e"),
     text("w", "int8[16384, 4096]", "weights"),
@@ -210,8 +207,8 @@ constexpr Param kQ4aGiven[] = {
     big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
     big_count("f_out", 16384, "output dimension F", kQ4FOut),
     per_param("bytes_per_elem", 1, "bytes per element", kQ4BytesPerElem),
-    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm)};
+    kQ4Peak,
+    kQ4Hbm};
 constexpr Param kQ4bGiven[] = {
     chip("v5e"),
     text("w", "int8[16384, 4096]", "weights"),
@@ -220,10 +217,10 @@ constexpr Param kQ4bGiven[] = {
     big_count("d_contract", 4096, "contracted dimension D", kQ4DContract),
     big_count("f_out", 16384, "output dimension F", kQ4FOut),
     per_param("bytes_per_elem", 1, "bytes per element", kQ4BytesPerElem),
-    rate("peak_int8_ops_per_s", "flop_per_s", 3.94e14, "int8 peak", kQ4Peaks),
-    rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth", kQ4Hbm),
-    ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", 1e-3, 1e3,
-           kQ4VmemRatios)};
+    kQ4Peak,
+    kQ4Hbm,
+    chip_spec(ranged("vmem_to_hbm_bw_ratio", "ratio", 22, "VMEM over HBM bandwidth", 1e-3, 1e3),
+              "vmem_bw/hbm_bw")};
 constexpr Slot kQ4aSlots[] = {
     number("flops_per_token", "flop", "FLOPs per token"),
     number("weight_bytes", "B", "weight bytes"),
