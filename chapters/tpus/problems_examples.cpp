@@ -70,13 +70,12 @@ constexpr Problem kE1{
     .hint = "Each op does rows x S x S multiply-adds, and a multiply-add is 2 FLOPs.",
 };
 
-constexpr double kE2PeakBf16FlopsPerSPerChip[] = {5e14, 4.59e14};
 constexpr Param kE2Given[] = {
     chip("v5p"), text("pod_shape", "16x20x28", "the pod's torus shape"),
     sb::chip_count("chips", 8960, "chips in the pod"),
     rate("peak_bf16_flops_per_s_per_core", "flop_per_s", 2.5e14, "bf16 peak of one core"),
-    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip",
-         kE2PeakBf16FlopsPerSPerChip)};
+    // No variants: the problem is the paragraph's round figures for one v5p pod.
+    rate("peak_bf16_flops_per_s_per_chip", "flop_per_s", 5e14, "bf16 peak of one chip")};
 constexpr Slot kE2Slots[] = {number("pod_flops_per_s", "flop_per_s", "bf16 FLOPs/s of the pod")};
 constexpr Problem kE2{
     .id = "tpus.E2",
