@@ -35,7 +35,7 @@ constexpr Slot kE1Slots[] = {
     number("chip_int8_ops_per_s", "flop_per_s", "int8 OPs/s of the chip")};
 constexpr Problem kE1{
     .id = "tpus.E1",
-    .title = "MXU and v5e chip peak throughput",
+    .title = "MXU and chip peak throughput",
     .statement =
         "A {mxu_dim} x {mxu_dim} MXU finishes one bf16 product of a [{lhs_rows_per_op}, "
         "{mxu_dim}] block by a [{mxu_dim}, {mxu_dim}] block every {cycles_per_op} cycles at "

@@ -438,7 +438,7 @@ constexpr Problem q5() {
 
 constexpr Problem kQuestions[] = {
     kQ1,
-    q2("tpus.Q2.a", "Inventory of a full v5e pod", kQ2aGiven, kQ2aSlots),
+    q2("tpus.Q2.a", "Inventory of a full pod", kQ2aGiven, kQ2aSlots),
     q2("tpus.Q2.b", "Inventory of a full v5p pod", kQ2bGiven, kQ2bSlots),
     kQ3,
     q4<false>(),
