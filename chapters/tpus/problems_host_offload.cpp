@@ -133,7 +133,8 @@ constexpr Problem kQ6b{
         },
 };
 
-constexpr double kQ6cLinksIntoDest[] = {1, 2, 4};
+// A corner chip of the open 4x4 slice has two neighbours: it may use one link or both.
+constexpr double kQ6cLinksIntoDest[] = {1, 2};
 constexpr Param kQ6cGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -281,7 +282,7 @@ constexpr Problem kQ6e{
         },
 };
 
-constexpr double kQ6fLinksIntoDest[] = {2, 4};
+constexpr double kQ6fLinksIntoDest[] = {1, 2};  // as Q6.c
 constexpr Param kQ6fGiven[] = {
     kQ6A,
     kQ6ABytes,
@@ -303,7 +304,7 @@ constexpr Problem kQ6f{
     .title = "End-to-end time of the gather-and-multiply job",
     .statement = TPUS_Q6_SETTING
     "With PCIe at {pcie_bw_per_chip_Bps} per chip, ICI at {ici_bw_one_way_Bps} "
-    "one way over {links_into_dest} links into the destination, HBM at "
+    "one way over {links_into_dest} {links_into_dest|link|links} into the destination, HBM at "
     "{hbm_bw_Bps} and {peak_bf16_flops_per_s} of bf16: how long does the job take "
     "if its stages overlap perfectly, and if they run one after another?",
     .kind = "numeric",
