@@ -14,33 +14,13 @@
 #include "core/api.hpp"
 #include "core/json.hpp"
 #include "core/registry.hpp"
+#include "tests/support/support.hpp"
 
 using sb::json;
 
+using sb::test::expect_sound;
+
 namespace {
-
-// No null (a NaN or inf written out) anywhere in a response.
-bool all_finite(const json& j) {
-  if (j.is_null()) return false;
-  if (j.is_number()) return std::isfinite(j.get<double>());
-  if (j.is_object() || j.is_array())
-    for (const auto& x : j)
-      if (!all_finite(x)) return false;
-  return true;
-}
-
-// Ok with every number finite, or an error (not no_answer) naming one of `fields` (the given at
-// its end, or another given it must agree with: a tile no larger than its matrix).
-void expect_sound(const json& r, const std::vector<std::string>& fields, const std::string& what) {
-  if (r["ok"].get<bool>()) {
-    EXPECT_TRUE(all_finite(r)) << what << ": " << r.dump().substr(0, 600);
-    return;
-  }
-  EXPECT_NE(r["error"]["code"], "no_answer") << what << ": " << r.dump().substr(0, 600);
-  const std::string field = r["error"].value("field", "");
-  EXPECT_NE(std::find(fields.begin(), fields.end(), field), fields.end())
-      << what << ": " << r.dump().substr(0, 600);
-}
 
 void each_given_at_its_ends(const std::string& chapter) {
   int problems = 0;

@@ -486,25 +486,7 @@ TEST(TransformersProblems, BadGivens) {
 
 namespace {
 
-// No null (a NaN or inf written out) anywhere in a response.
-bool all_finite(const json& j) {
-  if (j.is_null()) return false;
-  if (j.is_number()) return std::isfinite(j.get<double>());
-  if (j.is_object() || j.is_array())
-    for (const auto& x : j)
-      if (!all_finite(x)) return false;
-  return true;
-}
-
-// A response is fine if it is ok with every number finite, or an error naming one of `names`.
-void expect_sound(const json& r, const std::vector<std::string>& names, const std::string& what) {
-  if (r["ok"].get<bool>()) {
-    EXPECT_TRUE(all_finite(r)) << what << ": " << r.dump().substr(0, 400);
-    return;
-  }
-  const std::string field = r["error"]["field"].get<std::string>();
-  EXPECT_NE(std::find(names.begin(), names.end(), field), names.end()) << what << ": " << r.dump();
-}
+using sb::test::expect_sound;
 
 }  // namespace
 

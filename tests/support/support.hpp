@@ -3,9 +3,11 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/api.hpp"
 #include "core/error.hpp"
@@ -69,6 +71,30 @@ void expect_error(F&& f, const std::string& field, const std::string& part) {
     EXPECT_EQ(e.field, field) << e.what();
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
+}
+
+// No null (a NaN or inf written out) anywhere in a response.
+inline bool all_finite(const json& j) {
+  if (j.is_null()) return false;
+  if (j.is_number()) return std::isfinite(j.get<double>());
+  if (j.is_object() || j.is_array())
+    for (const auto& x : j)
+      if (!all_finite(x)) return false;
+  return true;
+}
+
+// Ok with every number finite, or an error (not no_answer) naming one of `fields` (the given at
+// its end, or another given it must agree with: a tile no larger than its matrix).
+inline void expect_sound(const json& r, const std::vector<std::string>& fields,
+                         const std::string& what) {
+  if (r["ok"].get<bool>()) {
+    EXPECT_TRUE(all_finite(r)) << what << ": " << r.dump().substr(0, 600);
+    return;
+  }
+  EXPECT_NE(r["error"]["code"], "no_answer") << what << ": " << r.dump().substr(0, 600);
+  const std::string field = r["error"].value("field", "");
+  EXPECT_NE(std::find(fields.begin(), fields.end(), field), fields.end())
+      << what << ": " << r.dump().substr(0, 600);
 }
 
 // {"op": "calc"}, {"op": "problem"} and {"op": "check"} through the JSON entry point.
