@@ -66,6 +66,17 @@ json op_list() {
   return {{"chapters", chapters}, {"calculators", calcs}, {"problems", probs}};
 }
 
+// The formula sheet: every record of the module's chapters, each with its chapter.
+json op_formulas() {
+  json out = json::array();
+  for (const auto& e : Registry::get().formulas()) {
+    json f = records::to_json(*e.f);
+    f["chapter"] = e.chapter;
+    out.push_back(std::move(f));
+  }
+  return {{"formulas", std::move(out)}};
+}
+
 // ASCII only, as docs/API.md says: see core/json.cpp.
 std::string dump(const json& j) {
   Out out;
@@ -138,6 +149,7 @@ const OpKeys kOpKeys[] = {
     {"chips", ""},
     {"parse", "text unit"},
     {"units", ""},
+    {"formulas", ""},
 };
 
 void check_keys(const json& req, const std::string& op) {
@@ -189,10 +201,12 @@ std::string respond(const json& req) {
       out = op_parse(req);
     else if (op == "units")
       out = {{"units", units::table_json()}};
+    else if (op == "formulas")
+      out = op_formulas();
     else
       fail("op",
            "unknown op '" + op.substr(0, 40) +
-               "'; ops: list, calc, problem, check, variant, chips, parse, units",
+               "'; ops: list, calc, problem, check, variant, chips, parse, units, formulas",
            "unknown_op");
     out["ok"] = true;
     return dump(out);

@@ -253,6 +253,15 @@ void Registry::add(std::span<const Problem> ps) {
   }
 }
 
+void Registry::add(Formulas fs) {
+  const Chapter& ch = current("a formula");
+  for (const Formula* f : fs) {
+    for (const FormulaEntry& e : formulas_)
+      if (e.f == f) bad_record("formula record added twice", f->name, f->expr);
+    formulas_.push_back({ch.id, f});
+  }
+}
+
 const Calculator& Registry::calculator(Text name) const {
   for (const auto& c : calcs_)
     if (c.name == name) return c;

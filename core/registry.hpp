@@ -394,17 +394,26 @@ class Registry {
   void add(const Chapter& c);
   void add(std::span<const Calculator> cs);
   void add(std::span<const Problem> ps);
+  // The chapter's formula records (model.hpp's kFormulas): its formula sheet, and what the record
+  // test draws. A record added twice is a std::logic_error.
+  void add(Formulas fs);
   const Calculator& calculator(Text name) const;                      // InputError if unknown
   const Problem& problem(Text id) const;                              // InputError if unknown
   const std::vector<Chapter>& chapters() const { return chapters_; }  // in the book's order
   const std::vector<Calculator>& calculators() const { return calcs_; }
   const std::vector<Problem>& problems() const { return problems_; }
+  struct FormulaEntry {
+    Text chapter;  // the id of the chapter that teaches it
+    const Formula* f;
+  };
+  const std::vector<FormulaEntry>& formulas() const { return formulas_; }
 
  private:
   const Chapter& current(Text what) const;  // the chapter being registered
   std::vector<Chapter> chapters_;
   std::vector<Calculator> calcs_;
   std::vector<Problem> problems_;
+  std::vector<FormulaEntry> formulas_;
 };
 
 // Schema as JSON, for the web forms and the CLI's --help.

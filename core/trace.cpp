@@ -1,6 +1,9 @@
 #include "core/trace.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "core/units.hpp"
 
@@ -45,7 +48,7 @@ void Trace::open(Text what, Text formula) {
   }
 }
 
-void Trace::close(Text formula, double value, Text unit) {
+void Trace::close(Text formula, double value, Text unit, Text section) {
   if (!formula.empty() || !unit.empty()) {
     out_ << ",\"value\":";
     append_json(out_, value);
@@ -54,6 +57,10 @@ void Trace::close(Text formula, double value, Text unit) {
     out_ << ",\"text\":";
     char buf[units::kFormatRoom];
     append_json(out_, Text(buf, units::write_format(buf, value, unit.empty() ? "count" : unit)));
+  }
+  if (!section.empty()) {
+    out_ << ",\"section\":";
+    append_json(out_, section);
   }
   out_ << '}';
 }
@@ -79,6 +86,93 @@ double Trace::step(Text what, Text formula, Text pattern, std::initializer_list<
   }
   close(formula, value, unit);
   return value;
+}
+
+void Trace::value_member(Text name, double v) {
+  append_json(out_, name);
+  out_ << ':';
+  append_json(out_, v);
+}
+
+double Trace::step(Text what, const Formula& f, std::initializer_list<double> x) {
+  const records::Rendered& r = records::rendered(f);
+  if (x.size() != r.args.size())
+    throw std::logic_error("formula " + std::string(f.name) + " takes " +
+                           std::to_string(r.args.size()) + " values");
+  const double value = f.fn(x.begin());
+  open(what, r.tex);
+  scratch_.clear();
+  records::fill(scratch_, r, x.begin());
+  out_ << ",\"numbers\":";
+  append_json(out_, scratch_.view());
+  out_ << ",\"expr\":";
+  append_json(out_, f.expr);
+  out_ << ",\"values\":{";
+  for (size_t i = 0; i < r.args.size(); ++i) {
+    if (i) out_ << ',';
+    value_member(r.args[i], x.begin()[i]);
+  }
+  out_ << '}';
+  close(r.tex, value, f.unit, f.section);
+  return value;
+}
+
+double Trace::combine(Text what, Text name, Text unit, std::initializer_list<Term> terms,
+                      bool is_max) {
+  double value = 0;
+  bool first = true;
+  for (const Term& t : terms) {
+    value = first ? t.value : is_max ? std::max(value, t.value) : value + t.value;
+    first = false;
+  }
+  // The formula, the numbers and the expression, written side by side.
+  Out tex, nums, expr;
+  tex << records::tex_name(name) << " = ";
+  if (is_max) tex << "\\max\\left(";
+  if (is_max) nums << "\\max\\left(";
+  if (is_max) expr << "max(";
+  first = true;
+  for (const Term& t : terms) {
+    const Text sep = is_max ? ", " : " + ";
+    if (!first) tex << sep, nums << sep, expr << sep;
+    tex << records::tex_name(t.name);
+    const bool wrap = t.value < 0 && !(first && !is_max);
+    if (wrap) nums << "\\left(";
+    nums << sb::tex(t.value);
+    if (wrap) nums << "\\right)";
+    expr << t.name;
+    first = false;
+  }
+  if (is_max) tex << "\\right)", nums << "\\right)", expr << ')';
+  open(what, tex.view());
+  out_ << ",\"numbers\":";
+  append_json(out_, nums.view());
+  out_ << ",\"expr\":";
+  append_json(out_, expr.view());
+  out_ << ",\"values\":{";
+  first = true;
+  for (const Term& t : terms) {
+    if (!first) out_ << ',';
+    value_member(t.name, t.value);
+    first = false;
+  }
+  out_ << '}';
+  close(tex.view(), value, unit);
+  return value;
+}
+
+double Trace::sum(Text what, Text name, Text unit, std::initializer_list<Term> terms) {
+  return combine(what, name, unit, terms, false);
+}
+
+double Trace::max(Text what, Text name, Text unit, std::initializer_list<Term> terms) {
+  return combine(what, name, unit, terms, true);
+}
+
+double Trace::value(Text what, double v, Text unit) {
+  open(what, "");
+  close("", v, unit);
+  return v;
 }
 
 void Trace::note(Text text) {

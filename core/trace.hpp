@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/formula.hpp"
 #include "core/json.hpp"
 
 namespace sb {
@@ -15,6 +16,21 @@ using Text = std::string_view;
 
 class Trace {
  public:
+  // A step made from a formula record: the value is the record's function at x (given in the
+  // order of its args), the formula's TeX is the record's, the numbers are x substituted, and the
+  // JSON adds "expr", "values" (each argument's number, full precision) and "section".
+  double step(Text what, const Formula& f, std::initializer_list<double> x);
+  // A named earlier value, for sum() and max().
+  struct Term {
+    Text name;  // a symbol: "P_attn"
+    double value;
+  };
+  // A step that adds up, or takes the largest of, earlier values: its expression is over their
+  // names ("P_attn + P_mlp"), with the same JSON as a record's step.
+  double sum(Text what, Text name, Text unit, std::initializer_list<Term> terms);
+  double max(Text what, Text name, Text unit, std::initializer_list<Term> terms);
+  // A value that no expression gives (a search, a table look-up): words and a value, no formula.
+  double value(Text what, double v, Text unit);
   // Records a step and returns its value, so a model can write `t = tr.step(...)`.
   double step(Text what, Text formula, Text numbers, double value, Text unit);
   // The same with the numbers given as a pattern: each '#' in `pattern` becomes the next of xs
@@ -29,14 +45,17 @@ class Trace {
   // equation("Weight bytes dominate", "I \approx 2BDF / (b_w DF) = 2B / b_w").
   void equation(Text what, Text formula);
   bool empty() const { return out_.empty(); }
-  // The steps as a JSON array: [{"what", "formula", "numbers", "value", "unit", "text"}, ...].
+  // The steps as a JSON array: [{"what", "formula", "numbers", "expr", "values", "value", "unit",
+  // "text", "section"}, ...].
   void write(Out& out) const { out << '[' << out_.view() << ']'; }
   json to_json() const;
 
  private:
   // Everything of a step but its numbers, which the two forms of step() write.
   void open(Text what, Text formula);
-  void close(Text formula, double value, Text unit);
+  void close(Text formula, double value, Text unit, Text section = {});
+  void value_member(Text name, double v);  // one "name":number of "values"
+  double combine(Text what, Text name, Text unit, std::initializer_list<Term> terms, bool is_max);
   Out out_;      // the steps, already JSON, separated by commas
   Out scratch_;  // a pattern step's numbers before escaping
 };

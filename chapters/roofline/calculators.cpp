@@ -191,32 +191,20 @@ MatmulTimes matmul_times(const MatmulSetting& m, Trace& tr) {
   MatmulTimes t;
   t.cost = matmul_cost(s, b, m.per_example);
   const MatmulCost& c = t.cost;
-  tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", "2BDF",
-          "# \\cdot # \\cdot # \\cdot #", {2, s.B, s.D, s.F}, c.flops, "flop");
-  if (m.per_example)
-    tr.step("Bytes moved: read X and one W[D,F] per batch row, write Z",
-            "b_x BD + b_w BDF + b_o BF",
-            "# \\cdot # \\cdot # + # \\cdot # \\cdot # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.B, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
-  else
-    tr.step("Bytes moved: read X and W, write Z", "b_x BD + b_w DF + b_o BF",
-            "# \\cdot # \\cdot # + # \\cdot # \\cdot # + # \\cdot # \\cdot #",
-            {b.x, s.B, s.D, b.w, s.D, s.F, b.o, s.B, s.F}, c.bytes(), "B");
-  t.intensity = tr.step("Arithmetic intensity", "I = \\mathrm{FLOPs} / \\mathrm{bytes}",
-                        "\\frac{#}{#}", {c.flops, c.bytes()}, c.intensity(), "flop_per_B");
-  Out what, formula;
+  tr.step("FLOPs of the matmul (a multiply and an add per (b, d, f))", kMatmulFlops,
+          {s.B, s.D, s.F});
+  tr.step(m.per_example ? "Bytes moved: read X and one W[D,F] per batch row, write Z"
+                        : "Bytes moved: read X and W, write Z",
+          m.per_example ? kMatmulBytesPerExample : kMatmulBytes, {s.B, s.D, s.F, b.x, b.w, b.o});
+  t.intensity = tr.step("Arithmetic intensity", kIntensity, {c.flops, c.bytes()});
+  Out what;
   t.i_hw = tr.step(joined(what, {"Critical intensity of the ", m.chip->name, " (", m.dtype_compute,
                                  " vs ", m.memory, ")"}),
-                   joined(formula, {"I_{hw} = \\mathrm{peak} / BW_{", m.memory, "}"}),
-                   "\\frac{#}{#}", {m.peak, m.bw}, critical_intensity(m.peak, m.bw), "flop_per_B");
-  t.t_math = tr.step("Compute time", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}", "\\frac{#}{#}",
-                     {c.flops, m.peak}, t_math(c.flops, m.peak), "s");
-  t.t_comms = tr.step("Memory time", "T_{comms} = \\mathrm{bytes} / BW", "\\frac{#}{#}",
-                      {c.bytes(), m.bw}, t_comms(c.bytes(), m.bw), "s");
-  t.t_lower = tr.step("Lower bound (full overlap)", "T_{lower} = \\max(T_{math}, T_{comms})",
-                      "\\max(#, #)", {t.t_math, t.t_comms}, t_lower(t.t_math, t.t_comms), "s");
-  t.t_upper = tr.step("Upper bound (no overlap)", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                      {t.t_math, t.t_comms}, t_upper(t.t_math, t.t_comms), "s");
+                   kCriticalIntensity, {m.peak, m.bw});
+  t.t_math = tr.step("Compute time", kTMath, {c.flops, m.peak});
+  t.t_comms = tr.step("Memory time", kTComms, {c.bytes(), m.bw});
+  t.t_lower = tr.step("Lower bound (full overlap)", kTLower, {t.t_math, t.t_comms});
+  t.t_upper = tr.step("Upper bound (no overlap)", kTUpper, {t.t_math, t.t_comms});
   t.bound = verdict(t.t_math, t.t_comms);
   return t;
 }
@@ -241,15 +229,11 @@ CriticalBatch matmul_critical_batch(const MatmulSetting& m, const MatmulTimes& t
     tr.note(cb.note);
     return cb;
   }
-  cb.approx =
-      tr.step("Critical batch, weight-dominated approximation", "B_{crit} \\approx b_w I_{hw} / 2",
-              "\\frac{# \\cdot #}{2}", {b.w, t.i_hw}, critical_batch_approx(b.w, t.i_hw), "tokens");
-  const auto ex = critical_batch_exact(s.D, s.F, b, t.i_hw);
-  const Text f = "B_{crit} = \\frac{b_w DF}{2DF / I_{hw} - b_x D - b_o F}";
-  const Text n = "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot # / # - # \\cdot # - # \\cdot #}";
-  const auto xs = {b.w, s.D, s.F, s.D, s.F, t.i_hw, b.x, s.D, b.o, s.F};
-  if (ex) {
-    cb.exact = tr.step("Critical batch, exact crossover", f, n, xs, *ex, "tokens");
+  cb.approx = tr.step("Critical batch, weight-dominated approximation", kCriticalBatchApprox,
+                      {b.w, t.i_hw});
+  if (critical_batch_exact(s.D, s.F, b, t.i_hw)) {
+    cb.exact = tr.step("Critical batch, exact crossover", kCriticalBatchExact,
+                       {s.D, s.F, b.x, b.w, b.o, t.i_hw});
   } else {
     cb.note =
         "Never: reading X and writing Z alone take longer than the arithmetic at this D and "
@@ -271,9 +255,7 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   tr.note(joined(line, {"$I = ", Number(t.intensity).text, compute ? " > " : " \\leq ",
                         "I_{hw} = ", Number(t.i_hw).text, "$: ", verdict_text.view(), "."}));
   const double achieved =
-      tr.step("Achieved FLOPs/s", "\\mathrm{FLOPs} / \\max(T_{math}, T_{comms})", "\\frac{#}{#}",
-              {t.cost.flops, t.t_lower}, achieved_flops_per_s(t.cost.flops, t.t_math, t.t_comms),
-              "flop_per_s");
+      tr.step("Achieved FLOPs/s", kAchieved, {t.cost.flops, t.t_math, t.t_comms});
   const CriticalBatch cb = matmul_critical_batch(m, t, tr);
 
   r.value("flops", t.cost.flops, "flop", "FLOPs");
