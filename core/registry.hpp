@@ -207,6 +207,9 @@ struct Calculator {
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
+  // A search whose work grows with its inputs (a planner, a sweep): a page runs it in a Web Worker
+  // so that its main thread never waits for it (web/lib/calc.js); `list` says so.
+  bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
 };
 
