@@ -80,6 +80,8 @@ class SbTrainingPlanner extends HTMLElement {
     });
     calc.addEventListener('sb-result', (e) => {
       const r = e.detail.response;
+      // The search's size with every answer (it runs in a worker: lib/calc.js), never a stale one.
+      this.timing.textContent = r.ok && r.values.configs ? `Searched ${fmtNumber(r.values.configs.value, 6)} configurations.` : '';
       if (!r.ok) return;
       this.counts = r.chip_counts || [];
       const n = r.values.chips.value;
@@ -89,6 +91,9 @@ class SbTrainingPlanner extends HTMLElement {
       batch.value = posOfBatch(r.inputs.B);
       this.batchOut.textContent = fmtQuantity(r.inputs.B, 'tokens');
       this.chipsOut.textContent = `${fmtNumber(n, 6)} chips`;
+      // A screen reader hears the value, not the slider's index.
+      batch.setAttribute('aria-valuetext', this.batchOut.textContent);
+      chips.setAttribute('aria-valuetext', this.chipsOut.textContent);
     });
     this.replaceChildren(
       h('p', {}, 'Pick a model and a chip; move the global batch and the chip count. Every move runs the whole search: every way to split the ' +
@@ -101,13 +106,9 @@ class SbTrainingPlanner extends HTMLElement {
       calc);
   }
 
-  // A slider moved: set the inputs (the calculator recomputes at once) and say how long it took.
+  // A slider moved: set the inputs; the calculator recomputes (off the main thread).
   move(inputs) {
-    const t0 = performance.now();
     this.calc.setInputs(inputs);
-    const ms = performance.now() - t0;
-    const r = this.calc.response;
-    if (r?.ok) this.timing.textContent = `Searched ${fmtNumber(r.values.configs.value, 6)} configurations in ${fmtNumber(ms, 2)} ms (search and drawing).`;
   }
 }
 

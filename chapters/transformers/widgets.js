@@ -12,7 +12,7 @@
 //   config and what the chapter's formulas derive, its conventions and the published figures.
 import '../lib/page.js';
 import {
-  SbCalc, logLogPlot, fmtQuantity, fmtNumber, h, scaling, urlGet, urlSet, urlStateOn, loadUnits,
+  SbCalc, logLogPlot, fmtQuantity, fmtNumber, h, scaling, getModel, setModel, loadUnits,
 } from '../lib/widgets.js';
 
 const MODEL_CALCS = ['transformers.accounting', 'transformers.context', 'transformers.kv_cache', 'transformers.activations'];
@@ -87,18 +87,9 @@ async function modelRows() {
   return tableRows;
 }
 
-const pageModel = () => (urlStateOn() && urlGet('model')) || null;
-
-// A link that names the page's model (`model=`) opens every model calculator on it, unless the
-// link also names a calculator's own model. Set before the calculators read their state.
-(function seedFromUrl() {
-  const m = pageModel();
-  if (!m) return;
-  for (const el of document.querySelectorAll('sb-calc')) {
-    if (!MODEL_CALCS.includes(el.getAttribute('name')) || !el.id) continue;
-    if (urlGet(`${el.id}.model`) === null) urlSet(`${el.id}.model`, m);
-  }
-})();
+// The page's model is the library's (lib/core.js getModel / setModel): every calculator with a
+// model field follows it, and the address and the next chapter carry it.
+const pageModel = () => getModel();
 
 // The values a calculator's configuration fields take for `config` (its effective configuration):
 // used when the reader turns a model into a custom one to edit it.
@@ -114,7 +105,6 @@ function customValues(config) {
 // Loads a model into every model calculator: the model id, every configuration field back to the
 // model's own (0, "model"); for "custom", the fields of the configuration each one shows now.
 function loadModel(id) {
-  if (urlStateOn()) urlSet('model', id);
   for (const calc of document.querySelectorAll('sb-calc')) {
     if (!MODEL_CALCS.includes(calc.name) || !calc.fields?.size) continue;
     const values = id === 'custom' && calc.response?.ok && calc.response.config
@@ -125,9 +115,16 @@ function loadModel(id) {
       f.input.value = values ? values[k] : (CONFIG_CHOICES.includes(k) ? 'model' : '0');
       calc.state.set(k, values ? values[k] : null);
     }
-    calc.setInputs({ model: id });
+    if (id === 'custom') {
+      calc.setInputs({ model: id });
+    } else {
+      const mf = calc.fields.get('model');
+      if (mf) { mf.input.value = id; calc.state.set('model', null); }
+      calc.run();
+    }
   }
-  document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));
+  if (id === 'custom') document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));
+  else setModel(id);  // every model calculator takes it (lib/calc.js), the address too
 }
 
 // <sb-model-picker>: the page's model, for every model calculator at once.

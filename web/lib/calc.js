@@ -206,7 +206,7 @@ export class SbCalc extends HTMLElement {
     const seq = (this.seq = (this.seq || 0) + 1);
     this.setAttribute('aria-busy', 'true');
     (async () => {
-      const call = (ins) => compute(this.info.chapter, this.name, ins, { heavy: true });
+      const call = (ins) => compute(this.name, ins);
       let r = await call(inputs);
       const tpu = this.refusedGpu(inputs, r);
       if (tpu) r = await call({ ...inputs, chip: tpu });

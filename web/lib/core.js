@@ -331,10 +331,12 @@ function workerOf(chapter) {
   return w;
 }
 
-// Resolves to the response of calculator `name`: in the chapter's worker when `heavy`, else (or
-// when the worker fails) from the page's own module.
-export async function compute(chapter, name, inputs, { heavy = false } = {}) {
-  const w = heavy && typeof Worker !== 'undefined' ? workerOf(chapter) : null;
+// Resolves to the response of calculator `name`: in its chapter's worker when the catalogue marks
+// it heavy, else (or when the worker fails) from the page's own module.
+export async function compute(name, inputs) {
+  const info = await calculatorInfo(name);
+  const chapter = info?.chapter ?? await chapterOf(name);
+  const w = info?.heavy && typeof Worker !== 'undefined' ? workerOf(chapter) : null;
   if (w) {
     const id = ++lastJob;
     const url = new URL(`../wasm/scaling-${chapter}.mjs`, import.meta.url).href;
