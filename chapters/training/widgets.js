@@ -139,6 +139,31 @@ function cellText(bits, b, chips, per) {
   return `${fmtNumber(chips, 6)} chips, ${fmtNumber(per, 3)} tokens per chip: ${ok.length ? `compute-bound with ${ok.join(', ')}` : 'no strategy compute-bound and fitting'}${pods}`;
 }
 
+// A cell's details by click or keyboard too, not only on hover: the map takes focus, the arrow keys
+// move a cursor over the cells, and the line under the map says what the cell under it holds.
+function regimeDetail(svg, cols) {
+  const line = h('p', { class: 'sb-small sb-train-cell', 'aria-live': 'polite' });
+  const rects = [...svg.querySelectorAll('rect[data-regime]')];
+  let at = -1;
+  const show = (k) => {
+    rects[at]?.removeAttribute('stroke');
+    at = Math.max(0, Math.min(rects.length - 1, k));
+    rects[at].setAttribute('stroke', '#111827');
+    rects[at].setAttribute('stroke-width', '2');
+    line.textContent = rects[at].querySelector('title').textContent;
+  };
+  svg.setAttribute('tabindex', '0');
+  svg.addEventListener('click', (e) => { const k = rects.indexOf(e.target); if (k >= 0) show(k); });
+  svg.addEventListener('keydown', (e) => {
+    // rects run row by row from the bottom row (fewest chips) up; a step is one cell or one row.
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: cols, ArrowDown: -cols }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    show(at < 0 ? 0 : at + step);
+  });
+  return line;
+}
+
 function drawRegime(r, extra) {
   const m = r.map;
   const rows = m.chips.length, cols = m.batch_per_chip.length;
@@ -181,10 +206,11 @@ function drawRegime(r, extra) {
   const legend = h('ul', { class: 'sb-train-legend' }, REGIMES.map((g) =>
     h('li', {}, h('span', { class: 'sb-train-swatch', 'data-color': g.color }), g.label)));
   for (const [i, sw] of [...legend.querySelectorAll('.sb-train-swatch')].entries()) sw.style.background = REGIMES[i].color;
-  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), legend,
+  const detail = regimeDetail(svg, cols);
+  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), detail, legend,
     h('p', { class: 'sb-muted sb-small' }, 'Each cell takes the simplest strategy that is compute-bound and whose memory fits, in the ' +
       'chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
-      'The ring marks the chips and batch of the form. Hover a cell for every strategy that works there.'));
+      'The ring marks the chips and batch of the form. Hover, click or focus the map and use the arrow keys for every strategy that works in a cell.'));
 }
 SbCalc.addRenderer('training.regime', drawRegime);
 

@@ -95,7 +95,6 @@ test('a GPU page chip: one note at the top in words, every widget computing on t
   await page.evaluate(async () => (await import('./lib/core.js')).setChip('v5e'));
   await settled(page);
   assert.equal(await note.count(), 0);
-  await site.shot(page, 'reader-training-gpu');
   await page.close();
 });
 
