@@ -64,30 +64,35 @@ export function startServer(port, dir) {
   });
 }
 
+// The shared Chromium (SB_BROWSER_WS) with a context of this file's own, else a Chromium of its own.
+async function openBrowser() {
+  if (process.env.SB_BROWSER_WS) {
+    const browser = await chromium.connect(process.env.SB_BROWSER_WS);
+    return { browser, context: await browser.newContext({ viewport: { width: 1200, height: 900 } }), userDataDir: null };
+  }
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
+  });
+  return { browser: null, context, userDataDir };
+}
+
 // Starts server + browser, or joins the ones tests/browser/run.mjs started for every test file
 // (SB_SITE_URL: the served site; SB_BROWSER_WS: the one Chromium, each file in a context of its
 // own). Each page() gets a tab of the file's context (its storage shared by the file's tests).
 export async function startSite() {
   const dir = await buildSite();
   fs.mkdirSync(shots, { recursive: true });
-  let child = null, url = process.env.SB_SITE_URL, browser = null, userDataDir = null, context;
-  if (!url) {
-    ({ child, url } = await startServer(await freePort(), dir));
-  }
+  let child = null, url = process.env.SB_SITE_URL;
+  if (!url) ({ child, url } = await startServer(await freePort(), dir));
+  let opened;
   try {
-    if (process.env.SB_BROWSER_WS) {
-      browser = await chromium.connect(process.env.SB_BROWSER_WS);
-      context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    } else {
-      userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
-      context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
-      });
-    }
+    opened = await openBrowser();
   } catch (e) {
     child?.kill();
     throw e;
   }
+  const { browser, context, userDataDir } = opened;
   const problems = [];
   const watch = (page) => {
     page.on('console', (msg) => {
