@@ -139,10 +139,10 @@ function cellText(bits, b, chips, per) {
   return `${fmtNumber(chips, 6)} chips, ${fmtNumber(per, 3)} tokens per chip: ${ok.length ? `compute-bound with ${ok.join(', ')}` : 'no strategy compute-bound and fitting'}${pods}`;
 }
 
-// A cell's details by click or keyboard too, not only on hover: the map takes focus, the arrow keys
-// move a cursor over the cells, and the line under the map says what the cell under it holds.
-function regimeDetail(svg, cols) {
-  const line = h('p', { class: 'sb-small sb-train-cell', 'aria-live': 'polite' });
+// A cell's details on hover, click or keyboard: the map takes focus, the arrow keys move a cursor
+// over the cells, and the line under the map says what the cell holds. textOf(k): cell k's words.
+function regimeDetail(svg, cols, textOf) {
+  const line = h('p', { class: 'sb-small sb-train-cell', 'aria-live': 'polite' }, 'Point at a cell, or focus the map and use the arrow keys.');
   const rects = [...svg.querySelectorAll('rect[data-regime]')];
   let at = -1;
   const show = (k) => {
@@ -150,10 +150,10 @@ function regimeDetail(svg, cols) {
     at = Math.max(0, Math.min(rects.length - 1, k));
     rects[at].setAttribute('stroke', '#111827');
     rects[at].setAttribute('stroke-width', '2');
-    line.textContent = rects[at].querySelector('title').textContent;
+    line.textContent = textOf(at);
   };
   svg.setAttribute('tabindex', '0');
-  svg.addEventListener('click', (e) => { const k = rects.indexOf(e.target); if (k >= 0) show(k); });
+  for (const ev of ['click', 'mousemove']) svg.addEventListener(ev, (e) => { const k = rects.indexOf(e.target); if (k >= 0 && k !== at) show(k); });
   svg.addEventListener('keydown', (e) => {
     // rects run row by row from the bottom row (fewest chips) up; a step is one cell or one row.
     const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: cols, ArrowDown: -cols }[e.key];
@@ -178,7 +178,6 @@ function drawRegime(r, extra) {
       const bits = m.cells[i * cols + j];
       const g = regimeOf(bits, m.bits);
       const rect = s('rect', { x: left + j * cw, y: top + (rows - 1 - i) * ch, width: cw, height: ch, fill: g.color, 'data-regime': g.key });
-      rect.append(s('title', {}, cellText(bits, m.bits, m.chips[i], m.batch_per_chip[j])));
       svg.append(rect);
     }
   }
@@ -206,11 +205,13 @@ function drawRegime(r, extra) {
   const legend = h('ul', { class: 'sb-train-legend' }, REGIMES.map((g) =>
     h('li', {}, h('span', { class: 'sb-train-swatch', 'data-color': g.color }), g.label)));
   for (const [i, sw] of [...legend.querySelectorAll('.sb-train-swatch')].entries()) sw.style.background = REGIMES[i].color;
-  const detail = regimeDetail(svg, cols);
+  // A cell's words are made when the reader points at it (hundreds of <title>s cost the page a
+  // long task on every change).
+  const detail = regimeDetail(svg, cols, (k) => cellText(m.cells[k], m.bits, m.chips[Math.floor(k / cols)], m.batch_per_chip[k % cols]));
   extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), detail, legend,
     h('p', { class: 'sb-muted sb-small' }, 'Each cell takes the simplest strategy that is compute-bound and whose memory fits, in the ' +
       'chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
-      'The ring marks the chips and batch of the form. Hover, click or focus the map and use the arrow keys for every strategy that works in a cell.'));
+      'The ring marks the chips and batch of the form. The line under the map names every strategy that works in the cell you point at.'));
 }
 SbCalc.addRenderer('training.regime', drawRegime);
 
