@@ -161,7 +161,7 @@ test('every calculator of the page opens in a valid state on every TPU', async (
 test('on a GPU page chip the page says what a GPU lacks here and the widgets compute on a TPU', async () => {
   const page = await site.page('training.html?chip=h100');
   await page.locator('#sb-gpu-notice').waitFor();
-  assert.match(await page.locator('#sb-gpu-notice').textContent(), /NVIDIA H100 is a GPU\. .*ICI torus/);
+  assert.match(await page.locator('#sb-gpu-notice').textContent(), /^NVIDIA H100\b.* is a GPU\. .*ICI torus/);
   await planIdle(page);
   for (const name of ['training.plan', 'training.regime', 'training.strategy', 'training.split']) {
     await page.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
