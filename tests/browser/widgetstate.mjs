@@ -13,7 +13,7 @@ export async function settled(page) {
     if (!calcs.length && !widgets.length) return document.readyState === 'complete';
     // A heavy calculator computes in a worker: settled once no search is on its way (aria-busy).
     return calcs.every((c) => c.response && !c.hasAttribute('aria-busy')) && widgets.every((w) => w.dataset.sbState);
-  }, null, { timeout: 20000 });
+  }, null, { timeout: 60000 });  // a worker instantiates its own module first
   await page.waitForTimeout(300);
 }
 
