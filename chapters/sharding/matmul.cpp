@@ -127,7 +127,7 @@ double comms_sum(const Plan& p, const std::vector<double>& times, Trace& tr, Tex
   if (names.empty()) return tr.value(what + ": no collective", 0, "s");
   std::vector<Trace::Term> terms;
   for (std::size_t k = 0; k < names.size(); ++k) terms.push_back({names[k], times[k]});
-  return tr.sum(what + " (the collectives one after another, not overlapped)", "T_comms", "s",
+  return tr.sum(what + ", the collectives one after another (not overlapped)", "T_comms", "s",
                 terms);
 }
 

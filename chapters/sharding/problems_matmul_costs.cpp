@@ -276,8 +276,8 @@ constexpr Problem kQ9c{
           const auto comms = [&](const Plan* p, Text what) {
             return p == &an.plan ? p->t_comms : recost_comms(mi, *p, tr, what);
           };
-          const double t_ag = comms(g, " (gather $A$ first)");
-          const double t_rs = comms(rs, " (multiply, then ReduceScatter $C$)");
+          const double t_ag = comms(g, " when gathering $A$ first");
+          const double t_rs = comms(rs, " when multiplying first");
           const double ratio =
               tr.step("Gather first over reduce-scatter after ($= M/K$)", kAgOverRs, {t_ag, t_rs});
           return Answers{{"comm_ratio_at_test_point", ratio}};

@@ -101,7 +101,7 @@ Q6 q6(const Inputs& in, Trace& tr) {
   q.open = analyze_as(mi, &tr, "sharding_A", "sharding_B");
   mi.wrap.assign(mi.wrap.size(), true);
   q.ring = analyze_as(mi, nullptr, "sharding_A", "sharding_B");
-  recost_comms(mi, q.ring.plan, tr, " with full rings instead (for comparison)");
+  recost_comms(mi, q.ring.plan, tr, " on full rings (for comparison)");
   return q;
 }
 constexpr Slot::Var vIK[] = {{"I", "rows of A", 128, 65536},
