@@ -117,24 +117,27 @@ double Trace::step(Text what, const Formula& f, std::initializer_list<double> x)
   return value;
 }
 
-double Trace::combine(Text what, Text name, Text unit, std::initializer_list<Term> terms,
-                      bool is_max) {
-  double value = 0;
+double Trace::combine(Text what, Text name, Text unit, std::span<const Term> terms, Combine how) {
+  const bool is_max = how == Combine::Max, is_product = how == Combine::Product;
+  double value = is_product ? 1 : 0;
   bool first = true;
   for (const Term& t : terms) {
-    value = first ? t.value : is_max ? std::max(value, t.value) : value + t.value;
+    value = first        ? t.value
+            : is_max     ? std::max(value, t.value)
+            : is_product ? value * t.value
+                         : value + t.value;
     first = false;
   }
-  // The formula, the numbers and the expression, written side by side.
+  // The formula, the numbers and the expression, written side by side. A product is written as
+  // the book writes one ("N_X N_Y"), its numbers with a \cdot between them.
+  const Text sep = is_max ? ", " : is_product ? " * " : " + ";
+  const Text tex_sep = is_product ? "\\," : sep, nums_sep = is_product ? " \\cdot " : sep;
   Out tex, nums, expr;
   tex << records::tex_name(name) << " = ";
-  if (is_max) tex << "\\max\\left(";
-  if (is_max) nums << "\\max\\left(";
-  if (is_max) expr << "max(";
+  if (is_max) tex << "\\max\\left(", nums << "\\max\\left(", expr << "max(";
   first = true;
   for (const Term& t : terms) {
-    const Text sep = is_max ? ", " : " + ";
-    if (!first) tex << sep, nums << sep, expr << sep;
+    if (!first) tex << tex_sep, nums << nums_sep, expr << sep;
     tex << records::tex_name(t.name);
     const bool wrap = t.value < 0 && !(first && !is_max);
     if (wrap) nums << "\\left(";
@@ -162,11 +165,27 @@ double Trace::combine(Text what, Text name, Text unit, std::initializer_list<Ter
 }
 
 double Trace::sum(Text what, Text name, Text unit, std::initializer_list<Term> terms) {
-  return combine(what, name, unit, terms, false);
+  return combine(what, name, unit, {terms.begin(), terms.size()}, Combine::Sum);
 }
 
 double Trace::max(Text what, Text name, Text unit, std::initializer_list<Term> terms) {
-  return combine(what, name, unit, terms, true);
+  return combine(what, name, unit, {terms.begin(), terms.size()}, Combine::Max);
+}
+
+double Trace::product(Text what, Text name, Text unit, std::initializer_list<Term> terms) {
+  return combine(what, name, unit, {terms.begin(), terms.size()}, Combine::Product);
+}
+
+double Trace::sum(Text what, Text name, Text unit, std::span<const Term> terms) {
+  return combine(what, name, unit, terms, Combine::Sum);
+}
+
+double Trace::max(Text what, Text name, Text unit, std::span<const Term> terms) {
+  return combine(what, name, unit, terms, Combine::Max);
+}
+
+double Trace::product(Text what, Text name, Text unit, std::span<const Term> terms) {
+  return combine(what, name, unit, terms, Combine::Product);
 }
 
 double Trace::value(Text what, double v, Text unit) {

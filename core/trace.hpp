@@ -2,6 +2,7 @@
 // the same formula with numbers substituted (TeX), and the value with its unit.
 #pragma once
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,12 @@ class Trace {
   // names ("P_attn + P_mlp"), with the same JSON as a record's step.
   double sum(Text what, Text name, Text unit, std::initializer_list<Term> terms);
   double max(Text what, Text name, Text unit, std::initializer_list<Term> terms);
+  // The same over a list built at run time (the axes of a mesh, the collectives of a plan), and
+  // a product of earlier values ("S = N_X N_Y": a dimension's shards, the bytes of a block).
+  double sum(Text what, Text name, Text unit, std::span<const Term> terms);
+  double max(Text what, Text name, Text unit, std::span<const Term> terms);
+  double product(Text what, Text name, Text unit, std::span<const Term> terms);
+  double product(Text what, Text name, Text unit, std::initializer_list<Term> terms);
   // A value that no expression gives (a search, a table look-up): words and a value, no formula.
   double value(Text what, double v, Text unit);
   // Records a step and returns its value, so a model can write `t = tr.step(...)`.
@@ -55,7 +62,8 @@ class Trace {
   void open(Text what, Text formula);
   void close(Text formula, double value, Text unit, Text section = {});
   void value_member(Text name, double v);  // one "name":number of "values"
-  double combine(Text what, Text name, Text unit, std::initializer_list<Term> terms, bool is_max);
+  enum class Combine { Sum, Max, Product };
+  double combine(Text what, Text name, Text unit, std::span<const Term> terms, Combine how);
   Out out_;      // the steps, already JSON, separated by commas
   Out scratch_;  // a pattern step's numbers before escaping
 };

@@ -1,6 +1,8 @@
 // The sharding chapter's calculators: a sharded matmul (case, collectives, output sharding, the
 // alternatives side by side, and which device holds which block), a collective on torus axes
 // (time, regime and a time-vs-size plot) and the local shape of one sharded array.
+#include "chapters/sharding/calculators.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -15,13 +17,11 @@
 #include "core/units.hpp"
 
 namespace sb::sharding {
-namespace {
 
 // The smallest bandwidth a reader may give (B/s): with the largest messages (1e15 B) every time
 // stays a finite number of seconds.
 constexpr double kMinBandwidth = 1;
 
-// Link figures: the chip's tables unless the reader gives a bandwidth or latency (0 = chip).
 Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, double t_given) {
   Link l;
   l.dcn = link == "dcn";
@@ -43,6 +43,8 @@ Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, doub
   l.bidirectional = direction != "one-way";
   return l;
 }
+
+namespace {
 
 // Wraparound per mesh axis: forced by the reader, or the tpus chapter's rule for a slice shaped
 // like the mesh.
@@ -97,6 +99,39 @@ json wrap_json(const Mesh& m, const std::vector<bool>& w) {
 
 json mesh_json(const Mesh& m) {
   return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}};
+}
+
+// A plan for the page: its steps with their costs, its totals and verdict.
+json plan_json(const Plan& p) {
+  json steps = json::array();
+  for (const auto& s : p.steps) {
+    json j = {{"kind", s.kind}, {"array", s.array}, {"when", s.when},        {"axes", s.axes},
+              {"from", s.from}, {"to", s.to},       {"label", step_label(s)}};
+    if (!s.dim.empty()) j["dim"] = s.dim;
+    if (s.kind == "matmul")
+      j["flops"] = s.flops;
+    else if (s.kind != "slice") {
+      j["bytes"] = s.V;
+      j["t"] = s.cost.t;
+      j["t_bw"] = s.cost.t_bw;
+      j["t_lat"] = s.cost.t_lat;
+      j["hops"] = s.cost.hops;
+      j["bytes_per_chip"] = s.cost.bytes_per_chip;
+      j["regime"] = s.cost.regime;
+    }
+    steps.push_back(j);
+  }
+  return {{"name", p.name},
+          {"steps", steps},
+          {"output", p.out.text()},
+          {"flops_per_chip", p.flops_per_chip},
+          {"t_math", p.t_math},
+          {"t_comms", p.t_comms},
+          {"t_total", p.t_math + p.t_comms},
+          {"t_overlapped", std::max(p.t_math, p.t_comms)},
+          {"bytes_per_chip", p.bytes_per_chip},
+          {"operand_bytes_per_chip", {{"A", p.peak_bytes_a}, {"B", p.peak_bytes_b}}},
+          {"verdict", p.verdict}};
 }
 
 // The matmul of sharding.matmul: shardings on a mesh, sizes, dtype and its peak, link and wraps.
@@ -154,7 +189,7 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("bytes_per_chip", p.bytes_per_chip, "B", "bytes each chip receives");
   r.value("devices", static_cast<double>(mi.mesh.devices()), "count", "devices");
   json alts = json::array();
-  for (const auto& a : an.alternatives) alts.push_back(to_json(a));
+  for (const auto& a : an.alternatives) alts.push_back(plan_json(a));
   for (std::size_t k = 0; k < mi.mesh.names.size(); ++k)
     if (!mi.wrap[k] && mi.mesh.sizes[k] > 2)
       r.note("Axis " + mi.mesh.names[k] + " (" + std::to_string(mi.mesh.sizes[k]) +
@@ -172,7 +207,7 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   x["a"] = with_name(mi.a, "A").text();
   x["b"] = with_name(mi.b, "B").text();
   x["output_sharding"] = p.out.text();
-  x["plan"] = to_json(p);
+  x["plan"] = plan_json(p);
   x["alternatives"] = std::move(alts);
   x["blocks"] = matmul_blocks(mi, p);
 }
@@ -238,8 +273,8 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
       link_for(c, in.text("link"), in.text("direction"), in.num("w_uni"), in.num("t_hop"));
   CollectiveCost cc = collective_cost(op, V, axes, l, &tr, op_name(op));
   const double thr = latency_bound_threshold(l.w_uni, l.t_hop);
-  tr.step("Per-hop payload below which a hop is latency-bound", "W_{uni} \\cdot T_{min}",
-          "# \\cdot #", {l.w_uni, l.t_hop}, thr, "B");
+  tr.step("Per-hop payload below which a hop is latency-bound", kLatencyThreshold,
+          {l.w_uni, l.t_hop});
   r.value("t", cc.t, "s", "time");
   r.value("t_bw", cc.t_bw, "s", "bandwidth term");
   r.value("t_lat", cc.t_lat, "s", "latency term");
@@ -308,6 +343,7 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::vector<double> sizes = local_sizes(in, s);
   const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
   LocalShape L = local_shape(s, m, sizes, bpe, "sharding", &tr);
+  trace_copies(s, m, L, tr);
   json shape = json::array();
   for (std::size_t k = 0; k < s.dims.size(); ++k)
     shape.push_back({{"dim", s.dims[k].name},
@@ -331,190 +367,6 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   x["blocks"] = blocks_json(m, {{named.name, named}}, {sizes});
   x["verdict"] = L.replication > 1 ? "replicated " + units::number(L.replication) + " times"
                                    : "no replication";
-}
-
-// ------------------------------------------------------------------------------------ ring --
-
-// Largest ring the step by step view lays out; the time against N goes further.
-constexpr int kMaxRingDrawn = 16;
-constexpr int kMaxRingCurve = 64;
-
-// Which chunks each device holds after each step (step 0: before any), from the moves.
-json ring_held(Op op, int n, const RingSchedule& s) {
-  std::vector<std::vector<int>> at(n);  // chunk -> ... per device, as sorted lists
-  for (int i = 0; i < n; ++i) {
-    if (op == Op::AllToAll)
-      for (int d = 0; d < n; ++d) at[i].push_back(i * n + d);
-    else
-      at[i].push_back(i);
-  }
-  json held = json::array();
-  held.push_back(at);
-  for (const auto& step : s.steps) {
-    for (const RingMove& m : step) {
-      if (op == Op::AllToAll) {  // the piece leaves its device
-        auto& from = at[m.from];
-        from.erase(std::find(from.begin(), from.end(), m.chunk));
-      }
-      at[m.to].insert(std::lower_bound(at[m.to].begin(), at[m.to].end(), m.chunk), m.chunk);
-    }
-    held.push_back(at);
-  }
-  return held;
-}
-
-// The book's closed form for the same collective on a ring with wraparound (A4.1, A4.4).
-double ring_book_time(Op op, double V, int n, const Link& l) {
-  Axis a;
-  a.name = "X";
-  a.size = n;
-  a.wrap = true;
-  return collective_cost(op, V, {a}, l).t;
-}
-
-void ring_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const Op op = parse_op(in.text("op"), "op");
-  const int n = static_cast<int>(in.num("n"));
-  const double V = in.num("bytes");
-  const Link l = link_for(c, "ici", in.text("direction"), in.num("w_uni"), in.num("t_hop"));
-  const RingSchedule s = ring_schedule(op, n, l.bidirectional, true);
-  const double chunk =
-      tr.step(op == Op::AllToAll ? "Piece each device sends each other one" : "Shard per device",
-              op == Op::AllToAll ? "V / N^2" : "V / N", op == Op::AllToAll ? "# / #^2" : "# / #",
-              {V, static_cast<double>(n)}, ring_chunk_bytes(op, V, n), "B");
-  const double t = ring_time(s, chunk, l.w_uni, l.t_hop);
-  const double busiest = std::max(s.link_cw, s.link_ccw);
-  tr.step("Chunks over the busiest link, all steps", "\\sum_s c_s",
-          std::to_string(s.load.size()) + "\\ \\mathrm{steps}", busiest, "count");
-  tr.step("Time, step by step", "\\sum_s \\max(T_{min}, c_s \\cdot \\mathrm{chunk} / W_{uni})",
-          "# \\ \\mathrm{steps}", {static_cast<double>(s.load.size())}, t, "s");
-  const double book = ring_book_time(op, V, n, l);
-  r.value("steps", static_cast<double>(s.load.size()), "count", "steps");
-  r.value("chunk_bytes", chunk, "B", op == Op::AllToAll ? "piece size V/N^2" : "shard size V/N");
-  r.value("link_chunks", busiest, "count", "chunks over the busiest link");
-  r.value("link_bytes", busiest * chunk, "B", "bytes over the busiest link");
-  r.value("t", t, "s", "time, step by step");
-  r.value("t_book", book, "s", "the book's formula (ring with wraparound)");
-  json steps = json::array(), load = json::array(), sent = json::array();
-  double cw = 0, ccw = 0;
-  for (size_t k = 0; k < s.steps.size(); ++k) {
-    json moves = json::array();
-    for (const RingMove& m : s.steps[k]) moves.push_back({m.chunk, m.from, m.to, m.cw ? 1 : 0});
-    steps.push_back(std::move(moves));
-    load.push_back({s.load[k].first, s.load[k].second});
-    sent.push_back({cw += s.load[k].first, ccw += s.load[k].second});
-  }
-  r.extra["ring"] = {
-      {"n", n},       {"op", op_name(op)}, {"bidirectional", l.bidirectional}, {"steps", steps},
-      {"load", load}, {"sent", sent},      {"held", ring_held(op, n, s)}};
-  // Time against N for both collectives, step by step and by the book's formula.
-  json ns = json::array(), ag = json::array(), a2a = json::array(), ag_book = json::array(),
-       a2a_book = json::array();
-  for (int k = 2; k <= kMaxRingCurve; ++k) {
-    ns.push_back(k);
-    for (Op o : {Op::AllGather, Op::AllToAll}) {
-      const RingSchedule rs = ring_schedule(o, k, l.bidirectional, false);
-      (o == Op::AllGather ? ag : a2a)
-          .push_back(ring_time(rs, ring_chunk_bytes(o, V, k), l.w_uni, l.t_hop));
-      (o == Op::AllGather ? ag_book : a2a_book).push_back(ring_book_time(o, V, k, l));
-    }
-  }
-  r.extra["curve"] = {{"n", ns},
-                      {"allgather", ag},
-                      {"alltoall", a2a},
-                      {"allgather_book", ag_book},
-                      {"alltoall_book", a2a_book}};
-  r.extra["verdict"] = std::string(op_name(op)) + " on " + std::to_string(n) +
-                       " devices: " + std::to_string(s.load.size()) + " steps, " +
-                       units::format(t, "s");
-}
-
-// ------------------------------------------------------------------------------ strategies --
-
-constexpr int kPhaseCells = 48;  // grid points along B and along D
-
-// Overlapped (a collective matmul) or not: the two ways the chapter adds T_math and T_comms.
-double step_time(const StrategyTimes& t, bool overlap) {
-  return overlap ? std::max(t.t_math, t.t_comms) : t.t_math + t.t_comms;
-}
-
-// n points from lo to hi, evenly spaced in log.
-std::vector<double> log_points(double lo, double hi, int n) {
-  std::vector<double> xs(n);
-  for (int i = 0; i < n; ++i) xs[i] = lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1));
-  xs[n - 1] = hi;
-  return xs;
-}
-
-// sharding.strategies: Question 4's two strategies over a grid of batch B and width D: which is
-// faster where, and whether the faster one is compute-bound there.
-void strategies_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const double peak = c.peak("bf16", "chip");
-  const double eb = hw::dtype_bytes("bf16", "dtype");
-  const Link l = link_for(c, "ici", "bidirectional", in.num("w_uni"), in.num("t_hop"));
-  Axis x;
-  x.name = "X";
-  x.size = in.num("X");
-  x.wrap = true;  // the book's full ring
-  const double F = in.num("F"), b_max = in.num("b_max"), d_max = in.num("d_max");
-  const bool overlap = in.text("overlap") == "max";
-  if (d_max < 2 * x.size)
-    fail("d_max", "d_max must be at least twice the axis X, so that D splits over it",
-         "out_of_range");
-  // The book's thresholds, from the bandwidth terms at B = D = 1 (each time is linear in them).
-  const Link no_latency = [&] {
-    Link n = l;
-    n.t_hop = 0;
-    return n;
-  }();
-  const StrategyTimes one1 = gather_then_multiply(1, 1, F, eb, peak, x, no_latency);
-  const StrategyTimes one2 = multiply_then_allreduce(1, 1, F, eb, peak, x, no_latency);
-  const double b_star = tr.step("Strategy 1 is comms-bound below $B^*$ ($2BDF/C = b\\,DF/W_{ici}$)",
-                                "B^* = C / W_{ici}", "\\frac{#}{#}", {one1.t_comms, one1.t_math},
-                                one1.t_comms / one1.t_math, "tokens");
-  const double d_star =
-      tr.step("Strategy 2 beats 1 at large $B$ above $D^*$ ($2b\\,BF/W_{ici} = 2BDF/C$)",
-              "D^* = 2C / W_{ici}", "\\frac{#}{#}", {one2.t_comms, one1.t_math},
-              one2.t_comms / one1.t_math, "count");
-  const double d_x =
-      tr.step("Strategy 2 is compute-bound above $D = |X| D^*$", "D = |X| \\cdot D^*", "# \\cdot #",
-              {x.size, d_star}, x.size * d_star, "count");
-  // The grid.
-  const std::vector<double> bs = log_points(1, b_max, kPhaseCells),
-                            ds = log_points(2 * x.size, d_max, kPhaseCells);
-  json rows = json::array();
-  for (double D : ds) {
-    json row = json::array();
-    for (double B : bs) {
-      const StrategyTimes s1 = gather_then_multiply(B, D, F, eb, peak, x, l),
-                          s2 = multiply_then_allreduce(B, D, F, eb, peak, x, l);
-      const bool two = step_time(s2, overlap) < step_time(s1, overlap);
-      const StrategyTimes& w = two ? s2 : s1;
-      row.push_back((two ? 2 : 0) + (w.t_math > w.t_comms ? 0 : 1));
-    }
-    rows.push_back(std::move(row));
-  }
-  // The reader's point.
-  const double B = in.num("B"), D = in.num("D");
-  const StrategyTimes p1 = gather_then_multiply(B, D, F, eb, peak, x, l),
-                      p2 = multiply_then_allreduce(B, D, F, eb, peak, x, l);
-  const double t1 = step_time(p1, overlap), t2 = step_time(p2, overlap);
-  r.value("t_strategy1", t1, "s", "strategy 1: gather Y, multiply replicated");
-  r.value("t_strategy2", t2, "s", "strategy 2: multiply locally, AllReduce Z");
-  r.value("b_star", b_star, "tokens", "B below which strategy 1 is comms-bound");
-  r.value("d_star", d_star, "count", "D above which strategy 2 wins at large B");
-  r.value("d_compute_bound_2", d_x, "count", "D above which strategy 2 is compute-bound");
-  r.extra["phase"] = {{"b", bs},
-                      {"d", ds},
-                      {"cells", rows},
-                      {"b_star", b_star},
-                      {"d_star", d_star},
-                      {"d_x", d_x},
-                      {"point", {{"b", B}, {"d", D}, {"winner", t2 < t1 ? 2 : 1}}}};
-  r.extra["verdict"] = std::string(t2 < t1 ? "Strategy 2" : "Strategy 1") +
-                       " is faster at B = " + units::number(B) + ", D = " + units::number(D);
 }
 
 constexpr Param kMatmulParams[] = {

@@ -53,18 +53,6 @@ inline std::vector<bool> chip_wraps(const std::string& chip, const Mesh& m) {
   return tpus::wraps(hw::chip(chip), tpus::Dims(m.sizes.begin(), m.sizes.end()));
 }
 
-// Per-device bytes of `s` after gathering `axes` off it (the AllGather's V, A4.1).
-inline double gathered_bytes(Sharding s, const Mesh& m, const std::vector<double>& sizes,
-                             const std::vector<std::string>& axes, double bpe) {
-  for (auto& d : s.dims) {
-    std::vector<std::string> keep;
-    for (const auto& a : d.axes)
-      if (std::find(axes.begin(), axes.end(), a) == axes.end()) keep.push_back(a);
-    d.axes = keep;
-  }
-  return local_shape(s, m, sizes, bpe, "sharding").bytes_per_device;
-}
-
 // "(8, 2048)" -> {8, 2048}
 inline std::vector<double> shape_of(const std::string& t, const std::string& field) {
   std::vector<double> out;

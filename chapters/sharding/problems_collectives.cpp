@@ -31,13 +31,10 @@ void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
   const std::vector<double> sizes = {in.num("size_E"), in.num("size_F")};
   const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
   const double shard = local_shape(s, m, sizes, bpe, "sharding", &tr).bytes_per_device;
-  validate(s, m, "sharding");
   const std::vector<std::string> gax = s.dims.at(0).axes;  // the gather removes E's subscript
   if (gax.empty())
     fail("sharding", "the first dimension must be sharded for the gather to move anything");
-  const double V = gathered_bytes(s, m, sizes, gax, bpe);
-  tr.step("Gathered array V (per group)", "V = \\text{shard} \\cdot N", "# \\cdot #",
-          {shard, V / shard}, V, "B");
+  const double V = gather_volume(shard, m, gax, &tr);
   const Link l = link_of(in.num("w_uni_Bps"), in.num("t_min_s"));
   std::vector<bool> wraps = chip_wraps(in.text("chip"), m);
   const std::vector<Axis> wired = axes_of(m, gax, wraps);
@@ -63,18 +60,18 @@ void pq2_solve(const Inputs& in, Trace& tr, Answers& a) {
            "That is the ideal-ring time: without wraparound the far device takes N-1 shards "
            "through one link, one way, 2(N-1)/N = " +
                units::number(2 * (n - 1) / n, 3) + " times the ring's time here.");
-    a.slip("t_open_line_s", std::max(real.t_lat, n * shard / l.w_uni),
+    a.slip("t_open_line_s", collective_time(roofline::t_comms(V, l.w_uni), real.t_lat),
            "That counts N shards through the far device's link; it already holds its own, so "
            "N-1 arrive.");
   }
   // The shard called by its decimal name (32 KiB as 32 kB), as the book computes with it.
   a.book("shard_bytes", units::decimal_name(shard), "writes " + units::decimal_name_text(shard));
-  a.book("per_hop_transfer_s", units::decimal_name(shard) / l.w_uni,
+  a.book("per_hop_transfer_s", roofline::t_comms(units::decimal_name(shard), l.w_uni),
          "computes with " + units::decimal_name_text(shard));
   a["latency_term_s"] = real.t_lat;
   a["t_open_line_s"] = real.t;
-  a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard", "\\frac{V/N}{W_{uni}}",
-                                    "\\frac{#}{#}", {shard, l.w_uni}, shard / l.w_uni, "s");
+  a["per_hop_transfer_s"] = tr.step("Per-hop transfer of one shard, $V/N$", kHopTime,
+                                    {V, shards_of(s.dims[0], m), l.w_uni});
   a["t_total_s"] = real.t;
   a["is_latency_bound"] = real.latency_bound ? 1 : 0;
 }
@@ -136,14 +133,15 @@ struct Q2 {
   Link l;
   std::vector<bool> wrap;
 };
-Q2 q2_setup(const Inputs& in) {
+Q2 q2_setup(const Inputs& in, Trace& tr) {
   Q2 q;
   q.m = parse_mesh(in.text("mesh"), "mesh");
   q.s = parse_sharding(in.text("sharding"), "sharding");
   q.sizes = {in.num("size_B"), in.num("size_D")};
   q.bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
-  q.l = link_of(in.num("w_ici_Bps") / 2, in.num("t_min_s"));
   q.wrap = chip_wraps(in.text("chip"), q.m);
+  axes_of(q.m, {"X", "Y", "Z"}, q.wrap);  // the cube's three axes, or an error naming the mesh
+  q.l = link_of(tr.step("One way of a link", kWUni, {in.num("w_ici_Bps")}), in.num("t_min_s"));
   return q;
 }
 constexpr Text kHintBothWays =
@@ -183,8 +181,7 @@ constexpr Problem kEX3{
           const double w = in.num("w_uni_Bps"), t = in.num("t_min_s");
           return Answers{
               {"latency_bound_threshold_B",
-               tr.step("Payload one link moves in one hop latency", "W_{uni} \\cdot T_{min}",
-                       "# \\cdot #", {w, t}, latency_bound_threshold(w, t), "B")}};
+               tr.step("Payload one link moves in one hop latency", kLatencyThreshold, {w, t})}};
         },
 };
 
@@ -218,10 +215,8 @@ constexpr Problem kEX5{
           Sharding s = parse_sharding("[V_X]", "sharding");
           const double v = in.num("array_bytes_at_saturation_B");
           LocalShape L = local_shape(s, m, {v}, 1, "array_bytes_at_saturation_B", &tr);
-          const double bw =
-              tr.step("Bandwidth reached", "f \\cdot W_{uni}", "# \\cdot #",
-                      {in.num("measured_fraction_of_peak"), in.num("w_uni_Bps")},
-                      in.num("measured_fraction_of_peak") * in.num("w_uni_Bps"), "B_per_s");
+          const double bw = tr.step("Bandwidth reached", kAchievedBw,
+                                    {in.num("measured_fraction_of_peak"), in.num("w_uni_Bps")});
           return Answers{{"bytes_per_device_at_saturation", L.bytes_per_device},
                          {"achieved_link_bw_Bps", bw}};
         },
@@ -311,10 +306,10 @@ constexpr Problem kQ2a{
     .slots = kQ2aSlots,
     .solve =
         [](const Inputs& in, Trace& tr) {
-          Q2 q = q2_setup(in);
-          const double V = gathered_bytes(q.s, q.m, q.sizes, {"X"}, q.bpe);
-          tr.step("$V$: the gathered $[B, D_Y]$ each $Y$ group ends with", "V = 2 B D / |Y|", "", V,
-                  "B");
+          Q2 q = q2_setup(in, tr);
+          const double shard =
+              local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
+          const double V = gather_volume(shard, q.m, {"X"}, &tr);  // [B, D_Y] in each Y group
           CollectiveCost x = collective_cost(Op::AllGather, V, axes_of(q.m, {"X"}, q.wrap), q.l,
                                              &tr, "$\\mathrm{AllGather}_X$");
           tr.note(
@@ -348,9 +343,10 @@ constexpr Problem kQ2b{
     .slots = kQ2bSlots,
     .solve =
         [](const Inputs& in, Trace& tr) {
-          Q2 q = q2_setup(in);
-          const double V = gathered_bytes(q.s, q.m, q.sizes, {"X", "Y"}, q.bpe);
-          tr.step("V: the whole array", "V = 2 B D", "", V, "B");
+          Q2 q = q2_setup(in, tr);
+          const double shard =
+              local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
+          const double V = gather_volume(shard, q.m, {"X", "Y"}, &tr);  // the whole array
           CollectiveCost xy = collective_cost(Op::AllGather, V, axes_of(q.m, {"X", "Y"}, q.wrap),
                                               q.l, &tr, "$\\mathrm{AllGather}_{XY}$");
           CollectiveCost xyz =
@@ -382,7 +378,7 @@ constexpr Problem kQ2c{
     .slots = kQ2cSlots,
     .solve =
         [](const Inputs& in, Trace& tr) {
-          Q2 q = q2_setup(in);
+          Q2 q = q2_setup(in, tr);
           const double V = local_shape(q.s, q.m, q.sizes, q.bpe, "sharding", &tr).bytes_per_device;
           CollectiveCost z = collective_cost(Op::AllReduce, V, axes_of(q.m, {"Z"}, q.wrap), q.l,
                                              &tr, "$\\mathrm{AllReduce}_Z$");
@@ -427,7 +423,7 @@ constexpr Problem kQ3{
           const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
           const double per =
               local_shape(s, m, {in.num("size_B")}, bpe, "sharding", &tr).bytes_per_device;
-          const double V = gathered_bytes(s, m, {in.num("size_B")}, {"X"}, bpe);
+          const double V = gather_volume(per, m, {"X"}, &tr);
           CollectiveCost c = collective_cost(
               Op::AllGather, V, axes_of(m, {"X"}, chip_wraps(in.text("chip"), m)),
               link_of(in.num("w_uni_Bps"), in.num("t_min_s")), &tr, "$\\mathrm{AllGather}_X$");
@@ -490,24 +486,26 @@ constexpr Problem kEX6{
           const double n = in.num("footnote_ring_size");
           if (static_cast<long long>(n) % 2 != 0)
             fail("footnote_ring_size", "the footnote's count is for an even ring");
-          const double ratio =
-              tr.step("1-D: AllToAll / AllGather on a ring of the same array",
-                      "\\frac{V/(4 W_{ici})}{V / W_{ici}}", "",
-                      t_alltoall_1d(V, W) / t_allgather_ring(V, n, W / 2), "ratio");
-          const double hops = tr.step("Chunk-hops per device on a ring of " + tex(n),
-                                      "\\sum_{k=1}^{N/2} k + \\sum_{k=1}^{N/2-1} k = N^2/4", "",
-                                      alltoall_chunk_hops_bidi(static_cast<long long>(n)), "count");
-          std::vector<double> dims(m.sizes.begin(), m.sizes.end());
-          const double links =
-              tr.step("Links the bisection crosses", "2N / \\max(A, B, C)", "",
-                      tpus::bisection_links(tpus::Torus{tpus::Dims(m.sizes.begin(), m.sizes.end()),
-                                                        std::vector<bool>(m.sizes.size(), true)}),
-                      "count");
+          // 1-D, on a ring of the footnote's size: the AllToAll against an AllGather of the same V.
+          const double w_uni = tr.step("One way of a link", kWUni, {W});
+          const double t_ag =
+              tr.step("1-D: an AllGather of $V$ on a ring of " + tex(n), kAgRing, {V, n, w_uni});
+          const double t_a2a = tr.step("1-D: an AllToAll of the same $V$", kA2a1d, {V, W});
+          const double ratio = tr.step("1-D: AllToAll over AllGather", kA2aOverAg, {t_a2a, t_ag});
+          const double hops =
+              tr.step("Chunk-hops per device on a ring of " + tex(n) + " ($N^2/4$ for even $N$)",
+                      kChunkHops, {n});
+          const tpus::Dims dims(m.sizes.begin(), m.sizes.end());
+          const double links = tr.value(
+              "Links the bisection crosses: $2N / \\max(A, B, C)$ on a torus with wraparound "
+              "(the TPU chapter's count)",
+              tpus::bisection_links(tpus::Torus{dims, std::vector<bool>(dims.size(), true)}),
+              "count");
           std::vector<Axis> axes;
           for (std::size_t k = 0; k < m.names.size(); ++k)
-            axes.push_back({m.names[k], dims[k], true, 1});
-          Link l = link_of(W / 2, 0);
-          CollectiveCost c = collective_cost(Op::AllToAll, V, axes, l, &tr, "AllToAll");
+            axes.push_back({m.names[k], static_cast<double>(m.sizes[k]), true, 1});
+          const CollectiveCost c =
+              collective_cost(Op::AllToAll, V, axes, link_of(w_uni, 0), &tr, "AllToAll");
           return Answers{{"a2a_to_allgather_ratio_1d", ratio},
                          {"chunk_hops_per_device_even_ring", hops},
                          {"bisection_links_crossed", links},

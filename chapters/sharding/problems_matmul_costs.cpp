@@ -25,6 +25,32 @@ namespace sb::sharding {
 namespace {
 
 // Question 7: a memory-capped MLP layer on a v5e 2x2.
+
+// Question 7's layouts: TP's two matmuls (In gathered over XY into H[B, F_XY], then H . W_out, a
+// Case 3 finished by a ReduceScatter) with their derivations, and FSDP's first matmul, which
+// gathers W_in whole.
+struct Q7Layouts {
+  MatmulAnalysis tp1, fsdp;
+  Plan tp2;  // the second matmul's plan that ends in a ReduceScatter
+};
+Q7Layouts q7_layouts(const Inputs& in, double B, double D, double F, double w, double C,
+                     Trace& tr) {
+  Q7Layouts q;
+  const MatmulInput m1 = matmul_of(in, in.text("tp_in"), in.text("tp_w_in"), B, D, F, "none", w, C,
+                                   "tp_in", "tp_w_in");
+  q.tp1 = analyze_as(m1, &tr, "tp_in", "tp_w_in");
+  MatmulInput m2 = matmul_of(in, q.tp1.plan.out.text(), in.text("tp_w_out"), B, F, D, "none", w, C,
+                             "tp_in", "tp_w_out");
+  m2.a.name = "H";
+  const MatmulAnalysis a2 = analyze_as(m2, &tr, "tp_in", "tp_w_out");
+  q.tp2 = *find_plan(a2, "ReduceScatter");
+  tr.note("TP keeps $Out$ sharded: its second matmul is " + plan_name_tex(q.tp2) + ".");
+  const MatmulInput mf = matmul_of(in, in.text("fsdp_in"), in.text("fsdp_w_in"), B, D, F, "none", w,
+                                   C, "fsdp_in", "fsdp_w_in");
+  q.fsdp = analyze_as(mf, nullptr, "fsdp_in", "fsdp_w_in");
+  return q;
+}
+
 constexpr double kQ7SizeB[] = {64, 128, 256};
 constexpr double kQ7SizeD[] = {4096, 8192};
 constexpr double kQ7SizeF[] = {16384, 32768};
@@ -72,45 +98,38 @@ constexpr Problem kQ7{
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("size_B"), D = in.num("size_D"), F = in.num("size_F");
           const double cap = in.num("free_mem_per_chip_B"), C = in.num("peak_bf16_flops_per_s");
-          const double w = in.num("w_ici_Bps") / 2;
-          Mesh m = parse_mesh(in.text("mesh"), "mesh");
-          const double wbytes =
-              local_shape(parse_sharding("W_in[D, F]", "tp_w_in"), m, {D, F}, 2, "tp_w_in")
-                  .global_bytes;
-          tr.step("One weight, 2DF bytes", "2 D F", "2 \\cdot # \\cdot #", {D, F}, wbytes, "B");
-          const double ibytes =
-              local_shape(parse_sharding("In[B, D]", "tp_in"), m, {B, D}, 2, "tp_in").global_bytes;
-          tr.step("The input, 2BD bytes", "2 B D", "2 \\cdot # \\cdot #", {B, D}, ibytes, "B");
-          // TP: gather In over XY, multiply into H[B, F_XY]; then H . W_out is Case 3
-          // -> ReduceScatter.
-          MatmulInput m1 = matmul_of(in, in.text("tp_in"), in.text("tp_w_in"), B, D, F, "none", w,
-                                     C, "tp_in", "tp_w_in");
-          MatmulAnalysis a1 = analyze_as(m1, &tr, "tp_in", "tp_w_in");
-          MatmulInput m2 = matmul_of(in, a1.plan.out.text(), in.text("tp_w_out"), B, F, D, "none",
-                                     w, C, "tp_in", "tp_w_out");
-          m2.a.name = "H";
-          MatmulAnalysis a2 = analyze_as(m2, &tr, "tp_in", "tp_w_out");
-          const Plan* p2 = find_plan(a2, "ReduceScatter");
-          const double tpw = tr.step("TP weight bytes per chip", "\\frac{2DF}{|X||Y|} \\cdot 2", "",
-                                     a1.plan.peak_bytes_b + p2->peak_bytes_b, "B");
-          const double peak_tp = tpw + a1.plan.peak_bytes_a + p2->peak_bytes_a;
-          tr.step("TP peak: weights + gathered input + hidden", "", "", peak_tp, "B");
-          // FSDP: the first matmul gathers W_in over XY: the whole weight sits on every
-          // chip.
-          MatmulInput mf = matmul_of(in, in.text("fsdp_in"), in.text("fsdp_w_in"), B, D, F, "none",
-                                     w, C, "fsdp_in", "fsdp_w_in");
-          MatmulAnalysis af = analyze_as(mf, nullptr, "fsdp_in", "fsdp_w_in");
-          tr.step("FSDP: $W_{in}$ gathered for the matmul", "2DF", "", af.plan.peak_bytes_b, "B");
+          const double b = hw::dtype_bytes("bf16", "dtype");
+          const double w = tr.step("One way of a link", kWUni, {in.num("w_ici_Bps")});
+          const double wbytes = tr.product("One weight, $W_{in}[D, F]$ in bf16", "W_in", "B",
+                                           {{"D", D}, {"F", F}, {"b", b}});
+          const double ibytes = tr.product("The input, $In[B, D]$ in bf16", "In", "B",
+                                           {{"B", B}, {"D", D}, {"b", b}});
+          const Q7Layouts q = q7_layouts(in, B, D, F, w, C, tr);
+          const double tpw =
+              tr.sum("TP: weight bytes per chip", "W_chip", "B",
+                     {{"W_in_chip", q.tp1.plan.peak_bytes_b}, {"W_out_chip", q.tp2.peak_bytes_b}});
+          const double peak_tp = tr.sum(
+              "TP: peak bytes per chip, the weights, the gathered input and $H$", "peak_TP", "B",
+              {{"W_chip", tpw},
+               {"In_chip", q.tp1.plan.peak_bytes_a},
+               {"H_chip", q.tp2.peak_bytes_a}});
+          tr.note(peak_tp <= cap
+                      ? "TP fits: its peak is within the cap of " + units::format(cap, "B") + "."
+                      : "TP does not fit: its peak is above the cap of " + units::format(cap, "B") +
+                            ".");
+          const double fsdp = tr.value("FSDP: $W_{in}$ gathered whole on every chip for the matmul",
+                                       q.fsdp.plan.peak_bytes_b, "B");
+          tr.note(fsdp > cap ? "FSDP's gathered weight is above the cap: that layout cannot work."
+                             : "FSDP's gathered weight is within the cap.");
           const double flops =
-              tr.step("FLOPs per chip (both matmuls)", "\\frac{2 \\cdot 2BDF}{|X||Y|}", "",
-                      a1.plan.flops_per_chip + p2->flops_per_chip, "flop");
-          const double tm = tr.step("$T_{math}$ per chip", "\\frac{\\text{FLOPs}}{C}",
-                                    "\\frac{#}{#}", {flops, C}, roofline::t_math(flops, C), "s");
+              tr.sum("FLOPs per chip, both matmuls", "FLOPs", "flop",
+                     {{"FLOPs_1", q.tp1.plan.flops_per_chip}, {"FLOPs_2", q.tp2.flops_per_chip}});
+          const double tm = tr.step("$T_{math}$ per chip", roofline::kTMath, {flops, C});
           Answers a{{"weight_bytes_each", wbytes},
                     {"input_bytes", ibytes},
                     {"tp_weight_bytes_per_chip", tpw},
                     {"tp_fits_in_cap", peak_tp <= cap ? 1.0 : 0.0},
-                    {"fsdp_full_weight_exceeds_cap", af.plan.peak_bytes_b > cap ? 1.0 : 0.0},
+                    {"fsdp_full_weight_exceeds_cap", fsdp > cap ? 1.0 : 0.0},
                     {"flops_per_chip", flops},
                     {"t_math_s", tm}};
           // Power-of-two sizes called by their decimal names (2^29 B as 512 MB).
@@ -253,9 +272,14 @@ constexpr Problem kQ9c{
           MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
           const Plan* g = find_plan(an, "matmul", "AllGather");
           const Plan* rs = find_plan(an, "ReduceScatter");
+          // The default plan's collectives are in the derivation already; the other's are costed.
+          const auto comms = [&](const Plan* p, Text what) {
+            return p == &an.plan ? p->t_comms : recost_comms(mi, *p, tr, what);
+          };
+          const double t_ag = comms(g, " when gathering $A$ first");
+          const double t_rs = comms(rs, " when multiplying first");
           const double ratio =
-              tr.step("Ratio of the comms times", "\\frac{T_{AG}(2NM)}{T_{RS}(2NK)} = \\frac{M}{K}",
-                      "\\frac{#}{#}", {g->t_comms, rs->t_comms}, g->t_comms / rs->t_comms, "ratio");
+              tr.step("Gather first over reduce-scatter after ($= M/K$)", kAgOverRs, {t_ag, t_rs});
           return Answers{{"comm_ratio_at_test_point", ratio}};
         },
 };

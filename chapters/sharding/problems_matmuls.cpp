@@ -101,7 +101,7 @@ Q6 q6(const Inputs& in, Trace& tr) {
   q.open = analyze_as(mi, &tr, "sharding_A", "sharding_B");
   mi.wrap.assign(mi.wrap.size(), true);
   q.ring = analyze_as(mi, nullptr, "sharding_A", "sharding_B");
-  tr.step("$T_{comms}$ with full rings instead (for comparison)", "", "", q.ring.plan.t_comms, "s");
+  recost_comms(mi, q.ring.plan, tr, " on full rings (for comparison)");
   return q;
 }
 constexpr Slot::Var vIK[] = {{"I", "rows of A", 128, 65536},
@@ -185,32 +185,22 @@ constexpr Problem kQ4{
         [](const Inputs& in, Trace& tr) {
           const double C = in.num("peak_bf16_flops_per_s"), W = in.num("w_ici_Bps"),
                        n0 = in.num("ref_size");
-          // One reference analysis; T_math grows with B and D, T_comms of strategy 2
-          // with B only, so each threshold is the reference size scaled by a ratio of
-          // times.
-          MatmulInput mi = matmul_of(in, "X[B, D]", "Y[D_X, F]", n0, n0, n0, "all", W / 2, C);
-          const double X0 = static_cast<double>(mi.mesh.sizes.at(0));
-          if (X0 < 2)  // one device: no AllReduce, so no X up to which strategy 2 is compute-bound
+          // The two strategies, as the model plans them on the reference sizes.
+          const MatmulInput mi =
+              matmul_of(in, "X[B, D]", "Y[D_X, F]", n0, n0, n0, "all", one_way_bw(W), C);
+          if (mi.mesh.sizes.at(0) < 2)  // one device: no AllReduce, nothing to compare
             fail("mesh", "the axis X needs at least 2 devices to compare the strategies",
                  "out_of_range");
-          MatmulAnalysis an = analyze_as(mi, &tr, "mesh", "mesh");
-          const Plan* s1 = find_plan(an, "matmul", "AllGather");
-          const Plan* s2 = find_plan(an, "AllReduce");
-          tr.note("Strategy 1: " + plan_name_tex(*s1) + ". Strategy 2: " + plan_name_tex(*s2) +
-                  ".");
-          // Strategy 1 replicates the matmul: its T_math is X0 times the per-chip share
-          // of strategy 2.
-          const double tm1 = s1->t_math, tc1 = s1->t_comms, tm2 = s2->t_math, tc2 = s2->t_comms;
+          const MatmulAnalysis an = analyze_as(mi, nullptr, "mesh", "mesh");
+          tr.note("Strategy 1: " + plan_name_tex(*find_plan(an, "matmul", "AllGather")) +
+                  ". Strategy 2: " + plan_name_tex(*find_plan(an, "AllReduce")) + ".");
+          // Strategy 1's gather does not depend on B, strategy 2's AllReduce not on D.
           const double b =
-              tr.step("Strategy 1 is comms-bound while $2BDF/C < 2DF/W$", "B^* = C / W",
-                      "# \\cdot \\frac{#}{#}", {n0, tc1, tm1}, n0 * tc1 / tm1, "tokens");
+              tr.step("Strategy 1 is comms-bound while $2BDF/C < 2DF/W$", kBStar, {C, W});
           const double d =
-              tr.step("Strategy 2 wins at large $B$ when $4BF/W < 2BDF/C$", "D^* = 2C / W",
-                      "# \\cdot \\frac{#}{#}", {n0, tc2, tm1}, n0 * tc2 / tm1, "count");
-          const double dm = in.num("d_model_typical");
-          const double x = tr.step("Strategy 2 compute-bound while $2BDF/(XC) > 4BF/W$",
-                                   "X^* = D W / (2C)", "# \\cdot \\frac{#}{#}",
-                                   {X0, tm2 * dm / n0, tc2}, X0 * (tm2 * dm / n0) / tc2, "count");
+              tr.step("Strategy 2 wins at large $B$ when $4BF/W < 2BDF/C$", kDStar, {C, W});
+          const double x = tr.step("Strategy 2 is compute-bound while $2BDF/(XC) > 4BF/W$", kXStar,
+                                   {in.num("d_model_typical"), C, W});
           tr.note(x < 2 ? "So strategy 2 is compute-bound only for $X$ below 2: in "
                           "practice it is almost always "
                           "communication-bound, though it still beats a replicated "

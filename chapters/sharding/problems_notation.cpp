@@ -50,9 +50,8 @@ constexpr Problem kEX1{
           Sharding s = parse_sharding(in.text("sharding"), "sharding");
           LocalShape L =
               local_shape(s, m, {in.num("size_I"), in.num("size_J")}, 1, "sharding", &tr);
-          tr.step("Fraction per device", "\\frac{\\text{local elements}}{\\text{global elements}}",
-                  "\\frac{#}{#}", {L.local_elems, in.num("size_I") * in.num("size_J")}, L.fraction,
-                  "ratio");
+          tr.step("Share of $A$ each device holds: $r$ copies spread over $N$ devices", kShare,
+                  {L.replication, L.devices});
           return Answers{{"local_size_I", L.local[0]},
                          {"local_size_J", L.local[1]},
                          {"fraction_per_device", L.fraction}};
@@ -92,9 +91,8 @@ constexpr Problem kPQ0{
           LocalShape L =
               local_shape(s, m, {in.num("size_I"), in.num("size_J")}, bpe, "sharding", &tr);
           const double bw = in.num("hbm_bw_Bps");
-          double t =
-              tr.step("HBM read time", "T = \\frac{\\text{bytes}}{W_{hbm}}", "\\frac{#}{#}",
-                      {L.bytes_per_device, bw}, roofline::t_comms(L.bytes_per_device, bw), "s");
+          const double t = tr.step("HBM read time: the bytes per device over the HBM bandwidth",
+                                   roofline::kTComms, {L.bytes_per_device, bw});
           Answers a{{"local_size_I", L.local[0]},
                     {"bytes_per_device", L.bytes_per_device},
                     {"hbm_load_time_s", t}};
@@ -132,6 +130,7 @@ constexpr Problem kPQ1{
           Sharding s = parse_sharding(in.text("sharding"), "sharding");
           LocalShape L = local_shape(s, m, {in.num("size_I"), in.num("size_J")},
                                      hw::dtype_bytes(in.text("dtype"), "dtype"), "sharding", &tr);
+          trace_copies(s, m, L, tr);
           return Answers{{"local_size_I", L.local[0]},
                          {"bytes_per_device", L.bytes_per_device},
                          {"copies_of_array", L.replication},
@@ -198,9 +197,7 @@ constexpr Problem kEX4{
           Mesh m = parse_mesh(in.text("mesh"), "mesh");
           Sharding s = parse_sharding(in.text("sharding"), "sharding");
           validate(s, m, "sharding");
-          double n = tr.step("Shards of " + s.dims[0].name, "\\prod_{a \\in \\text{subscript}} |a|",
-                             axes_text(s.dims[0].axes), shards_of(s.dims[0], m), "count");
-          return Answers{{"shards_of_I", n}};
+          return Answers{{"shards_of_I", trace_shards(s.dims[0], m, tr)}};
         },
 };
 
@@ -221,12 +218,10 @@ constexpr Problem kQ1{
           Mesh m = parse_mesh(in.text("mesh"), "mesh");
           Sharding s = parse_sharding(in.text("sharding"), "sharding");
           validate(s, m, "sharding");
-          double r =
-              tr.step("Copies: product of the axes A does not use",
-                      "r = \\prod_{\\text{unused}} |X|", "", replication_factor(s, m), "ratio");
+          const double r = trace_replication(s, m, tr);
           tr.note(
-              "Each device holds 1/|X| of A and there are N devices, so the mesh stores N/|X| "
-              "= r copies.");
+              "Each device holds $1/|X|$ of $A$ and there are $N$ devices, so the mesh stores "
+              "$N/|X| = r$ copies.");
           return Answers{{"total_to_one_copy_ratio", r}};
         },
     .hint = "Count the axes the sharding leaves unused.",

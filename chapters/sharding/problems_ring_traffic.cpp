@@ -51,12 +51,11 @@ constexpr Problem kQ10a{
     .slots = kQ10aSlots,
     .solve =
         [](const Inputs& in, Trace& tr) {
-          const double d = in.num("large_D");
-          tr.step("Scalars per link at the chosen N and D", "(D-1) \\cdot \\frac{N}{D} \\cdot N",
-                  "", ag_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
+          tr.step("Scalars over one link at the chosen $N$ and $D$", kAgLinkOneway,
+                  {in.num("matrix_N"), in.num("ring_D")});
           return Answers{{"large_D_coefficient_of_N2",
-                          tr.step("Coefficient of $N^2$ as $D$ grows", "1 - 1/D", "1 - 1/#", {d},
-                                  ag_link_scalars_oneway(1, d), "ratio")}};
+                          tr.step("Coefficient of $N^2$ as $D$ grows: the load at $N = 1$",
+                                  kAgLinkOneway, {1, in.num("large_D")})}};
         },
 };
 
@@ -77,13 +76,11 @@ constexpr Problem kQ10b{
     .slots = kQ10bSlots,
     .solve =
         [](const Inputs& in, Trace& tr) {
-          const double d = in.num("large_D");
-          tr.step("Scalars per link at the chosen N and D",
-                  "\\frac{N^2}{D^2} \\cdot \\frac{D(D-1)}{2}", "",
-                  a2a_link_scalars_oneway(in.num("matrix_N"), in.num("ring_D")), "count");
+          tr.step("Scalars over one link at the chosen $N$ and $D$", kA2aLinkOneway,
+                  {in.num("matrix_N"), in.num("ring_D")});
           return Answers{{"large_D_coefficient_of_N2",
-                          tr.step("Coefficient of $N^2$ as $D$ grows", "\\frac{1}{2}(1 - 1/D)", "",
-                                  a2a_link_scalars_oneway(1, d), "ratio")}};
+                          tr.step("Coefficient of $N^2$ as $D$ grows: the load at $N = 1$",
+                                  kA2aLinkOneway, {1, in.num("large_D")})}};
         },
 };
 
@@ -101,10 +98,10 @@ constexpr Problem kQ10c{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double n = in.num("matrix_N"), d = in.num("ring_D");
-          return Answers{
-              {"a2a_to_ag_ratio_unidirectional",
-               tr.step("Ratio", "\\frac{(N^2/2)(1-1/D)}{N^2(1-1/D)}", "",
-                       a2a_link_scalars_oneway(n, d) / ag_link_scalars_oneway(n, d), "ratio")}};
+          const double ag = tr.step("AllGather: scalars over one link", kAgLinkOneway, {n, d});
+          const double a2a = tr.step("AllToAll: scalars over one link", kA2aLinkOneway, {n, d});
+          return Answers{{"a2a_to_ag_ratio_unidirectional",
+                          tr.step("AllToAll over AllGather", kA2aOverAgLink, {a2a, ag})}};
         },
 };
 
@@ -119,10 +116,11 @@ constexpr Problem kQ10d{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double n = in.num("matrix_N"), d = in.num("ring_D");
-          return Answers{
-              {"ag_speedup_bidirectional",
-               tr.step("One-way / two-way per-link load", "", "",
-                       ag_link_scalars_oneway(n, d) / ag_link_scalars_bidi(n, d), "ratio")}};
+          const double one = tr.step("One way: scalars over one link", kAgLinkOneway, {n, d});
+          const double two =
+              tr.step("Both ways: each strip split over the two directions", kAgLinkBidi, {n, d});
+          return Answers{{"ag_speedup_bidirectional",
+                          tr.step("One way over two ways", kOneWayOverTwo, {one, two})}};
         },
 };
 
@@ -145,11 +143,13 @@ constexpr Problem kQ10e{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double d = in.num("large_D");
+          const double one =
+              tr.step("One way: blocks over one link, hop by hop", kA2aBlocksOneway, {d});
+          const double two =
+              tr.step("Both ways: blocks on the busier direction", kA2aBlocksBidi, {d});
           const double s =
-              tr.step("One-way / two-way hop-sum for large D", "\\frac{D(D-1)/2}{(D/2)(D/2+1)/2}",
-                      "", a2a_link_blocks_oneway(d) / a2a_link_blocks_bidi(d), "ratio");
-          const double c = tr.step("Coefficient of $D^2$", "\\frac{(D/2)(D/2+1)/2}{D^2}", "",
-                                   a2a_link_blocks_bidi(d) / (d * d), "ratio");
+              tr.step("One way over two ways, for large $D$", kHopSumOneWayOverTwo, {one, two});
+          const double c = tr.step("Coefficient of $D^2$", kPerDSquared, {two, d});
           return Answers{{"a2a_speedup_bidirectional", s}, {"large_D_coefficient_of_D2", c}};
         },
 };
@@ -168,12 +168,13 @@ constexpr Problem kQ10f{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double d = in.num("large_D");
-          const double ag = ag_link_scalars_bidi(1, d);
-          const double a2a = a2a_link_blocks_bidi(d) / (d * d);
+          const double ag = tr.step("AllGather, both ways: scalars over one link at $N = 1$",
+                                    kAgLinkBidi, {1, d});
+          const double a2a = tr.step("AllToAll, both ways: scalars over one link at $N = 1$",
+                                     kA2aLinkBidi, {1, d});
           return Answers{
               {"ag_to_a2a_time_ratio_bidirectional",
-               tr.step("Per-link loads, both ways, N = 1", "\\frac{(1-1/D)/2}{(D/2)(D/2+1)/(2D^2)}",
-                       "", ag / a2a, "ratio")}};
+               tr.step("AllGather over AllToAll, for large $D$", kAgOverA2aLink, {ag, a2a})}};
         },
 };
 

@@ -95,6 +95,14 @@ TEST(Cli, CalcFlagsAreKnownGivenOnceAndHaveValues) {
   refused(many, "error in x0: unknown parameter --x0");
 }
 
+// A derivation step with a value but no formula (Trace::value) prints its value too.
+TEST(Cli, DerivationStepsPrintTheirValues) {
+  const Ran r = cli({"problem", "sharding.EX6"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  // 4x4x4 with wraparound: 2 x 64 / 4 = 32 links cross the bisection.
+  EXPECT_NE(r.out.find("(the TPU chapter's count): 32\n"), std::string::npos) << r.out;
+}
+
 TEST(Cli, MessagesSayTheTrueReason) {
   // Enough digits to see why: 512.0000000000001 is not a whole number.
   refused({"calc", "roofline.matmul", "--B", "512.0000000000001"},
