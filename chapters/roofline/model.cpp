@@ -11,6 +11,7 @@ double t_math(double flops, double peak_flops_per_s) { return flops / peak_flops
 double t_comms(double bytes, double bw_bytes_per_s) { return bytes / bw_bytes_per_s; }
 double t_lower(double tm, double tc) { return std::max(tm, tc); }
 double t_upper(double tm, double tc) { return tm + tc; }
+double overlap_ratio(double t_upper, double t_lower) { return t_upper / t_lower; }
 
 Bound verdict(double tm, double tc) { return tm > tc ? Bound::Compute : Bound::Comms; }
 const char* bound_name(Bound b) {
@@ -18,6 +19,7 @@ const char* bound_name(Bound b) {
 }
 
 double arithmetic_intensity(double flops, double bytes) { return flops / bytes; }
+double bytes_at_intensity(double flops, double intensity) { return flops / intensity; }
 double critical_intensity(double peak, double bw) { return peak / bw; }
 double attainable_flops_per_s(double intensity, double peak, double bw) {
   return std::min(peak, intensity * bw);
@@ -25,6 +27,7 @@ double attainable_flops_per_s(double intensity, double peak, double bw) {
 double achieved_flops_per_s(double flops, double tm, double tc) { return flops / t_lower(tm, tc); }
 double fraction_of_peak(double achieved, double peak) { return achieved / peak; }
 double capped_peak(double peak, double mfu) { return mfu * peak; }
+double vpu_chip_flops_per_s(double vpu_per_core, double cores) { return cores * vpu_per_core; }
 
 double dot_flops(double n) { return 2 * n - 1; }
 double dot_bytes(double n, double b) { return 2 * b * n + b; }
@@ -44,6 +47,12 @@ MatmulCost matmul_cost(const MatmulShape& s, const OperandBytes& b, bool per_exa
   c.bytes_o = b.o * s.B * s.F;
   return c;
 }
+double matmul_bytes_read(const MatmulShape& s, const OperandBytes& b) {
+  return matmul_cost(s, b).bytes_read();
+}
+double matmul_bytes_written(const MatmulShape& s, const OperandBytes& b) {
+  return matmul_cost(s, b).bytes_written();
+}
 double matmul_bytes(const MatmulShape& s, const OperandBytes& b, bool per_example_weights) {
   return matmul_cost(s, b, per_example_weights).bytes();
 }
@@ -51,16 +60,28 @@ double matmul_intensity(const MatmulShape& s, const OperandBytes& b, bool per_ex
   return matmul_cost(s, b, per_example_weights).intensity();
 }
 
-double matmul_t_lower(const MatmulShape& s, const OperandBytes& b, double peak, double bw) {
-  const MatmulCost c = matmul_cost(s, b);
-  return t_lower(t_math(c.flops, peak), t_comms(c.bytes(), bw));
+double matmul_t_math(const MatmulShape& s, double peak) { return t_math(matmul_flops(s), peak); }
+double matmul_t_comms(const MatmulShape& s, const OperandBytes& b, double bw) {
+  return t_comms(matmul_bytes(s, b), bw);
 }
+double matmul_t_lower(const MatmulShape& s, const OperandBytes& b, double peak, double bw) {
+  return t_lower(matmul_t_math(s, peak), matmul_t_comms(s, b, bw));
+}
+double matmul_achieved_flops_per_s(const MatmulShape& s, const OperandBytes& b, double peak,
+                                   double bw) {
+  return achieved_flops_per_s(matmul_flops(s), matmul_t_math(s, peak), matmul_t_comms(s, b, bw));
+}
+
+double matmul_flops_per_token(double D, double F) { return matmul_flops({1, D, F}); }
+double matmul_weight_bytes(double D, double F, double w) { return w * D * F; }
+double matmul_io_bytes_per_token(double D, double F, double x, double o) { return x * D + o * F; }
 
 double critical_batch_approx(double weight_bytes, double i_hw) { return weight_bytes * i_hw / 2; }
 
 std::optional<double> critical_batch_exact(double D, double F, const OperandBytes& b, double i_hw) {
   // 2BDF / I_hw = b_x BD + b_w DF + b_o BF  =>  B (2DF / I_hw - b_x D - b_o F) = b_w DF.
-  return critical_batch_from_costs(2 * D * F, b.w * D * F, b.x * D + b.o * F, i_hw);
+  return critical_batch_from_costs(matmul_flops_per_token(D, F), matmul_weight_bytes(D, F, b.w),
+                                   matmul_io_bytes_per_token(D, F, b.x, b.o), i_hw);
 }
 
 std::optional<double> critical_batch_from_costs(double flops_per_token, double weight_bytes,
@@ -80,15 +101,22 @@ double dense_peak(double sparse_peak, double sparsity_factor) {
   return sparse_peak / sparsity_factor;
 }
 
-double tiles(double dim, double block) { return std::ceil(dim / block); }
+double critical_batch_ratio(double b_small, double b_large) { return b_small / b_large; }
 
+double tiles(double dim, double block) { return std::ceil(dim / block); }
+double tile_count(double tm, double tk, double tn) { return tm * tk * tn; }
+
+double tiled_flops(double tm, double tn, double tk, double bm, double bn, double bk) {
+  return 2 * tm * tn * tk * bm * bn * bk;
+}
 double tiled_flops(const Tiling& t) {
-  const double tm = tiles(t.m, t.bm), tn = tiles(t.n, t.bn), tk = tiles(t.k, t.bk);
-  return 2 * tm * tn * tk * t.bm * t.bn * t.bk;
+  return tiled_flops(tiles(t.m, t.bm), tiles(t.n, t.bn), tiles(t.k, t.bk), t.bm, t.bn, t.bk);
+}
+double tiled_bytes(double tm, double tn, double tk, double bm, double bk, double bn, double b) {
+  return b * tm * tn * (tk * (bm * bk + bk * bn) + bm * bn);
 }
 double tiled_bytes(const Tiling& t, double b) {
-  const double tm = tiles(t.m, t.bm), tn = tiles(t.n, t.bn), tk = tiles(t.k, t.bk);
-  return b * tm * tn * (tk * (t.bm * t.bk + t.bk * t.bn) + t.bm * t.bn);
+  return tiled_bytes(tiles(t.m, t.bm), tiles(t.n, t.bn), tiles(t.k, t.bk), t.bm, t.bk, t.bn, b);
 }
 double tiled_intensity(const Tiling& t, double b) {
   return arithmetic_intensity(tiled_flops(t), tiled_bytes(t, b));

@@ -25,6 +25,8 @@ inline constexpr Symbol kSymbols[] = {
     sym("BW", "B_per_s", 1e6, 1e14, "bandwidth of the memory or link, one way"),
     sym("T_math", "s", 1e-9, 1e4, "time of the arithmetic"),
     sym("T_comms", "s", 1e-9, 1e4, "time of the transfer"),
+    sym("T_lower", "s", 1e-9, 1e4, "time with full overlap"),
+    sym("T_upper", "s", 1e-9, 1e4, "time with no overlap"),
     sym("I", "flop_per_B", 1e-3, 1e6, "arithmetic intensity"),
     sym("I_hw", "flop_per_B", 1, 1e5, "critical intensity of the chip"),
     with_tex(sym("attainable", "flop_per_s", 1, 1e17, "attainable FLOPs/s"), "\\mathrm{FLOPs/s}"),
@@ -52,9 +54,13 @@ inline constexpr Symbol kSymbols[] = {
     with_tex(whole("bm", "count", 1, 1e4, "tile rows"), "b_m"),
     with_tex(whole("bk", "count", 1, 1e4, "tile depth"), "b_k"),
     with_tex(whole("bn", "count", 1, 1e4, "tile columns"), "b_n"),
-    sym("t_m", "count", 1, 1e5, "tiles along m"),
-    sym("t_k", "count", 1, 1e5, "tiles along k"),
-    sym("t_n", "count", 1, 1e5, "tiles along n"),
+    whole("t_m", "count", 1, 1e5, "tiles along m"),
+    whole("t_k", "count", 1, 1e5, "tiles along k"),
+    whole("t_n", "count", 1, 1e5, "tiles along n"),
+    sym("B_small", "tokens", 1, 1e7, "critical batch of the smaller shape"),
+    sym("B_large", "tokens", 1, 1e7, "critical batch of the larger shape"),
+    sym("VPU_core", "flop_per_s", 1e9, 1e15, "VPU FLOPs/s of one TensorCore"),
+    whole("n_core", "count", 1, 8, "TensorCores per chip"),
 };
 
 // ---- A.1 Time model -------------------------------------------------------------------------
@@ -80,6 +86,12 @@ inline constexpr Formula kTUpper =
     record("T_upper", "T_math + T_comms", "s", "A.1 (4)", "T_math T_comms", kSymbols,
            [](const double* x) { return t_upper(x[0], x[1]); });
 
+// A.1: T_upper / T_lower, between 1 (one term is negligible) and 2 (the two are equal).
+double overlap_ratio(double t_upper, double t_lower);
+inline constexpr Formula kOverlapRatio =
+    record("ratio", "T_upper / T_lower", "ratio", "A.1", "T_upper T_lower", kSymbols,
+           [](const double* x) { return overlap_ratio(x[0], x[1]); });
+
 // A.1: which term dominates. Compute-bound iff T_math > T_comms (a tie counts as comms-bound).
 enum class Bound { Compute, Comms };
 Bound verdict(double t_math, double t_comms);
@@ -97,6 +109,11 @@ double critical_intensity(double peak_flops_per_s, double bw_bytes_per_s);
 inline constexpr Formula kCriticalIntensity =
     record("I_hw", "peak / BW", "flop_per_B", "A.2", "peak BW", kSymbols,
            [](const double* x) { return critical_intensity(x[0], x[1]); });
+// A.2: the bytes an operation of a given intensity moves, FLOPs / I.
+double bytes_at_intensity(double flops, double intensity);
+inline constexpr Formula kBytesAtIntensity =
+    record("bytes", "FLOPs / I", "B", "A.2", "FLOPs I", kSymbols,
+           [](const double* x) { return bytes_at_intensity(x[0], x[1]); });
 // A.2: the roofline curve, attainable FLOPs/s = min(peak, I * BW).
 double attainable_flops_per_s(double intensity, double peak_flops_per_s, double bw_bytes_per_s);
 inline constexpr Formula kAttainable =
@@ -120,6 +137,12 @@ inline constexpr Formula kCappedPeak =
            [](const double* x) { return capped_peak(x[0], x[1]); });
 
 // ---- A.3 Dot product ------------------------------------------------------------------------
+
+// A.7: a chip's VPU rate is every core's, n_core x VPU_core (the tables give it per core).
+double vpu_chip_flops_per_s(double vpu_per_core, double cores);
+inline constexpr Formula kVpuChip =
+    record("VPU_chip", "n_core * VPU_core", "flop_per_s", "A.7", "VPU_core n_core", kSymbols,
+           [](const double* x) { return vpu_chip_flops_per_s(x[0], x[1]); });
 
 // A.3: N multiplies + (N - 1) adds = 2N - 1 FLOPs.
 double dot_flops(double n);
@@ -173,6 +196,18 @@ inline constexpr Formula kMatmulBytes =
            kSymbols, [](const double* x) {
              return matmul_bytes({x[0], x[1], x[2]}, {x[3], x[4], x[5]});
            });
+// A.3: what the matmul reads (X and W) and what it writes back (Z).
+double matmul_bytes_read(const MatmulShape& s, const OperandBytes& b);
+inline constexpr Formula kMatmulBytesRead =
+    record("bytes_read", "b_x * B * D + b_w * D * F", "B", "A.3", "B D F b_x b_w", kSymbols,
+           [](const double* x) {
+             return matmul_bytes_read({x[0], x[1], x[2]}, {x[3], x[4], 0});
+           });
+double matmul_bytes_written(const MatmulShape& s, const OperandBytes& b);
+inline constexpr Formula kMatmulBytesWritten =
+    record("bytes_written", "b_o * B * F", "B", "A.3", "B F b_o", kSymbols, [](const double* x) {
+      return matmul_bytes_written({x[0], 0, x[1]}, {0, 0, x[2]});
+    });
 // A.3: FLOPs and the per-operand byte counts together.
 MatmulCost matmul_cost(const MatmulShape& s, const OperandBytes& b,
                        bool per_example_weights = false);
@@ -189,9 +224,41 @@ inline constexpr Formula kMatmulIntensity =
            "B D F b_x b_w b_o", kSymbols, [](const double* x) {
              return matmul_intensity({x[0], x[1], x[2]}, {x[3], x[4], x[5]});
            });
+inline constexpr Formula kMatmulIntensityPerExample =
+    record("I", "2 * B * D * F / (b_x * B * D + b_w * B * D * F + b_o * B * F)", "flop_per_B",
+           "A.3", "B D F b_x b_w b_o", kSymbols, [](const double* x) {
+             return matmul_intensity({x[0], x[1], x[2]}, {x[3], x[4], x[5]}, true);
+           });
+// A.1 (1) for a matmul: T_math = 2BDF / peak.
+double matmul_t_math(const MatmulShape& s, double peak_flops_per_s);
+inline constexpr Formula kMatmulTMath = record("T_math", "2 * B * D * F / peak", "s", "A.1 (1)",
+                                               "B D F peak", kSymbols, [](const double* x) {
+                                                 return matmul_t_math({x[0], x[1], x[2]}, x[3]);
+                                               });
+// A.1 (2) for a matmul: T_comms = (b_x BD + b_w DF + b_o BF) / BW.
+double matmul_t_comms(const MatmulShape& s, const OperandBytes& b, double bw_bytes_per_s);
+inline constexpr Formula kMatmulTComms =
+    record("T_comms", "(b_x * B * D + b_w * D * F + b_o * B * F) / BW", "s", "A.1 (2)",
+           "B D F b_x b_w b_o BW", kSymbols, [](const double* x) {
+             return matmul_t_comms({x[0], x[1], x[2]}, {x[3], x[4], x[5]}, x[6]);
+           });
 // A.1 (3) for a matmul: T_lower = max(2BDF / peak, bytes / BW).
 double matmul_t_lower(const MatmulShape& s, const OperandBytes& b, double peak_flops_per_s,
                       double bw_bytes_per_s);
+inline constexpr Formula kMatmulTLower =
+    record("T_lower", "max(2 * B * D * F / peak, (b_x * B * D + b_w * D * F + b_o * B * F) / BW)",
+           "s", "A.1 (3)", "B D F b_x b_w b_o peak BW", kSymbols, [](const double* x) {
+             return matmul_t_lower({x[0], x[1], x[2]}, {x[3], x[4], x[5]}, x[6], x[7]);
+           });
+// A.2 for a matmul: 2BDF / T_lower, what it reaches at batch B.
+double matmul_achieved_flops_per_s(const MatmulShape& s, const OperandBytes& b,
+                                   double peak_flops_per_s, double bw_bytes_per_s);
+inline constexpr Formula kMatmulAchieved = record(
+    "achieved",
+    "2 * B * D * F / max(2 * B * D * F / peak, (b_x * B * D + b_w * D * F + b_o * B * F) / BW)",
+    "flop_per_s", "A.2", "B D F b_x b_w b_o peak BW", kSymbols, [](const double* x) {
+      return matmul_achieved_flops_per_s({x[0], x[1], x[2]}, {x[3], x[4], x[5]}, x[6], x[7]);
+    });
 
 // ---- A.4 Critical batch ---------------------------------------------------------------------
 
@@ -209,6 +276,20 @@ inline constexpr Formula kCriticalBatchExact =
            "A.4 (derived)", "D F b_x b_w b_o I_hw", kSymbols, [](const double* x) {
              return critical_batch_exact(x[0], x[1], {x[2], x[3], x[4]}, x[5]).value_or(NAN);
            });
+// A.4 (derived): the per-token costs of a matmul. Each token (row of X) costs f = 2DF FLOPs and
+// io = b_x D + b_o F bytes of activations and output; the weights cost w = b_w DF once.
+double matmul_flops_per_token(double D, double F);
+inline constexpr Formula kFlopsPerToken =
+    record("f", "2 * D * F", "flop", "A.4 (derived)", "D F", kSymbols,
+           [](const double* x) { return matmul_flops_per_token(x[0], x[1]); });
+double matmul_weight_bytes(double D, double F, double weight_bytes);
+inline constexpr Formula kWeightBytes =
+    record("w", "b_w * D * F", "B", "A.4 (derived)", "D F b_w", kSymbols,
+           [](const double* x) { return matmul_weight_bytes(x[0], x[1], x[2]); });
+double matmul_io_bytes_per_token(double D, double F, double x_bytes, double out_bytes);
+inline constexpr Formula kIoBytesPerToken =
+    record("io", "b_x * D + b_o * F", "B", "A.4 (derived)", "D F b_x b_o", kSymbols,
+           [](const double* x) { return matmul_io_bytes_per_token(x[0], x[1], x[2], x[3]); });
 // A.4 (derived): the same crossover from the per-token costs, B f / I_hw = w + B io:
 //   B_crit = w / (f / I_hw - io), with f = 2DF FLOPs and io = b_x D + b_o F bytes per token and
 //   w = b_w DF weight bytes; std::nullopt when f / I_hw <= io.
@@ -235,6 +316,12 @@ inline constexpr Formula kDensePeak =
     record("peak", "peak_sparse / s", "flop_per_s", "A.4 (roofline Q5)", "peak_sparse s", kSymbols,
            [](const double* x) { return dense_peak(x[0], x[1]); });
 
+// roofline Q3: how much later the smaller shape turns compute-bound, B_small / B_large.
+double critical_batch_ratio(double b_small, double b_large);
+inline constexpr Formula kCriticalBatchRatio =
+    record("ratio", "B_small / B_large", "ratio", "A.4 (roofline Q3)", "B_small B_large", kSymbols,
+           [](const double* x) { return critical_batch_ratio(x[0], x[1]); });
+
 // ---- A.5 Tiled matmul -----------------------------------------------------------------------
 
 struct Tiling {
@@ -249,27 +336,32 @@ inline constexpr Formula kTilesK = record("t_k", "ceil(k / bk)", "count", "A.5",
                                           [](const double* x) { return tiles(x[0], x[1]); });
 inline constexpr Formula kTilesN = record("t_n", "ceil(n / bn)", "count", "A.5", "n bn", kSymbols,
                                           [](const double* x) { return tiles(x[0], x[1]); });
+// A.5: the tiles of the whole product, tm tk tn.
+double tile_count(double tm, double tk, double tn);
+inline constexpr Formula kTileCount =
+    record("tiles", "t_m * t_k * t_n", "count", "A.5", "t_m t_k t_n", kSymbols,
+           [](const double* x) { return tile_count(x[0], x[1], x[2]); });
 // A.5: FLOPs = 2 tm tn tk bm bn bk.
 double tiled_flops(const Tiling& t);
-inline constexpr Formula kTiledFlops =
-    record("FLOPs", "2 * ceil(m / bm) * ceil(n / bn) * ceil(k / bk) * bm * bn * bk", "flop", "A.5",
-           "m k n bm bk bn", kSymbols, [](const double* x) {
-             return tiled_flops({x[0], x[1], x[2], x[3], x[4], x[5]});
-           });
+double tiled_flops(double tm, double tn, double tk, double bm, double bn, double bk);
+inline constexpr Formula kTiledFlops = record(
+    "FLOPs", "2 * t_m * t_n * t_k * bm * bn * bk", "flop", "A.5", "t_m t_n t_k bm bn bk", kSymbols,
+    [](const double* x) { return tiled_flops(x[0], x[1], x[2], x[3], x[4], x[5]); });
 // A.5: bytes = b tm tn (tk (bm bk + bk bn) + bm bn): each output tile streams a strip of X and
 // of W through fast memory and is written once (b = 2 for bf16).
 double tiled_bytes(const Tiling& t, double elem_bytes = 2);
-inline constexpr Formula kTiledBytes = record(
-    "bytes", "b * ceil(m / bm) * ceil(n / bn) * (ceil(k / bk) * (bm * bk + bk * bn) + bm * bn)",
-    "B", "A.5", "m k n bm bk bn b", kSymbols, [](const double* x) {
-      return tiled_bytes({x[0], x[1], x[2], x[3], x[4], x[5]}, x[6]);
-    });
+double tiled_bytes(double tm, double tn, double tk, double bm, double bk, double bn,
+                   double elem_bytes);
+inline constexpr Formula kTiledBytes =
+    record("bytes", "b * t_m * t_n * (t_k * (bm * bk + bk * bn) + bm * bn)", "B", "A.5",
+           "t_m t_n t_k bm bk bn b", kSymbols,
+           [](const double* x) { return tiled_bytes(x[0], x[1], x[2], x[3], x[4], x[5], x[6]); });
 // A.5: the ratio of the two above.
 double tiled_intensity(const Tiling& t, double elem_bytes = 2);
 // A.5: with the output write neglected, I ~ bm bn / (bm + bn) (bf16; times 2/b in general).
 double tiled_intensity_approx(double bm, double bn, double elem_bytes = 2);
 inline constexpr Formula kTiledIntensityApprox =
-    record("I", "(2 / b) * bm * bn / (bm + bn)", "flop_per_B", "A.5", "bm bn b", kSymbols,
+    record("I", "2 * bm * bn / (b * (bm + bn))", "flop_per_B", "A.5", "bm bn b", kSymbols,
            [](const double* x) { return tiled_intensity_approx(x[0], x[1], x[2]); });
 
 // ---- A.6 Network roofline: X[B,D] . Y[D,F] sharded over 2 chips along D ---------------------
@@ -308,29 +400,44 @@ inline constexpr const Formula* kFormulas[] = {&kTMath,
                                                &kTComms,
                                                &kTLower,
                                                &kTUpper,
+                                               &kOverlapRatio,
                                                &kIntensity,
+                                               &kBytesAtIntensity,
                                                &kCriticalIntensity,
                                                &kAttainable,
                                                &kAchieved,
                                                &kFractionOfPeak,
                                                &kCappedPeak,
+                                               &kVpuChip,
                                                &kDotFlops,
                                                &kDotBytes,
                                                &kDotIntensity,
                                                &kDotIntensityLimit,
                                                &kMatmulFlops,
                                                &kMatmulBytes,
+                                               &kMatmulBytesRead,
+                                               &kMatmulBytesWritten,
                                                &kMatmulBytesPerExample,
                                                &kMatmulIntensity,
+                                               &kMatmulIntensityPerExample,
+                                               &kMatmulTMath,
+                                               &kMatmulTComms,
+                                               &kMatmulTLower,
+                                               &kMatmulAchieved,
+                                               &kFlopsPerToken,
+                                               &kWeightBytes,
+                                               &kIoBytesPerToken,
                                                &kCriticalBatchApprox,
                                                &kCriticalBatchExact,
                                                &kCriticalBatchFromCosts,
                                                &kGlobalBatch,
                                                &kLocalBatch,
                                                &kDensePeak,
+                                               &kCriticalBatchRatio,
                                                &kTilesM,
                                                &kTilesK,
                                                &kTilesN,
+                                               &kTileCount,
                                                &kTiledFlops,
                                                &kTiledBytes,
                                                &kTiledIntensityApprox,

@@ -48,10 +48,8 @@ constexpr Problem kE1{
           const double ph = in.num("h100_peak_bf16_flops_per_s");
           const double pv = in.num("v6e_peak_bf16_flops_per_s");
           Answers a;
-          a["t_math_h100"] = tr.step("H100", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                     "\\frac{#}{#}", {w, ph}, t_math(w, ph), "s");
-          a["t_math_v6e"] = tr.step("TPU v6e", "T_{math} = \\mathrm{FLOPs} / \\mathrm{peak}",
-                                    "\\frac{#}{#}", {w, pv}, t_math(w, pv), "s");
+          a["t_math_h100"] = tr.step("H100", kTMath, {w, ph});
+          a["t_math_v6e"] = tr.step("TPU v6e", kTMath, {w, pv});
           return a;
         },
     .hint = "Compute time is the work divided by the rate; mind the ms.",
@@ -75,9 +73,7 @@ constexpr Problem kE2{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
-          return Answers{{"i_crit", tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW",
-                                            "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw),
-                                            "flop_per_B")}};
+          return Answers{{"i_crit", tr.step("Critical intensity", kCriticalIntensity, {p, bw})}};
         },
 };
 
@@ -113,18 +109,12 @@ constexpr Problem kE3{
           const double vpu = in.num("v5p_vpu_flops_per_s_per_core");
           const double bw = in.num("v5p_hbm_bw_Bps");
           Answers a;
-          tr.step("FLOPs: N multiplies and N - 1 adds", "2N - 1", "2 \\cdot # - 1", {n},
-                  dot_flops(n), "flop");
-          tr.step("Bytes: both vectors in, one scalar out", "2bN + b", "2 \\cdot # \\cdot # + #",
-                  {b, n, b}, dot_bytes(n, b), "B");
-          a["intensity_at_sample_n"] =
-              tr.step("Intensity at the sample N", "\\frac{2N - 1}{2bN + b}", "\\frac{#}{#}",
-                      {dot_flops(n), dot_bytes(n, b)}, dot_intensity(n, b), "flop_per_B");
-          a["intensity_limit"] = tr.step("Large-N limit", "\\lim I = 2 / 2b", "1 / #", {b},
-                                         dot_intensity_limit(b), "flop_per_B");
+          tr.step("FLOPs: N multiplies and N - 1 adds", kDotFlops, {n});
+          tr.step("Bytes: both vectors in, one scalar out", kDotBytes, {n, b});
+          a["intensity_at_sample_n"] = tr.step("Intensity at the sample N", kDotIntensity, {n, b});
+          a["intensity_limit"] = tr.step("Large-N limit", kDotIntensityLimit, {b});
           const double ridge =
-              tr.step("VPU ridge against HBM", "I_{VPU} = \\mathrm{VPU} / BW", "\\frac{#}{#}",
-                      {vpu, bw}, critical_intensity(vpu, bw), "flop_per_B");
+              tr.step("VPU ridge: one core's VPU against HBM", kCriticalIntensity, {vpu, bw});
           a["compute_bound"] = a["intensity_limit"] > ridge ? 1 : 0;
           tr.note(a["compute_bound"] ? "Above the VPU ridge: compute-bound."
                                      : "Below even the VPU ridge at every N: memory-bound, and "
@@ -160,18 +150,17 @@ constexpr Problem kE4{
           const double peaks[] = {in.num("peak_bf16_flops_per_s"),
                                   in.num("gpu_peak_bf16_flops_per_s")};
           const double bws[] = {in.num("hbm_bw_Bps"), in.num("gpu_hbm_bw_Bps")};
+          const double b_w = hw::dtype_bytes("bf16", "hbm_bw_Bps");
           tr.note(
               "With $B \\ll D, F$ the weights dominate the bytes: $I = BDF/(BD + DF + BF) \\approx "
               "B$, "
               "so the matmul is compute-bound once $B > I_{hw}$.");
           for (int i = 0; i < 2; ++i) {
-            const double ih =
-                tr.step(std::string(chips[i].second) + ": critical intensity",
-                        "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}", {peaks[i], bws[i]},
-                        critical_intensity(peaks[i], bws[i]), "flop_per_B");
-            a[chips[i].first] = tr.step(std::string(chips[i].second) + ": critical batch",
-                                        "B_{crit} \\approx b_w I_{hw} / 2", "\\frac{2 \\cdot #}{2}",
-                                        {ih}, critical_batch_approx(2, ih), "tokens");
+            const double ih = tr.step(std::string(chips[i].second) + ": critical intensity",
+                                      kCriticalIntensity, {peaks[i], bws[i]});
+            a[chips[i].first] =
+                tr.step(std::string(chips[i].second) + ": critical batch (bf16 weights)",
+                        kCriticalBatchApprox, {b_w, ih});
           }
           return a;
         },
@@ -201,13 +190,9 @@ constexpr Problem kE5{
           const double s = in.num("sequences"), t = in.num("tokens_per_sequence");
           const double n = in.num("n_gpus");
           Answers a;
-          a["global_batch_tokens"] =
-              tr.step("Global batch", "B_{global} = \\mathrm{sequences} \\cdot \\mathrm{tokens}",
-                      "# \\cdot #", {s, t}, global_batch_tokens(s, t), "tokens");
+          a["global_batch_tokens"] = tr.step("Global batch", kGlobalBatch, {s, t});
           a["local_batch_tokens"] =
-              tr.step("Per-device batch", "B_{local} = B_{global} / N", "\\frac{#}{#}",
-                      {a["global_batch_tokens"], n},
-                      local_batch_tokens(a["global_batch_tokens"], n), "tokens");
+              tr.step("Per-device batch", kLocalBatch, {a["global_batch_tokens"], n});
           return a;
         },
 };
@@ -244,14 +229,13 @@ constexpr Problem kE6{
               "intensity "
               "is $D/2$ whatever $B$ is.");
           Answers a;
-          a["i_crit_link"] =
-              tr.step("Link critical intensity", "I_{link} = \\mathrm{peak} / BW", "\\frac{#}{#}",
-                      {p, bw}, critical_intensity(p, bw), "flop_per_B");
+          a["i_crit_link"] = tr.step("Link critical intensity", kCriticalIntensity, {p, bw});
           a.slip("i_crit_link", critical_intensity(p, 2 * bw),
                  "That divides by the bidirectional bandwidth: each chip sends its partial sum "
                  "one way over the full-duplex link, so the one-way figure applies.");
-          a["d_crit"] = tr.step("Compute-bound iff $D/2 > I_{link}$", "D_{crit} = 2 I_{link}",
-                                "2 \\cdot #", {a["i_crit_link"]}, network_d_crit(p, bw), "count");
+          // Each chip sends its partial sum in bf16: b_o = 2 bytes.
+          a["d_crit"] = tr.step("Compute-bound iff $D/b_o > I_{link}$", kNetworkDCrit,
+                                {p, bw, hw::dtype_bytes("bf16", "link_bw_one_way_Bps")});
           return a;
         },
 };
@@ -315,24 +299,16 @@ constexpr Problem kE7{
           if (t.bk > t.k) fail("sample_bk", "sample_bk must not exceed sample_k", "out_of_range");
           if (t.bn > t.n) fail("sample_bn", "sample_bn must not exceed sample_n", "out_of_range");
           const double b = in.num("bytes_per_elem");
-          const double tm = tiles(t.m, t.bm), tk = tiles(t.k, t.bk), tn = tiles(t.n, t.bn);
-          tr.step("Tiles $t_m t_k t_n$", "t_m t_k t_n", "# \\cdot # \\cdot #", {tm, tk, tn},
-                  tm * tk * tn, "count");
+          const double tm = tr.step("Tiles along m", kTilesM, {t.m, t.bm});
+          const double tk = tr.step("Tiles along k", kTilesK, {t.k, t.bk});
+          const double tn = tr.step("Tiles along n", kTilesN, {t.n, t.bn});
+          tr.step("Tiles in all", kTileCount, {tm, tk, tn});
           Answers a;
-          a["flops"] = tr.step("FLOPs", "2 t_m t_n t_k b_m b_n b_k",
-                               "2 \\cdot # \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                               {tm, tn, tk, t.bm, t.bn, t.bk}, tiled_flops(t), "flop");
-          a["bytes"] = tr.step("Bytes", "b\\, t_m t_n (t_k (b_m b_k + b_k b_n) + b_m b_n)",
-                               "# \\cdot # \\cdot # (# (# + #) + #)",
-                               {b, tm, tn, tk, t.bm * t.bk, t.bk * t.bn, t.bm * t.bn},
-                               tiled_bytes(t, b), "B");
-          a["intensity_full"] =
-              tr.step("Intensity", "\\mathrm{FLOPs} / \\mathrm{bytes}", "\\frac{#}{#}",
-                      {a["flops"], a["bytes"]}, tiled_intensity(t, b), "flop_per_B");
+          a["flops"] = tr.step("FLOPs", kTiledFlops, {tm, tn, tk, t.bm, t.bn, t.bk});
+          a["bytes"] = tr.step("Bytes", kTiledBytes, {tm, tn, tk, t.bm, t.bk, t.bn, b});
+          a["intensity_full"] = tr.step("Intensity", kIntensity, {a["flops"], a["bytes"]});
           a["intensity_approx"] =
-              tr.step("Without the output write", "\\frac{2}{b} \\cdot \\frac{b_m b_n}{b_m + b_n}",
-                      "\\frac{2}{#} \\cdot \\frac{# \\cdot #}{# + #}", {b, t.bm, t.bn, t.bm, t.bn},
-                      tiled_intensity_approx(t.bm, t.bn, b), "flop_per_B");
+              tr.step("Without the output write", kTiledIntensityApprox, {t.bm, t.bn, b});
           return a;
         },
     .erratum =
@@ -358,12 +334,9 @@ constexpr Problem kE8{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double a = in.num("t_math"), c = in.num("t_comms");
-          const double lo = tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})",
-                                    "\\max(#, #)", {a, c}, t_lower(a, c), "s");
-          const double hi = tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                                    {a, c}, t_upper(a, c), "s");
-          tr.step("Ratio, always between 1 and 2", "T_{upper} / T_{lower}", "\\frac{#}{#}",
-                  {hi, lo}, hi / lo, "ratio");
+          const double lo = tr.step("Full overlap", kTLower, {a, c});
+          const double hi = tr.step("No overlap", kTUpper, {a, c});
+          tr.step("Ratio, always between 1 and 2", kOverlapRatio, {hi, lo});
           return Answers{};
         },
     .model_answer =

@@ -63,14 +63,11 @@ constexpr Problem kQ1a{
         [](const Inputs& in, Trace& tr) {
           const double e = in.num("bytes_per_elem");
           const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e});
           Answers a;
-          a["bytes_read"] = tr.step("Read X and Y", "b (BD + DF)", "# (# + #)",
-                                    {e, s.B * s.D, s.D * s.F}, c.bytes_read(), "B");
-          a["bytes_written"] =
-              tr.step("Write Z", "b BF", "# \\cdot #", {e, s.B * s.F}, c.bytes_written(), "B");
-          tr.step("Total", "b (BD + DF + BF)", "# + #", {a["bytes_read"], a["bytes_written"]},
-                  c.bytes(), "B");
+          a["bytes_read"] = tr.step("Read X and Y", kMatmulBytesRead, {s.B, s.D, s.F, e, e});
+          a["bytes_written"] = tr.step("Write Z", kMatmulBytesWritten, {s.B, s.F, e});
+          tr.sum("Total", "bytes", "B",
+                 {{"bytes_read", a["bytes_read"]}, {"bytes_written", a["bytes_written"]}});
           return a;
         },
 };
@@ -100,9 +97,8 @@ constexpr Problem kQ1b{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const MatmulShape s = shape_of(in);
-          return Answers{{"ops", tr.step("One multiply and one add per (b, d, f)", "2BDF",
-                                         "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
-                                         matmul_flops(s), "flop")}};
+          return Answers{{"ops", tr.step("One multiply and one add per (b, d, f)", kMatmulFlops,
+                                         {s.B, s.D, s.F})}};
         },
 };
 
@@ -133,13 +129,9 @@ constexpr Problem kQ1c{
           const double e = in.num("bytes_per_elem");
           const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
           Answers a;
-          a["i_hw_int8"] =
-              tr.step("Critical intensity", "I_{hw} = \\mathrm{peak}_{int8} / BW", "\\frac{#}{#}",
-                      {p, bw}, critical_intensity(p, bw), "flop_per_B");
-          tr.note("$I = 2BDF / (BD + DF + BF) \\approx 2B / b$ when $B \\ll D, F$.");
-          a["b_crit"] = tr.step("Critical batch", "B_{crit} \\approx b \\, I_{hw} / 2",
-                                "\\frac{# \\cdot #}{2}", {e, a["i_hw_int8"]},
-                                critical_batch_approx(e, a["i_hw_int8"]), "tokens");
+          a["i_hw_int8"] = tr.step("Critical intensity (int8)", kCriticalIntensity, {p, bw});
+          tr.note("$I = 2BDF / (b_x BD + b_w DF + b_o BF) \\approx 2B / b_w$ when $B \\ll D, F$.");
+          a["b_crit"] = tr.step("Critical batch", kCriticalBatchApprox, {e, a["i_hw_int8"]});
           return a;
         },
 };
@@ -181,21 +173,18 @@ constexpr Problem kQ1d{
           const double e = in.num("bytes_per_elem");
           const double p = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
           const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e});
           Answers a;
-          a["t_math"] = tr.step("Compute time", "T_{math} = 2BDF / P",
-                                "\\frac{2 \\cdot # \\cdot # \\cdot #}{#}", {s.B, s.D, s.F, p},
-                                t_math(c.flops, p), "s");
-          a["t_comms"] = tr.step("HBM time", "T_{comms} = b (BD + DF + BF) / W", "\\frac{#}{#}",
-                                 {c.bytes(), bw}, t_comms(c.bytes(), bw), "s");
-          a["t_lower"] =
-              tr.step("Full overlap", "T_{lower} = \\max(T_{math}, T_{comms})", "\\max(#, #)",
-                      {a["t_math"], a["t_comms"]}, t_lower(a["t_math"], a["t_comms"]), "s");
-          a["t_upper"] =
-              tr.step("No overlap", "T_{upper} = T_{math} + T_{comms}", "# + #",
-                      {a["t_math"], a["t_comms"]}, t_upper(a["t_math"], a["t_comms"]), "s");
-          tr.note(bound_name(verdict(a["t_math"], a["t_comms"])) +
-                  std::string(", though the two times are close at this shape."));
+          a["t_math"] = tr.step("Compute time ($P$ is the peak)", kMatmulTMath, {s.B, s.D, s.F, p});
+          a["t_comms"] = tr.step("HBM time ($W$ is the bandwidth)", kMatmulTComms,
+                                 {s.B, s.D, s.F, e, e, e, bw});
+          a["t_lower"] = tr.step("Full overlap", kTLower, {a["t_math"], a["t_comms"]});
+          a["t_upper"] = tr.step("No overlap", kTUpper, {a["t_math"], a["t_comms"]});
+          // The shorter time as a share of the longer: a close call, or a clear verdict.
+          const double tm = a["t_math"], tc = a["t_comms"];
+          const double share = overlap_ratio(t_upper(tm, tc), t_lower(tm, tc)) - 1;
+          tr.note(std::string(bound_name(verdict(tm, tc))) + ": the shorter time is " +
+                  units::number(100 * share, 2) + "% of the longer" +
+                  (share > 0.5 ? ", so the two are close at this shape." : "."));
           return a;
         },
 };
@@ -221,12 +210,9 @@ constexpr Problem kQ2{
           const double bw_bytes = hw::dtype_bytes(in.text("dtype_w"), "dtype_w");
           const double p = in.num("peak_bf16_flops_per_s"), bw = in.num("hbm_bw_Bps");
           const double ih =
-              tr.step("Critical intensity (bf16 arithmetic)", "I_{hw} = \\mathrm{peak}_{bf16} / BW",
-                      "\\frac{#}{#}", {p, bw}, critical_intensity(p, bw), "flop_per_B");
+              tr.step("Critical intensity (bf16 arithmetic)", kCriticalIntensity, {p, bw});
           tr.equation("Weight bytes dominate", "I \\approx \\frac{2BDF}{b_w DF} = \\frac{2B}{b_w}");
-          Answers a{{"b_crit", tr.step("Critical batch", "B_{crit} \\approx b_w I_{hw} / 2",
-                                       "\\frac{# \\cdot #}{2}", {bw_bytes, ih},
-                                       critical_batch_approx(bw_bytes, ih), "tokens")}};
+          Answers a{{"b_crit", tr.step("Critical batch", kCriticalBatchApprox, {bw_bytes, ih})}};
           // The bf16 habit: weights taken at 2 bytes whatever their storage type.
           if (bw_bytes != 2)
             a.slip("b_crit", critical_batch_approx(2, ih),
@@ -276,9 +262,7 @@ constexpr Problem kQ3{
           if (in.num("b_min") > in.num("b_max"))
             fail("b_min", "b_min must not exceed b_max", "out_of_range");
           const OperandBytes ob{2, 1, 2};  // bf16 X, int8 W, bf16 Z
-          const double ih =
-              tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}", {p, bw},
-                      critical_intensity(p, bw), "flop_per_B");
+          const double ih = tr.step("Critical intensity", kCriticalIntensity, {p, bw});
           Answers a;
           const std::pair<const char*, double> shapes[] = {{"d4096", big}, {"d1024", small}};
           for (const auto& [tag, d] : shapes) {
@@ -289,10 +273,9 @@ constexpr Problem kQ3{
                    "this question counts every byte, 2BD + DF + 2BF, which moves the crossover "
                    "later, the more so the smaller D and F.");
             if (b) {
-              a[std::string("b_crit_") + tag] = tr.step(
-                  "Exact crossover at D = F = " + tex(d),
-                  "B_{crit} = \\frac{DF}{2DF / I_{hw} - 2D - 2F}",
-                  "\\frac{#}{2 \\cdot # / # - 4 \\cdot #}", {d * d, d * d, ih, d}, *b, "tokens");
+              a[std::string("b_crit_") + tag] =
+                  tr.step("Exact crossover at $D = F = " + tex(d) + "$", kCriticalBatchExact,
+                          {d, d, ob.x, ob.w, ob.o, ih});
             } else {
               // No crossover: the intensity tends to D/2 as B grows, and that stays below the
               // critical intensity. There is no critical batch to ask for, so the givens are
@@ -307,17 +290,12 @@ constexpr Problem kQ3{
             }
           }
           a["b_crit_ratio_small_to_large"] =
-              tr.step("Ratio", "B_{crit}(small) / B_{crit}(large)", "\\frac{#}{#}",
-                      {a["b_crit_d1024"], a["b_crit_d4096"]}, a["b_crit_d1024"] / a["b_crit_d4096"],
-                      "ratio");
+              tr.step("Ratio, smaller shape to larger", kCriticalBatchRatio,
+                      {a["b_crit_d1024"], a["b_crit_d4096"]});
           // Achieved FLOPs/s = 2BDF / max(T_math, T_comms) on the exact byte count.
           auto achieved = [&](double B, double d) {
-            const MatmulCost c = matmul_cost({B, d, d}, ob);
-            const double tm = t_math(c.flops, p), tc = t_comms(c.bytes(), bw);
-            return tr.step("Achieved FLOPs/s at B = " + tex(B) + ", D = F = " + tex(d),
-                           "\\frac{2BDF}{\\max(2BDF / \\mathrm{peak},\\ (2BD + DF + 2BF) / BW)}",
-                           "\\frac{#}{\\max(#, #)}", {c.flops, tm, tc},
-                           achieved_flops_per_s(c.flops, tm, tc), "flop_per_s");
+            return tr.step("Achieved FLOPs/s at $B = " + tex(B) + "$, $D = F = " + tex(d) + "$",
+                           kMatmulAchieved, {B, d, d, ob.x, ob.w, ob.o, p, bw});
           };
           for (int B : {64, 128, 200}) {
             a["flops_per_s_b" + std::to_string(B) + "_d4096"] = achieved(B, big);
@@ -360,19 +338,15 @@ constexpr Problem kQ4{
         [](const Inputs& in, Trace& tr) {
           const double e = in.num("bytes_per_elem");
           const MatmulShape s = shape_of(in);
-          const MatmulCost c = matmul_cost(s, {e, e, e}, true);
           Answers a;
-          a["flops"] = tr.step("FLOPs", "2BDF", "2 \\cdot # \\cdot # \\cdot #", {s.B, s.D, s.F},
-                               c.flops, "flop");
-          a["bytes"] =
-              tr.step("Bytes: X, a whole W per row, Z", "b (BD + BDF + BF)", "# (# + # + #)",
-                      {e, s.B * s.D, s.B * s.D * s.F, s.B * s.F}, c.bytes(), "B");
-          a["intensity"] =
-              tr.step("Intensity, the same for every B", "\\frac{2DF}{D + DF + F}", "\\frac{#}{#}",
-                      {c.flops, c.bytes()}, c.intensity(), "flop_per_B");
-          tr.note(
-              "About 2 FLOPs per byte whatever the batch: far below any chip's ridge, so it "
-              "is always memory-bound.");
+          a["flops"] = tr.step("FLOPs", kMatmulFlops, {s.B, s.D, s.F});
+          a["bytes"] = tr.step("Bytes: X, a whole W per row, Z", kMatmulBytesPerExample,
+                               {s.B, s.D, s.F, e, e, e});
+          a["intensity"] = tr.step("Intensity: B cancels, the same for every B",
+                                   kMatmulIntensityPerExample, {s.B, s.D, s.F, e, e, e});
+          tr.note("About " + units::number(a["intensity"], 2) +
+                  " FLOPs per byte whatever the batch: far below any chip's ridge, so it is "
+                  "always memory-bound.");
           return a;
         },
 };
@@ -408,20 +382,17 @@ constexpr Problem kQ5{
           const double sp = in.num("peak_bf16_sparse_flops_per_s"), k = in.num("sparsity_factor");
           const double bw = in.num("hbm_bw_Bps");
           Answers a;
-          a["peak_dense"] = tr.step("Dense peak", "\\mathrm{peak} = \\mathrm{peak}_{sparse} / k",
-                                    "\\frac{#}{#}", {sp, k}, dense_peak(sp, k), "flop_per_s");
+          const double b_w = hw::dtype_bytes("bf16", "peak_bf16_sparse_flops_per_s");
+          a["peak_dense"] = tr.step("Dense peak", kDensePeak, {sp, k});
           const double ih =
-              tr.step("Critical intensity", "I_{hw} = \\mathrm{peak} / BW", "\\frac{#}{#}",
-                      {a["peak_dense"], bw}, critical_intensity(a["peak_dense"], bw), "flop_per_B");
-          a["b_crit"] =
-              tr.step("Critical batch (bf16 weights)", "B_{crit} \\approx 2 I_{hw} / 2",
-                      "\\frac{2 \\cdot #}{2}", {ih}, critical_batch_approx(2, ih), "tokens");
+              tr.step("Critical intensity", kCriticalIntensity, {a["peak_dense"], bw});
+          a["b_crit"] = tr.step("Critical batch (bf16 weights)", kCriticalBatchApprox, {b_w, ih});
           // The spec sheet's sparse figure taken as the peak.
           if (k != 1) {
             a.slip("peak_dense", sp,
                    "That is the spec sheet's figure, which assumes structured sparsity; the dense "
                    "rate is that figure divided by the sparsity factor.");
-            a.slip("b_crit", critical_batch_approx(2, critical_intensity(sp, bw)),
+            a.slip("b_crit", critical_batch_approx(b_w, critical_intensity(sp, bw)),
                    "That uses the spec sheet's sparse peak; a dense matmul runs at the dense rate "
                    "(the sparse figure over the sparsity factor), and for bf16 weights "
                    "B_crit = I_hw.");

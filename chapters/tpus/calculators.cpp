@@ -1,15 +1,16 @@
-// The TPU chapter's calculators: slice inventory, ICI topology (hops, path, wraparound, bisection),
-// transfer times over each link and as multi-stage pipelines, and the MXU/VPU micro-model. Chip
-// figures come from sb::hw; the arithmetic is in model.hpp; each step goes to the Trace, each
-// result to the Result.
-#include <algorithm>
+// The TPU chapter's calculators of a slice: its inventory (tpus.inventory) and its ICI torus
+// (tpus.topology); the others are in calculators_transfer.cpp and calculators_chip.cpp. Chip
+// figures come from sb::hw; every step of a derivation is made from a formula record.
+#include "chapters/tpus/calculators.hpp"
+
 #include <cmath>
-#include <initializer_list>
 #include <map>
 #include <string>
+#include <vector>
 
-#include "chapters/roofline/levels.hpp"
+#include "chapters/roofline/model.hpp"
 #include "chapters/tpus/model.hpp"
+#include "chapters/tpus/steps.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -17,9 +18,6 @@
 #include "core/units.hpp"
 
 namespace sb::tpus {
-namespace {
-
-json coord_json(const Dims& c) { return json(c); }
 
 json wrap_json(const Torus& t) {
   json w = json::array();
@@ -27,41 +25,27 @@ json wrap_json(const Torus& t) {
   return w;
 }
 
-// What a web drawing of the torus needs.
 json torus_json(const Torus& t) { return {{"dims", t.dims}, {"wrap", wrap_json(t)}}; }
 
-// "2 + 2 + 2": the per-axis terms of the largest distance.
-std::string max_terms(const Torus& t) {
-  std::string s;
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    if (i) s += " + ";
-    s += std::to_string(axis_max_distance(t.dims[i], t.wrap[i]));
-  }
-  return s;
+Dims endpoint(const Inputs& in, Text name, const Torus& t) {
+  const std::string text = in.text(name);
+  if (!text.empty()) return parse_coord(text, t, std::string(name));
+  Dims d(t.dims.size(), 0);
+  if (name == "to")
+    for (size_t i = 0; i < d.size(); ++i) d[i] = t.dims[i] - 1;
+  return d;
 }
 
-// One core's VPU rate, fp32: sublanes x lanes x ALUs per cell x clock, the shape from the tables.
 double vpu_core_rate(const hw::Chip& c, double alus_per_cell, double clock_hz, Trace& tr) {
-  const double sub = c.get("vpu_sublanes"), lanes = c.get("vpu_lanes");
-  return tr.step("VPU of one core (fp32)", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU} \\cdot f",
-                 "# \\cdot # \\cdot # \\cdot #", {sub, lanes, alus_per_cell, clock_hz},
-                 vpu_flops_per_s_core(vpu_alus_per_core(sub, lanes, alus_per_cell), clock_hz),
-                 "flop_per_s");
+  return tr.step("VPU of one core (fp32)", kVpuCoreShape,
+                 {c.get("vpu_sublanes"), c.get("vpu_lanes"), alus_per_cell, clock_hz});
 }
 
-// Bytes of one core's vector registers, their shape from the tables.
 double vreg_bytes(const hw::Chip& c) {
   return vreg_bytes_per_core(c.get("vregs_per_core"), c.get("vpu_sublanes"), c.get("vpu_lanes"));
 }
 
-constexpr Param shape_param(Text def) {
-  return text("shape", def, "slice shape, like 4x4x4 or 16x16 (at most 3 axes)");
-}
-
-constexpr Param zero_ok(Param p) {
-  p.positive = false;
-  return p;
-}
+namespace {
 
 // ------------------------------------------------------------------------------------ inventory --
 
@@ -98,71 +82,57 @@ class InventoryRows {
 };
 
 // Chips, hosts and TensorCores of the slice, and its peak FLOPs/s per dtype.
+
+// Chips, hosts and TensorCores of the slice, and its peak FLOPs/s per dtype.
 void inventory_counts(const hw::Chip& c, const Dims& d, const Inventory& inv, Trace& tr,
                       InventoryRows& rows, Result& r) {
-  rows.put("chips", tr.step("Chips", "N = \\prod_i n_i", shape_text(d), inv.chips, "chips"),
-           "chips", "chips");
-  rows.put("hosts",
-           tr.step("Hosts", "\\lceil N / n_{host} \\rceil", "\\frac{#}{#}",
-                   {inv.chips, inv.chips_per_host}, inv.hosts, "count"),
-           "count", "hosts");
+  rows.put("chips", chips_step(tr, "Chips", d), "chips", "chips");
+  rows.put("hosts", tr.step("Hosts", kHosts, {inv.chips, inv.chips_per_host}), "count", "hosts");
   if (std::fmod(inv.chips, inv.chips_per_host) != 0)
     r.note("The slice fills only part of a host (" + units::number(inv.chips_per_host) +
            " chips each).");
-  rows.put("tensorcores",
-           tr.step("TensorCores", "N \\cdot n_{core}", "# \\cdot #",
-                   {inv.chips, inv.cores_per_chip}, inv.cores, "count"),
-           "count", "TensorCores");
+  rows.put("tensorcores", tr.step("TensorCores", kCores, {inv.chips, inv.cores_per_chip}), "count",
+           "TensorCores");
   r.note(inv.cores_per_chip > 1
              ? (inv.megacore ? c.name + ": the two cores of a chip act as one megacore."
                              : c.name + ": the cores of a chip are separate devices (no megacore).")
              : c.name + ": one TensorCore per chip.");
   for (const auto& [dt, f] : inv.flops)
     rows.put("flops_" + dt,
-             tr.step("Peak " + dt + " FLOPs/s of the slice", "N \\cdot R_{" + dt + "}",
-                     "# \\cdot #", {inv.chips, f / inv.chips}, f, "flop_per_s"),
+             tr.step("Peak " + dt + " FLOPs/s of the slice", kSliceFlops,
+                     {inv.chips, c.get("peak_flops_" + dt)}),
              "flop_per_s", dt + " FLOPs/s");
 }
 
 // HBM, the host links, and the ICI network of the slice (bisection, largest distance).
-void inventory_memory_and_links(const Inventory& inv, Trace& tr, InventoryRows& rows) {
-  rows.put("hbm_bytes",
-           tr.step("HBM capacity", "N \\cdot C_{HBM}", "# \\cdot #",
-                   {inv.chips, inv.hbm_bytes / inv.chips}, inv.hbm_bytes, "B"),
-           "B", "HBM capacity (GB = 1e9 B)");
-  rows.put("hbm_bw",
-           tr.step("HBM bandwidth, all chips", "N \\cdot BW_{HBM}", "# \\cdot #",
-                   {inv.chips, inv.hbm_bw / inv.chips}, inv.hbm_bw, "B_per_s"),
+void inventory_memory_and_links(const hw::Chip& c, const Inventory& inv, Trace& tr,
+                                InventoryRows& rows) {
+  rows.put("hbm_bytes", tr.step("HBM capacity", kSliceHbm, {inv.chips, c.get("hbm_bytes")}), "B",
+           "HBM capacity (GB = 1e9 B)");
+  rows.put("hbm_bw", tr.step("HBM bandwidth, all chips", kSliceHbmBw, {inv.chips, c.get("hbm_bw")}),
            "B_per_s", "HBM bandwidth, summed");
   if (inv.pcie_bw > 0) rows.put("pcie_bw", inv.pcie_bw, "B_per_s", "PCIe, summed over chips");
   if (inv.dcn_bw > 0) rows.put("dcn_bw", inv.dcn_bw, "B_per_s", "DCN egress, summed over chips");
   rows.put("ici_bw_oneway", inv.ici_bw_oneway, "B_per_s", "ICI per link, one way");
+  const double links = tr.value("Links cut by the cheapest halving of the slice",
+                                bisection_links(inv.torus), "count");
   rows.put("bisection_bw",
-           tr.step("Bisection bandwidth (one way across the cheapest halving)",
-                   "\\min_i \\frac{N}{n_i} (1 + w_i) \\cdot W_{uni}", "# \\cdot #",
-                   {bisection_links(inv.torus), inv.ici_bw_oneway}, inv.bisection_bw, "B_per_s"),
+           tr.step("Bisection bandwidth (one way across that cut)", kBisectionBw,
+                   {links, inv.ici_bw_oneway}),
            "B_per_s", "bisection bandwidth, one way");
-  rows.put("max_hops",
-           tr.step("Largest distance", "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
-                   max_terms(inv.torus), inv.max_hops, "count"),
-           "count", "largest hop count");
+  rows.put("max_hops", max_distance_steps(tr, inv.torus), "count", "largest hop count");
 }
 
 // The inside of one chip (MXU, VPU, VMEM, VREGs), where the tables say enough.
 void inventory_chip_insides(const hw::Chip& c, const Inventory& inv, Trace& tr, InventoryRows& rows,
                             Result& r) {
   if (c.has("mxu_size") && c.has("mxus_per_core") && c.has("clock_hz")) {
-    double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
-    rows.put("mxu_flops_per_s",
-             tr.step("One MXU (bf16)", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, f},
-                     mxu_flops_per_s(S, f), "flop_per_s"),
-             "flop_per_s", "one MXU, bf16");
+    const double S = c.get("mxu_size"), m = c.get("mxus_per_core"), f = c.get("clock_hz");
+    const double one = tr.step("One MXU (bf16)", kMxuRate, {S, f});
+    rows.put("mxu_flops_per_s", one, "flop_per_s", "one MXU, bf16");
     rows.put("chip_mxu_flops_per_s",
-             tr.step("MXUs of one chip", "n_{core} n_{MXU} 2 S^2 f",
-                     "# \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                     {inv.cores_per_chip, m, 2, S, S, f},
-                     chip_mxu_flops_per_s(inv.cores_per_chip, m, S, f), "flop_per_s"),
-             "flop_per_s", "one chip's MXUs, bf16");
+             tr.step("MXUs of one chip", kChipMxu, {inv.cores_per_chip, m, one}), "flop_per_s",
+             "one chip's MXUs, bf16");
   } else {
     r.note("The book gives no MXU count, size or clock for " + c.name +
            " to rebuild its peak from.");
@@ -189,7 +159,7 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
   Topology topo = topology_of(c);
   InventoryRows rows(r);
   inventory_counts(c, d, inv, tr, rows, r);
-  inventory_memory_and_links(inv, tr, rows);
+  inventory_memory_and_links(c, inv, tr, rows);
   inventory_chip_insides(c, inv, tr, rows, r);
   if (topo.inferred)
     r.note("The book names no torus rank or wrap rule for " + c.name + "; ours is inferred.");
@@ -207,52 +177,24 @@ void inventory_calc(const Inputs& in, Trace& tr, Result& r) {
 
 // ------------------------------------------------------------------------------------- topology --
 
-// A chip of the slice named by the input `name`; left empty, the first corner ("from") or the
-// opposite one ("to"), so that the defaults fit a slice of any shape and rank.
-Dims endpoint(const Inputs& in, Text name, const Torus& t) {
-  const std::string text = in.text(name);
-  if (!text.empty()) return parse_coord(text, t, std::string(name));
-  Dims d(t.dims.size(), 0);
-  if (name == "to")
-    for (size_t i = 0; i < d.size(); ++i) d[i] = t.dims[i] - 1;
-  return d;
-}
-
 void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   Torus t =
       slice_torus(c, parse_shape(in.text("shape"), "shape"), in.text("wrap"), "shape", "wrap");
   Dims a = endpoint(in, "from", t), b = endpoint(in, "to", t);
-  std::vector<int> h = hops_per_axis(t, a, b);
-  std::string per_axis;
-  for (size_t i = 0; i < h.size(); ++i) {
-    // The number of axes is known only at run time, so these steps are written out as strings.
-    std::string n = std::to_string(i), diff = std::to_string(std::abs(a[i] - b[i]));
-    std::string ai = std::to_string(a[i]), bi = std::to_string(b[i]),
-                side = std::to_string(t.dims[i]);
-    std::string formula = t.wrap[i] ? "\\min(|a_" + n + " - b_" + n + "|, n - |a - b|)"
-                                    : "|a_" + n + " - b_" + n + "|";
-    std::string nums = t.wrap[i] ? "\\min(" + diff + ", " + side + " - " + diff + ")"
-                                 : "|" + ai + " - " + bi + "|";
-    tr.step("Axis " + n + (t.wrap[i] ? " (ring)" : " (line)"), formula, nums, h[i], "count");
-    if (i) per_axis += " + ";
-    per_axis += std::to_string(h[i]);
-  }
-  int total = static_cast<int>(tr.step("Hops", "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
-  int maxd = static_cast<int>(tr.step("Largest distance in the slice",
-                                      "\\sum_i (w_i ? \\lfloor n_i/2 \\rfloor : n_i - 1)",
-                                      max_terms(t), max_distance(t), "count"));
-  double w = c.get("ici_bw_oneway");
-  double bis =
-      tr.step("Bisection bandwidth, one way", "\\min_i \\frac{N}{n_i}(1 + w_i) \\cdot W_{uni}",
-              "# \\cdot #", {bisection_links(t), w}, bisection_bw(t, w), "B_per_s");
+  const int total = static_cast<int>(hops_steps(tr, t, a, b, "Hops"));
+  const int maxd = static_cast<int>(max_distance_steps(tr, t));
+  const double w = c.get("ici_bw_oneway");
+  const double links =
+      tr.value("Links cut by the cheapest halving of the slice", bisection_links(t), "count");
+  const double bis = tr.step("Bisection bandwidth, one way", kBisectionBw, {links, w});
   json path = json::array();
-  for (const auto& p : route(t, a, b)) path.push_back(coord_json(p));
+  for (const auto& p : route(t, a, b)) path.push_back(json(p));
   json nb = json::array();
-  for (const auto& p : neighbours(t, a)) nb.push_back(coord_json(p));
+  for (const auto& p : neighbours(t, a)) nb.push_back(json(p));
   r.value("hops", total, "count", "hops");
   r.value("max_hops", maxd, "count", "largest distance in the slice");
-  r.value("bisection_links", bisection_links(t), "count", "links across the cheapest halving");
+  r.value("bisection_links", links, "count", "links across the cheapest halving");
   r.value("bisection_bw", bis, "B_per_s", "bisection bandwidth, one way");
   r.value("neighbours", static_cast<double>(nb.size()), "count", "neighbours of the first chip");
   r.value("ports", ports_toward(t, a, b), "count", "links from the sender toward the receiver");
@@ -261,373 +203,15 @@ void topology_calc(const Inputs& in, Trace& tr, Result& r) {
   if (in.text("wrap") != "auto") r.note("Wraparound set by hand to '" + in.text("wrap") + "'.");
   json torus = torus_json(t);
   torus["path"] = path;
-  torus["from"] = coord_json(a);
-  torus["to"] = coord_json(b);
-  r.extra["hops_per_axis"] = json(h);
+  torus["from"] = json(a);
+  torus["to"] = json(b);
+  r.extra["hops_per_axis"] = json(hops_per_axis(t, a, b));
   r.extra["wrap"] = wrap_json(t);
   r.extra["path"] = std::move(path);
   r.extra["neighbours"] = std::move(nb);
   r.extra["torus"] = std::move(torus);
   r.extra["verdict"] = coord_text(a) + " to " + coord_text(b) + ": " + std::to_string(total) +
                        " hop(s) of at most " + std::to_string(maxd);
-}
-
-// ------------------------------------------------------------------------------------- transfer --
-
-// VMEM's bandwidth: the tables', or 22 x HBM as the chapter takes it for v5e. A GPU has none.
-double vmem_bw_of(const hw::Chip& c, Trace& tr) {
-  const roofline::LevelBw v = roofline::level_bw(c, roofline::Level::Vmem);
-  if (v.bw > 0) return v.bw;
-  if (c.kind != "tpu") fail("route", v.note, "no_figure");
-  double bw = vmem_bw(c.get("hbm_bw"));
-  tr.note("No VMEM bandwidth in the tables for " + c.name +
-          ": taking 22 x HBM, as the chapter does for v5e.");
-  return bw;
-}
-
-// The bandwidth of a host link (PCIe, DCN), or an error in words where the chip has none.
-double host_link_bw(const hw::Chip& c, roofline::Level l) {
-  if (c.kind != "tpu")
-    fail("route",
-         "The " + c.name + " is a GPU: these routes are a TPU host's (PCIe, DCN); hbm applies.",
-         "no_figure");
-  const roofline::LevelBw v = roofline::level_bw(c, l);
-  if (!(v.bw > 0)) fail("route", v.note, "no_figure");
-  return v.bw;
-}
-
-json stage_json(const Stage& s) {
-  return {{"name", s.name},
-          {"kind", s.kind},
-          {"amount", s.amount},
-          {"rate", s.rate},
-          {"latency", s.latency},
-          {"seconds", s.seconds},
-          {"start_serial", s.start_serial},
-          {"text", units::format(s.seconds, "s")}};
-}
-
-// What every route of tpus.transfer needs: the chip, the inputs, the bytes, the hop latency.
-struct Transfer {
-  const hw::Chip& chip;
-  const Inputs& in;
-  double bytes = 0, t_hop = 0;
-  Torus slice() const {
-    return slice_torus(chip, parse_shape(in.text("shape"), "shape"), "auto", "shape");
-  }
-};
-
-// One chip's memory or host links: HBM, VMEM, PCIe, or PCIe - DCN - PCIe between hosts.
-std::vector<Stage> local_stages(const Transfer& x, const std::string& route, Trace& tr) {
-  const hw::Chip& c = x.chip;
-  if (route == "hbm") return {make_stage("HBM to the cores", "hbm", x.bytes, c.get("hbm_bw"))};
-  if (route == "vmem") return {make_stage("VMEM to the cores", "vmem", x.bytes, vmem_bw_of(c, tr))};
-  const double pcie = host_link_bw(c, roofline::Level::Pcie);
-  if (route == "pcie") return {make_stage("PCIe, host to one chip", "pcie", x.bytes, pcie)};
-  const double dcn = host_link_bw(c, roofline::Level::Dcn);
-  return {make_stage("PCIe up to the source host", "pcie", x.bytes, pcie),
-          make_stage("DCN between hosts (one chip's share of egress)", "dcn", x.bytes, dcn),
-          make_stage("PCIe down to the destination chip", "pcie", x.bytes, pcie)};
-}
-
-// ICI between two chips of the slice: over the ports toward the receiver ("ici"), or pushed
-// along one axis, both ways round a ring ("ici_axis"). Sets `hops`.
-std::vector<Stage> ici_stages(const Transfer& x, const std::string& route, Trace& tr, int& hops_) {
-  Torus t = x.slice();
-  Dims a = endpoint(x.in, "from", t), b = endpoint(x.in, "to", t);
-  const int h = hops_ = hops(t, a, b);
-  const double w = x.chip.get("ici_bw_oneway");
-  if (route == "ici") {
-    int ports = x.in.num("ports") > 0 ? static_cast<int>(x.in.num("ports"))
-                                      : std::max(1, ports_toward(t, a, b));
-    tr.step("Ports toward the destination", "n_{ports}", std::to_string(ports), ports, "count");
-    tr.step("First byte arrives", "h \\cdot t_{hop}", "# \\cdot #",
-            {static_cast<double>(h), x.t_hop}, ici_first_byte(h, x.t_hop), "s");
-    return {make_stage("ICI " + coord_text(a) + " to " + coord_text(b) + " over " +
-                           std::to_string(ports) + " link(s), " + std::to_string(h) + " hop(s)",
-                       "ici", x.bytes, ports * w, ici_first_byte(h, x.t_hop))};
-  }
-  // Push along the first axis on which the two chips differ: a ring uses both directions.
-  size_t ax = 0;
-  while (ax + 1 < t.dims.size() && a[ax] == b[ax]) ++ax;
-  double bw = axis_bw(w, t.wrap[ax]);
-  tr.step("Axis " + std::to_string(ax) +
-              (t.wrap[ax] ? ": a ring, both directions" : ": a line, one direction"),
-          t.wrap[ax] ? "2 W_{uni}" : "W_{uni}", t.wrap[ax] ? "2 \\cdot #" : "#", {w}, bw,
-          "B_per_s");
-  return {make_stage("ICI along axis " + std::to_string(ax), "ici", x.bytes, bw,
-                     ici_first_byte(h, x.t_hop))};
-}
-
-// The array sits sharded in host memory across the slice; bring all of it to one chip: each chip
-// loads its shard over PCIe and ICI gathers them ("host_gather_ici"), or the hosts send theirs
-// over DCN to the destination's host ("host_gather_dcn"); then HBM streams it into the MXU.
-std::vector<Stage> host_gather_stages(const Transfer& x, const std::string& route, Trace& tr,
-                                      Result& r) {
-  const hw::Chip& c = x.chip;
-  Torus t = x.slice();
-  Dims dest = endpoint(x.in, "to", t);
-  double N = chip_count(t.dims), per_host = std::min(N, c.get("chips_per_host"));
-  double H = host_count(N, c.get("chips_per_host"));
-  std::vector<Stage> st;
-  if (route == "host_gather_ici") {
-    int links = static_cast<int>(neighbours(t, dest).size());
-    tr.step("Links into " + coord_text(dest), "\\deg(\\mathrm{dest})", coord_text(dest), links,
-            "count");
-    if (links == 0)
-      fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie",
-           "out_of_range");
-    st.push_back(make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard",
-                            "pcie", x.bytes / N, c.get("pcie_bw")));
-    if (N > 1)
-      st.push_back(make_stage("ICI: gather the other shards onto " + coord_text(dest), "ici",
-                              x.bytes * (N - 1) / N, links * c.get("ici_bw_oneway"),
-                              max_distance(t) * x.t_hop));
-  } else {
-    if (H > 1)
-      st.push_back(make_stage("DCN: the other hosts send their part to the destination's host",
-                              "dcn", x.bytes * (H - 1) / H,
-                              host_dcn_bw(per_host, c.get("dcn_bw"))));
-    st.push_back(make_stage("PCIe: the whole array into " + coord_text(dest), "pcie", x.bytes,
-                            c.get("pcie_bw")));
-  }
-  st.push_back(make_stage("HBM: stream the array into the MXU", "hbm", x.bytes, c.get("hbm_bw")));
-  if (x.bytes > c.get("hbm_bytes"))
-    r.note("Warning: " + units::format(x.bytes, "B") + " does not fit in one " + c.name +
-           "'s HBM (" + units::format(c.get("hbm_bytes"), "B") + ").");
-  return st;
-}
-
-// The stages' times, the pipeline's two bounds and its bottleneck, as trace and result.
-void report_pipeline(const Pipeline& p, Trace& tr, Result& r) {
-  json stages = json::array();
-  // The stages vary in number, so the sum and the list of their times are built as strings.
-  std::string sum, list;
-  for (const auto& s : p.stages) {
-    tr.step(s.name,
-            s.latency > 0 ? "T = \\frac{\\mathrm{bytes}}{BW} + h\\,t_{hop}"
-                          : (s.kind == "compute" ? "T = \\mathrm{FLOPs}/\\mathrm{peak}"
-                                                 : "T = \\mathrm{bytes}/BW"),
-            s.latency > 0 ? "\\frac{#}{#} + #" : "\\frac{#}{#}", {s.amount, s.rate, s.latency},
-            s.seconds, "s");
-    stages.push_back(stage_json(s));
-    if (!sum.empty()) {
-      sum += " + ";
-      list += ", ";
-    }
-    sum += tex(s.seconds);
-    list += tex(s.seconds);
-  }
-  if (p.stages.size() > 1) {
-    tr.step("Lower bound: stages overlap, the slowest sets the pace", "\\max_i T_i",
-            "\\max(" + list + ")", p.t_lower, "s");
-    tr.step("Upper bound: stages run one after another", "\\sum_i T_i", sum, p.t_upper, "s");
-  }
-  r.value("t_lower", p.t_lower, "s", p.stages.size() > 1 ? "time, stages overlapped" : "time");
-  if (p.stages.size() > 1) r.value("t_upper", p.t_upper, "s", "time, stages in sequence");
-  const Stage& bn = p.stages[p.bottleneck];
-  r.extra["stages"] = std::move(stages);
-  r.extra["bottleneck"] = {{"index", p.bottleneck}, {"name", bn.name}, {"kind", bn.kind}};
-  r.extra["verdict"] = "Bottleneck: " + bn.name + " (" + units::format(bn.seconds, "s") + ")";
-  r.extra["t_serial"] = p.t_upper;
-  r.extra["t_overlapped"] = p.t_lower;
-}
-
-void transfer_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const std::string route = in.text("route");
-  Transfer x{c, in, in.num("bytes"), in.num("hop_latency")};
-  if (x.t_hop == 0) x.t_hop = hop_latency(c);
-  std::vector<Stage> st;
-  int h = -1;  // hops, for the ICI routes
-  if (route == "hbm" || route == "vmem" || route == "pcie" || route == "dcn")
-    st = local_stages(x, route, tr);
-  else if (route == "ici" || route == "ici_axis")
-    st = ici_stages(x, route, tr, h);
-  else if (route == "host_gather_ici" || route == "host_gather_dcn")
-    st = host_gather_stages(x, route, tr, r);
-  else
-    fail("route",
-         "route must be one of hbm, vmem, ici, ici_axis, pcie, dcn, host_gather_ici, "
-         "host_gather_dcn",
-         "bad_choice");
-  if (in.num("flops") > 0)
-    st.push_back(
-        make_stage("Compute at bf16 peak", "compute", in.num("flops"), c.peak("bf16", "chip")));
-  report_pipeline(pipeline(st), tr, r);
-  if (h >= 0) r.extra["hops"] = h;
-}
-
-// ------------------------------------------------------------------------------------------ mxu --
-
-// A figure of tpus.mxu: the reader's when given (> 0), else the chip's from the tables, else 0
-// with a note naming the input to fill in.
-double mxu_figure(const Inputs& in, const hw::Chip& c, const char* name, const char* what,
-                  Result& r) {
-  double v = in.num(name);
-  if (v > 0) return v;
-  if (c.has(name)) return c.get(name);
-  r.note("The book gives no " + std::string(what) + " for the " + c.name + ": enter " + name +
-         " to see what depends on it.");
-  return 0;
-}
-
-// The MXU part of tpus.mxu: padding to the MXU side and the utilisation; with a clock and an MXU
-// count also the rates and the time. Returns the chip's MXU FLOPs/s, or 0 without them.
-double mxu_part(const Inputs& in, double S, double clk, double mxus, double cores, Trace& tr,
-                Result& r) {
-  std::vector<double> dims = {in.num("M"), in.num("K"), in.num("N")};
-  const char* names[] = {"M", "K", "N"};
-  json padded = json::object();
-  std::vector<double> pd(3);
-  for (int i = 0; i < 3; ++i) {
-    double p = pd[i] =
-        tr.step(std::string("Pad ") + names[i] + " to a multiple of " + units::number(S),
-                "\\lceil d / S \\rceil S", "\\lceil # / # \\rceil \\cdot #", {dims[i], S, S},
-                padded_dim(dims[i], S), "count");
-    padded[names[i]] = p;
-  }
-  const double u = tr.step(
-      "MXU utilisation", "\\frac{MKN}{M'K'N'}", "\\frac{# \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
-      {dims[0], dims[1], dims[2], pd[0], pd[1], pd[2]}, mxu_utilisation(dims, S), "ratio");
-  r.value("utilisation", u, "ratio", "MXU utilisation after padding");
-  r.value("mxu_cells", mxu_cells(S), "count", "cells per MXU");
-  r.extra["padded"] = std::move(padded);
-  if (u < 0.5)
-    r.note("Less than half of the MXU's work is useful: make the dimensions multiples of " +
-           units::number(S) + ".");
-  r.extra["verdict"] = "MXU utilisation " + units::number(100 * u, 3) + "%";
-  if (!(clk > 0 && mxus > 0)) return 0;
-  double per_mxu = tr.step("One MXU", "2 S^2 f", "# \\cdot # \\cdot # \\cdot #", {2, S, S, clk},
-                           mxu_flops_per_s(S, clk), "flop_per_s");
-  const double chip =
-      tr.step("All MXUs of the chip", "n_{core} n_{MXU} \\cdot 2 S^2 f", "# \\cdot # \\cdot #",
-              {cores, mxus, per_mxu}, chip_mxu_flops_per_s(cores, mxus, S, clk), "flop_per_s");
-  double useful = tr.step("Useful rate on this matmul", "u \\cdot R_{chip}", "# \\cdot #",
-                          {u, chip}, u * chip, "flop_per_s");
-  double flops = roofline::matmul_flops({dims[0], dims[1], dims[2]});
-  double t = tr.step("Time at that rate", "\\frac{2MKN}{u R_{chip}}", "\\frac{#}{#}",
-                     {flops, useful}, roofline::t_math(flops, useful), "s");
-  r.value("mxu_flops_per_s", per_mxu, "flop_per_s", "one MXU");
-  r.value("chip_mxu_flops_per_s", chip, "flop_per_s", "all MXUs of a chip");
-  r.value("useful_flops_per_s", useful, "flop_per_s", "useful FLOPs/s on this matmul");
-  r.value("t_matmul", t, "s", "matmul time at MXU peak");
-  return chip;
-}
-
-// The VPU part of tpus.mxu: one core's and the chip's rate against the MXUs (given a clock),
-// registers, and the cross-sublane reduction.
-void vpu_part(const Inputs& in, const hw::Chip& c, double clk, double cores, double mxu_chip,
-              Trace& tr, Result& r) {
-  double alus_cell = in.num("vpu_alus_per_cell") > 0
-                         ? in.num("vpu_alus_per_cell")
-                         : (c.has("vpu_alus_per_cell") ? c.get("vpu_alus_per_cell") : 0);
-  if (alus_cell > 0 && clk > 0) {
-    double vpu = vpu_core_rate(c, alus_cell, clk, tr);
-    r.value("vpu_flops_per_s_core", vpu, "flop_per_s", "VPU per core");
-    r.value("vpu_flops_per_s_chip", cores * vpu, "flop_per_s", "VPU per chip");
-    if (mxu_chip > 0)
-      r.value("mxu_to_vpu_ratio", mxu_chip / (cores * vpu), "ratio", "MXU rate / VPU rate");
-  } else if (!(alus_cell > 0)) {
-    r.note("The book gives no VPU ALU count for the " + c.name +
-           " (4 per cell on v5): enter vpu_alus_per_cell to see the VPU rate.");
-  }
-  if (c.has("vregs_per_core"))
-    r.value("vreg_bytes_per_core", vreg_bytes(c), "B", "vector registers per core");
-  const double sublanes = c.get("vpu_sublanes");
-  r.value("sublane_reduction_steps", sublane_reduction_steps(static_cast<int>(sublanes)), "count",
-          "rotate-and-add steps across " + units::number(sublanes) + " sublanes");
-}
-
-void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  if (c.kind != "tpu")
-    fail("chip",
-         "The " + c.name +
-             " is a GPU: its matmuls run on Tensor Cores, not on the MXUs and VPU this "
-             "calculator models. Pick a TPU.",
-         "bad_chip");
-  const double S = mxu_figure(in, c, "mxu_size", "MXU size", r);
-  // A clock given is at least 1 MHz, so that every rate and time stays a finite number.
-  if (in.num("clock_hz") > 0 && in.num("clock_hz") < 1e6)
-    fail("clock_hz", "clock_hz: 0 takes the chip's clock; a clock given must be at least 1 MHz",
-         "out_of_range");
-  const double clk = mxu_figure(in, c, "clock_hz", "clock", r);
-  const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count per core", r);
-  const double cores = c.get("cores_per_chip");
-  r.value("flops", roofline::matmul_flops({in.num("M"), in.num("K"), in.num("N")}), "flop",
-          "FLOPs of the matmul, 2MKN");
-  double mxu_chip = 0;
-  if (S > 0)
-    mxu_chip = mxu_part(in, S, clk, mxus, cores, tr, r);
-  else
-    r.extra["verdict"] = "No MXU size for the " + c.name + ": enter mxu_size to pad the matmul";
-  vpu_part(in, c, clk, cores, mxu_chip, tr, r);
-}
-
-// ------------------------------------------------------------------------------------- ladder --
-
-// The bandwidth ladder (HBM > ICI > PCIe > DCN, VMEM above them where the tables have it): each
-// level of the chip, fastest first, the time to move `bytes` over it and how much faster it is
-// than the next. A GPU's levels are HBM, NVLink and its scale-out network.
-void ladder_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  const double bytes = in.num("bytes");
-  struct Rung {
-    const char* key;
-    roofline::LevelBw level;
-  };
-  std::vector<Rung> rungs;
-  constexpr const char* kKeys[] = {"vmem", "hbm", "ici", "pcie", "dcn"};
-  for (int k = 0; k < 5; ++k) {
-    roofline::LevelBw v = roofline::level_bw(c, static_cast<roofline::Level>(k));
-    if (!v.note.empty()) r.note(v.note);
-    if (v.bw > 0) rungs.push_back({kKeys[k], std::move(v)});
-  }
-  std::stable_sort(rungs.begin(), rungs.end(),
-                   [](const Rung& a, const Rung& b) { return a.level.bw > b.level.bw; });
-  json ladder = json::array();
-  std::string order;
-  for (size_t i = 0; i < rungs.size(); ++i) {
-    const roofline::LevelBw& v = rungs[i].level;
-    const double t = tr.step(v.name + ": time to move the bytes", "T = \\mathrm{bytes} / BW",
-                             "\\frac{#}{#}", {bytes, v.bw}, roofline::t_comms(bytes, v.bw), "s");
-    r.value(std::string(rungs[i].key) + "_bw", v.bw, "B_per_s", v.name + " bandwidth");
-    r.value(std::string(rungs[i].key) + "_time", t, "s", v.name + " time");
-    json rung = {{"key", rungs[i].key}, {"name", v.name}, {"bw", v.bw}, {"seconds", t}};
-    if (i + 1 < rungs.size()) {
-      const double x = v.bw / rungs[i + 1].level.bw;
-      rung["faster_than_next"] = x;
-      order += v.name + " (" + units::number(x, 2) + "x) > ";
-    } else {
-      order += v.name;
-    }
-    ladder.push_back(std::move(rung));
-  }
-  if (rungs.empty()) fail("chip", "The book gives no bandwidth figures for the " + c.name + ".");
-  r.extra["ladder"] = std::move(ladder);
-  r.extra["bytes"] = bytes;
-  r.extra["verdict"] = order;
-}
-
-// ------------------------------------------------------------------------------------- decode --
-
-void decode_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  double np = in.num("n_params"), b = hw::dtype_bytes(in.text("dtype"), "dtype"),
-         n = in.num("n_chips");
-  double bw = c.get("hbm_bw"), cap = c.get("hbm_bytes");
-  double per = tr.step("Weight bytes per chip", "\\frac{N_{params} b}{N_{chips}}",
-                       "\\frac{# \\cdot #}{#}", {np, b, n}, np * b / n, "B");
-  double t = tr.step("Decode-step floor", "\\frac{N_{params} b / N_{chips}}{BW_{HBM}}",
-                     "\\frac{#}{#}", {per, bw}, decode_step_floor(np, b, n, bw), "s");
-  if (per > cap)
-    r.note("The weights do not fit: " + units::format(per, "B") + " per chip against " +
-           units::format(cap, "B") + " of HBM.");
-  r.value("bytes_per_chip", per, "B", "weight bytes per chip");
-  r.value("t_step", t, "s", "lowest time per decode step");
-  r.value("tokens_per_s", 1 / t, "per_s", "most steps per second");
-  r.value("fits", per <= cap ? 1 : 0, "bool", "fits in HBM");
 }
 
 constexpr Param kInventoryParams[] = {
@@ -640,35 +224,6 @@ constexpr Param kTopologyParams[] = {
     text("from", "", "first chip, like 0,0 or 0,0,0 (empty: the first corner)"),
     text("to", "", "second chip (empty: the opposite corner)"),
     choice("wrap", "auto", "auto|none|all", "wraparound: the chip's rule, or forced")};
-constexpr Param kTransferParams[] = {
-    chip_param("v5e"),
-    choice("route", "ici", "hbm|vmem|ici|ici_axis|pcie|dcn|host_gather_ici|host_gather_dcn",
-           "where the bytes travel"),
-    num("bytes", "B", 16777216, "bytes to move", 0, 1e18),
-    shape_param("4x4"),
-    text("from", "", "sending chip, ici routes (empty: the first corner)"),
-    text("to", "", "receiving chip (empty: the opposite corner)"),
-    zero_ok(num("ports", "count", 0, "links used at once (0 = one per axis toward the receiver)", 0,
-                6, true)),
-    zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
-    zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))};
-constexpr Param kMxuParams[] = {
-    chip_param("v5e"),
-    num("M", "count", 200, "rows of the LHS", 1, 1e9, true),
-    num("K", "count", 4096, "contracted dimension", 1, 1e9, true),
-    num("N", "count", 1000, "columns of the RHS", 1, 1e9, true),
-    zero_ok(num("mxu_size", "count", 0, "MXU side (0 = the chip's)", 0, 4096, true)),
-    zero_ok(num("mxus_per_core", "count", 0, "MXUs per core (0 = the chip's)", 0, 64, true)),
-    zero_ok(num("clock_hz", "per_s", 0, "clock: 0 = the chip's, else 1 MHz to 100 GHz", 0, 1e11)),
-    zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0,
-                64, true))};
-constexpr Param kDecodeParams[] = {
-    chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
-    dtype_param("dtype", "bf16", "weight dtype"),
-    num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)};
-
-constexpr Param kLadderParams[] = {
-    chip_param("v5e"), num("bytes", "B", 1e9, "bytes to move over each level", 1, 1e18)};
 
 constexpr Calculator kCalculators[] = {
     Calculator{
@@ -684,39 +239,14 @@ constexpr Calculator kCalculators[] = {
                    "Hops per axis and in total between two chips, the route, wraparound per axis, "
                    "the largest distance, neighbours and the bisection bandwidth.",
                .params = kTopologyParams,
-               .run = topology_calc},
-    Calculator{
-        .name = "tpus.transfer",
-        .title = "Transfer time and bottleneck",
-        .doc =
-            "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
-            "DCN, or to gather a host-offloaded array onto one chip; lower bound = slowest stage, "
-            "upper = sum, bottleneck named.",
-        .params = kTransferParams,
-        .run = transfer_calc},
-    Calculator{.name = "tpus.mxu",
-               .title = "MXU padding and VPU rate",
-               .doc = "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU "
-                      "FLOPs/s per MXU "
-                      "and per chip, and the VPU rate, VREG bytes and sublane-reduction steps.",
-               .params = kMxuParams,
-               .run = mxu_calc},
-    Calculator{.name = "tpus.ladder",
-               .title = "Bandwidth ladder",
-               .doc = "The chip's levels from fastest to slowest (HBM > ICI > PCIe > DCN, VMEM "
-                      "above them): each one's bandwidth, the time to move the bytes over it, and "
-                      "how much faster it is than the next.",
-               .params = kLadderParams,
-               .run = ladder_calc},
-    Calculator{
-        .name = "tpus.decode",
-        .title = "Decode-step floor",
-        .doc = "Every decode step reads all weights from HBM once: the fastest a step can be.",
-        .params = kDecodeParams,
-        .run = decode_calc}};
+               .run = topology_calc}};
 
 }  // namespace
 
-void add_calculators(Registry& r) { r.add(kCalculators); }
+void add_calculators(Registry& r) {
+  r.add(kCalculators);
+  add_transfer_calculators(r);
+  add_chip_calculators(r);
+}
 
 }  // namespace sb::tpus

@@ -1,61 +1,16 @@
+// Part 2 (TPUs): the equations of model.hpp for the chip's insides, counting, transfer times and
+// pipelines, and the slice inventory. The ICI torus is in torus.cpp, the texts (shapes,
+// coordinates, array types) in text.cpp.
 #include "chapters/tpus/model.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdlib>
-#include <limits>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
-#include "core/units.hpp"
+#include "core/hardware.hpp"
 
 namespace sb::tpus {
-
-namespace {
-
-std::string trim(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
-
-std::string clip(const std::string& s) { return s.size() > 40 ? s.substr(0, 40) + "..." : s; }
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Reads one whole number (with optional sign) from `tok`; InputError naming what it is.
-long long parse_int(const std::string& tok_in, const std::string& field, const std::string& what,
-                    const std::string& whole) {
-  std::string tok = trim(tok_in);
-  if (tok.empty()) fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
-  size_t i = 0;
-  bool neg = false;
-  if (tok[0] == '-' || tok[0] == '+') {
-    neg = tok[0] == '-';
-    i = 1;
-  }
-  if (i == tok.size())
-    fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
-  long long v = 0;
-  for (; i < tok.size(); ++i) {
-    char c = tok[i];
-    if (!std::isdigit(static_cast<unsigned char>(c)))
-      fail(
-          field,
-          field + ": '" + clip(whole) + "': " + what + " '" + clip(tok) + "' is not a whole number",
-          "bad_shape");
-    v = v * 10 + (c - '0');
-    if (v > 1000000000LL)
-      fail(field, field + ": " + what + " '" + clip(tok) + "' is far too large", "out_of_range");
-  }
-  return neg ? -v : v;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------- the chip's insides ----------
 
@@ -68,11 +23,24 @@ double mxu_flops_per_s(double S, double clock, double rows, double cycles) {
   return mxu_flops_per_cycle(S, rows, cycles) * clock;
 }
 
-double chip_mxu_flops_per_s(double cores, double mxus, double S, double clock) {
-  return cores * mxus * mxu_flops_per_s(S, clock);
+double chip_flops_from_mxus(double cores, double mxus, double per_mxu) {
+  return cores * mxus * per_mxu;
 }
 
+double chip_mxu_flops_per_s(double cores, double mxus, double S, double clock) {
+  return chip_flops_from_mxus(cores, mxus, mxu_flops_per_s(S, clock));
+}
+
+double int8_flops_per_s(double speedup, double bf16) { return speedup * bf16; }
+
 double mxu_cells(double S) { return S * S; }
+
+double mxu_work_ratio(double s_new, double s_old) {
+  return mxu_flops_per_cycle(s_new) / mxu_flops_per_cycle(s_old);
+}
+
+// Dimensions are padded to multiples of the MXU side, so they must grow with it.
+double mxu_padding_ratio(double s_new, double s_old) { return s_new / s_old; }
 
 double padded_dim(double d, double S) { return std::ceil(d / S) * S; }
 
@@ -85,11 +53,21 @@ double mxu_utilisation(const std::vector<double>& dims, double S) {
   return useful / done;
 }
 
+double mxu_utilisation(double M, double K, double N, double M_pad, double K_pad, double N_pad) {
+  return M * K * N / (M_pad * K_pad * N_pad);
+}
+
+double useful_flops_per_s(double u, double chip) { return u * chip; }
+
 double vpu_alus_per_core(double sublanes, double lanes, double alus) {
   return sublanes * lanes * alus;
 }
 
 double vpu_flops_per_s_core(double alus, double clock) { return alus * clock; }
+
+double vpu_flops_per_s_core(double sublanes, double lanes, double alus_per_cell, double clock) {
+  return vpu_flops_per_s_core(vpu_alus_per_core(sublanes, lanes, alus_per_cell), clock);
+}
 
 double vreg_bytes_per_core(double vregs, double sublanes, double lanes, double word) {
   return vregs * sublanes * lanes * word;
@@ -101,12 +79,18 @@ int sublane_reduction_steps(int sublanes, const std::string& field) {
          field + " must be a power of two for rotate-and-add halving, got " +
              std::to_string(sublanes),
          "out_of_range");
-  int steps = 0;
-  while ((1 << steps) < sublanes) ++steps;
-  return steps;
+  return static_cast<int>(halving_rounds(sublanes));
 }
 
+double halving_rounds(double n) { return std::log2(n); }
+
 double vmem_bw(double hbm_bw, double ratio) { return hbm_bw * ratio; }
+
+// ---------------------------------------------------------------- ratios and shares ----------
+
+double ratio_of(double a, double b) { return a / b; }
+double even_share(double total, double n) { return total / n; }
+double slice_total(double n, double per_part) { return n * per_part; }
 
 // ---------------------------------------------------------------- rooflines on a chip ----------
 
@@ -118,54 +102,6 @@ double d_min_compute_bound(double i_hw, double bx, double bo, double k) {
 
 // ---------------------------------------------------------------- counting chips ----------
 
-Dims parse_shape(const std::string& text, const std::string& field) {
-  if (text.size() > 100) fail(field, field + " is too long for a slice shape", "bad_shape");
-  std::string s = trim(text);
-  if (s.empty())
-    fail(field, field + " is empty; write a slice shape like 4x4x4 or 16x16", "bad_shape");
-  // Split on x, X, * or the multiplication sign.
-  std::vector<std::string> toks(1);
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == 'x' || c == 'X' || c == '*') {
-      toks.emplace_back();
-    } else if (static_cast<unsigned char>(c) == 0xC3 && i + 1 < s.size() &&
-               static_cast<unsigned char>(s[i + 1]) == 0x97) {
-      toks.emplace_back();
-      ++i;
-    } else {
-      toks.back() += c;
-    }
-  }
-  if (toks.size() > 3)
-    fail(field,
-         field + ": '" + clip(s) + "' has " + std::to_string(toks.size()) +
-             " axes; TPU slices have at most 3 (like 4x4x4)",
-         "bad_shape");
-  Dims d;
-  for (size_t i = 0; i < toks.size(); ++i) {
-    long long v = parse_int(toks[i], field, "axis " + std::to_string(i), s);
-    if (v <= 0)
-      fail(field,
-           field + ": axis " + std::to_string(i) + " of '" + clip(s) +
-               "' must be at least 1, got " + std::to_string(v),
-           "out_of_range");
-    if (v > 100000)
-      fail(field, field + ": axis " + std::to_string(i) + " is too long", "out_of_range");
-    d.push_back(static_cast<int>(v));
-  }
-  return d;
-}
-
-std::string shape_text(const Dims& d) {
-  std::string s;
-  for (size_t i = 0; i < d.size(); ++i) {
-    if (i) s += 'x';
-    s += std::to_string(d[i]);
-  }
-  return s;
-}
-
 double chip_count(const Dims& d) {
   double n = 1;
   for (int v : d) n *= v;
@@ -176,265 +112,15 @@ double host_count(double chips, double per_host) { return std::ceil(chips / per_
 
 double core_count(double chips, double cores_per_chip) { return chips * cores_per_chip; }
 
+double weight_bytes(double n_params, double bytes_per_param) { return n_params * bytes_per_param; }
+
 double decode_step_floor(double n_params, double bytes_per_param, double n_chips, double bw) {
-  return roofline::t_comms(n_params * bytes_per_param / n_chips, bw);
+  return roofline::t_comms(even_share(weight_bytes(n_params, bytes_per_param), n_chips), bw);
 }
 
-// ---------------------------------------------------------------- the ICI torus ----------
+double steps_per_s(double t_step) { return 1 / t_step; }
 
-WrapRule wrap_rule(const hw::Chip& chip) {
-  WrapRule r;
-  const char* key = nullptr;
-  if (chip.has("wrap_if_all_axes_multiple_of")) {
-    key = "wrap_if_all_axes_multiple_of";
-    r.kind = WrapRule::Kind::AllMultiple;
-  } else if (chip.has("wrap_if_axis_length")) {
-    key = "wrap_if_axis_length";
-    r.kind = WrapRule::Kind::AxisLength;
-  } else {
-    r.text = "the tables give " + chip.name + " no wraparound rule: no axis wraps";
-    return r;
-  }
-  r.n = static_cast<int>(chip.get(key));
-  r.assumed = chip.specs.at(key).source == "modelling choice";
-  const std::string n = std::to_string(r.n);
-  if (r.kind == WrapRule::Kind::AllMultiple) {
-    const int rank = chip.has("torus_dims") ? static_cast<int>(chip.get("torus_dims")) : 3;
-    std::string cube = n;
-    for (int i = 1; i < rank; ++i) cube += "x" + n;
-    r.text = std::to_string(rank) + "D slices built from " + cube +
-             " cubes joined by optical switches: every axis wraps if and only if every axis is a "
-             "multiple of " +
-             n + " (whole cubes)";
-    if (r.assumed)
-      r.text +=
-          "; the book states no rule for " + chip.name + ", so the cube rule is our assumption";
-  } else {
-    const std::string pod = chip.has("max_pod") ? chip.get_text("max_pod") + " " : "";
-    r.text = "one fixed " + pod +
-             "torus without optical switches: an axis wraps if and only if it spans the pod's "
-             "side (" +
-             n + ")";
-    if (r.assumed)
-      r.text += "; the book states no rule for " + chip.name + ", so this rule is our assumption";
-  }
-  return r;
-}
-
-std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims) {
-  const WrapRule r = wrap_rule(chip);
-  std::vector<bool> w(dims.size(), false);
-  if (r.kind == WrapRule::Kind::AllMultiple) {
-    const size_t rank = chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0;
-    bool cubes = !dims.empty() && dims.size() >= rank;  // a missing axis has length 1
-    for (int v : dims) cubes = cubes && v % r.n == 0;
-    w.assign(dims.size(), cubes);
-  } else if (r.kind == WrapRule::Kind::AxisLength) {
-    for (size_t i = 0; i < dims.size(); ++i) w[i] = dims[i] == r.n;
-  }
-  for (size_t i = 0; i < dims.size(); ++i) w[i] = w[i] && dims[i] >= 3;
-  return w;
-}
-
-double hop_latency(const hw::Chip& chip) {
-  return chip.has("ici_hop_latency") ? chip.get("ici_hop_latency") : kTypicalHopLatency;
-}
-
-Topology topology_of(const hw::Chip& chip, const std::string& field) {
-  if (chip.kind != "tpu")
-    fail(field,
-         "The " + chip.name +
-             " is a GPU: it has no ICI torus (its GPUs talk over NVLink through switches). "
-             "Slices and tori are a TPU notion: pick a TPU.",
-         "bad_chip");
-  Topology t;
-  t.chip = chip.id;
-  t.torus_dims = static_cast<int>(chip.get("torus_dims", field));
-  t.max_pod = parse_shape(chip.get_text("max_pod", field), field);
-  const auto& spec = chip.specs.at("torus_dims");
-  t.inferred = lower(spec.source + " " + spec.note).find("infer") != std::string::npos;
-  t.rule = wrap_rule(chip);
-  return t;
-}
-
-Dims default_slice(const hw::Chip& chip) {
-  return topology_of(chip).torus_dims >= 3 ? Dims{4, 4, 4} : Dims{4, 4};
-}
-
-Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wrap_override,
-                  const std::string& shape_field, const std::string& wrap_field) {
-  Topology topo = topology_of(chip);
-  if (static_cast<int>(dims.size()) > topo.torus_dims)
-    fail(shape_field,
-         shape_field + ": " + chip.name + " has a " + std::to_string(topo.torus_dims) +
-             "D torus, so '" + shape_text(dims) + "' has too many axes",
-         "bad_shape");
-  // Fits in the largest pod? Fixed tori: axis by axis (sorted). Cube-built pods can be rewired by
-  // the optical switches, so only the chip count and the longest axis are bounded.
-  Dims d = dims, pod = topo.max_pod;
-  d.resize(std::max(d.size(), pod.size()), 1);
-  pod.resize(d.size(), 1);
-  std::sort(d.rbegin(), d.rend());
-  std::sort(pod.rbegin(), pod.rend());
-  bool too_big = chip_count(dims) > chip_count(topo.max_pod) || d[0] > pod[0];
-  if (topo.rule.kind != WrapRule::Kind::AllMultiple)
-    for (size_t i = 0; i < d.size(); ++i) too_big = too_big || d[i] > pod[i];
-  if (too_big)
-    fail(shape_field,
-         shape_field + ": '" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
-             " chips) does not fit in a " + chip.name + " pod, whose largest slice is " +
-             shape_text(topo.max_pod) + " (" + units::number(chip_count(topo.max_pod)) + " chips)",
-         "out_of_range");
-  Torus t;
-  t.dims = dims;
-  std::string w = lower(trim(wrap_override));
-  if (w.empty() || w == "auto") {
-    t.wrap = wraps(chip, dims);
-    return t;
-  }
-  if (w == "none") {
-    t.wrap.assign(dims.size(), false);
-  } else if (w == "all") {
-    t.wrap.assign(dims.size(), true);
-  } else {
-    fail(wrap_field, wrap_field + " must be auto, none or all; got '" + clip(wrap_override) + "'",
-         "bad_choice");
-  }
-  // A ring needs at least 3 chips to differ from a line; on 1 or 2 it adds no distinct link.
-  for (size_t i = 0; i < dims.size(); ++i) t.wrap[i] = t.wrap[i] && dims[i] >= 3;
-  return t;
-}
-
-int axis_distance(int a, int b, int n, bool wrap) {
-  int d = std::abs(a - b);
-  return wrap ? std::min(d, n - d) : d;
-}
-
-std::vector<int> hops_per_axis(const Torus& t, const Dims& a, const Dims& b) {
-  std::vector<int> h;
-  for (size_t i = 0; i < t.dims.size(); ++i)
-    h.push_back(axis_distance(a[i], b[i], t.dims[i], t.wrap[i]));
-  return h;
-}
-
-int hops(const Torus& t, const Dims& a, const Dims& b) {
-  int s = 0;
-  for (int h : hops_per_axis(t, a, b)) s += h;
-  return s;
-}
-
-int axis_max_distance(int n, bool wrap) { return wrap ? n / 2 : n - 1; }
-
-int max_distance(const Torus& t) {
-  int s = 0;
-  for (size_t i = 0; i < t.dims.size(); ++i) s += axis_max_distance(t.dims[i], t.wrap[i]);
-  return s;
-}
-
-std::vector<Dims> route(const Torus& t, const Dims& from, const Dims& to) {
-  std::vector<Dims> path{from};
-  Dims cur = from;
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    int n = t.dims[i];
-    int up = ((to[i] - cur[i]) % n + n) % n;  // steps going up (with wrap)
-    int step;
-    if (!t.wrap[i])
-      step = to[i] > cur[i] ? 1 : -1;
-    else
-      step = up <= n - up ? 1 : -1;
-    int count = axis_distance(cur[i], to[i], n, t.wrap[i]);
-    for (int k = 0; k < count; ++k) {
-      cur[i] = ((cur[i] + step) % n + n) % n;
-      path.push_back(cur);
-    }
-  }
-  return path;
-}
-
-std::vector<Dims> neighbours(const Torus& t, const Dims& c) {
-  std::vector<Dims> out;
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    int n = t.dims[i];
-    for (int step : {-1, 1}) {
-      int v = c[i] + step;
-      if (v < 0 || v >= n) {
-        if (!t.wrap[i]) continue;
-        v = (v + n) % n;
-      }
-      Dims d = c;
-      d[i] = v;
-      if (d != c && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
-    }
-  }
-  return out;
-}
-
-int ports_toward(const Torus& t, const Dims& a, const Dims& b) {
-  int p = 0;
-  for (int h : hops_per_axis(t, a, b)) p += h > 0;
-  return p;
-}
-
-Dims parse_coord(const std::string& text, const Torus& t, const std::string& field) {
-  if (text.size() > 100) fail(field, field + " is too long for a chip coordinate", "bad_coord");
-  std::string s = trim(text);
-  // Accept "TPU{0,0}", "(0, 0)", "[0,0]", "0,0".
-  if (lower(s).rfind("tpu", 0) == 0) s = trim(s.substr(3));
-  if (!s.empty() && (s.front() == '(' || s.front() == '[' || s.front() == '{')) {
-    char close = s.front() == '(' ? ')' : s.front() == '[' ? ']' : '}';
-    if (s.back() != close)
-      fail(field, field + ": '" + clip(text) + "' opens a bracket it does not close", "bad_coord");
-    s = s.substr(1, s.size() - 2);
-  }
-  if (trim(s).empty())
-    fail(field, field + " is empty; write a chip coordinate like 0,0,0", "bad_coord");
-  std::vector<std::string> toks(1);
-  for (char c : s) {
-    if (c == ',')
-      toks.emplace_back();
-    else
-      toks.back() += c;
-  }
-  if (toks.size() != t.dims.size())
-    fail(field,
-         field + ": '" + clip(text) + "' has " + std::to_string(toks.size()) +
-             " coordinates but the slice " + shape_text(t.dims) + " has " +
-             std::to_string(t.dims.size()) + " axes",
-         "bad_coord");
-  Dims c;
-  for (size_t i = 0; i < toks.size(); ++i) {
-    long long v = parse_int(toks[i], field, "coordinate " + std::to_string(i + 1), text);
-    if (v < 0 || v >= t.dims[i])
-      fail(field,
-           field + ": coordinate " + std::to_string(i + 1) + " is " + std::to_string(v) +
-               " but axis " + std::to_string(i + 1) + " runs from 0 to " +
-               std::to_string(t.dims[i] - 1),
-           "out_of_range");
-    c.push_back(static_cast<int>(v));
-  }
-  return c;
-}
-
-std::string coord_text(const Dims& c) {
-  std::string s = "(";
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(c[i]);
-  }
-  return s + ")";
-}
-
-double bisection_links(const Torus& t) {
-  double n = chip_count(t.dims), best = -1;
-  for (size_t i = 0; i < t.dims.size(); ++i) {
-    if (t.dims[i] < 2) continue;
-    double links = n / t.dims[i] * (t.wrap[i] ? 2 : 1);
-    if (best < 0 || links < best) best = links;
-  }
-  return best < 0 ? 0 : best;
-}
-
-double bisection_bw(const Torus& t, double bw) { return bisection_links(t) * bw; }
+bool fits_in(double bytes, double capacity) { return bytes <= capacity; }
 
 // ---------------------------------------------------------------- transfer times ----------
 
@@ -442,21 +128,31 @@ double axis_bw(double bw, bool wrap) { return wrap ? 2.0 * bw : bw; }
 
 double ici_first_byte(int hops_, double t_hop) { return hops_ * t_hop; }
 
-double ici_bulk(double bytes, int ports, double bw) { return roofline::t_comms(bytes, ports * bw); }
+double ici_bulk(double bytes, int ports, double bw) {
+  return roofline::t_comms(bytes, links_bw(ports, bw));
+}
 
 double ici_p2p_time(double bytes, int ports, double bw, int hops_, double t_hop) {
   return ici_bulk(bytes, ports, bw) + ici_first_byte(hops_, t_hop);
 }
 
 double gather_time(double bytes_received, int links_in, double bw) {
-  return roofline::t_comms(bytes_received, links_in * bw);
+  return roofline::t_comms(bytes_received, links_bw(links_in, bw));
 }
 
 double pcie_sharded_time(double bytes, double n, double bw) {
-  return roofline::t_comms(bytes / n, bw);
+  return roofline::t_comms(even_share(bytes, n), bw);
 }
 
+double bytes_from_others(double bytes, double n) { return bytes * (n - 1) / n; }
+
+double received_bytes(double share, double bytes) { return share * bytes; }
+
 double host_dcn_bw(double chips_per_host, double dcn) { return chips_per_host * dcn; }
+
+double transfer_time(double bytes, double bw, double latency) {
+  return roofline::t_comms(bytes, bw) + latency;
+}
 
 Stage make_stage(std::string name, std::string kind, double amount, double rate, double latency) {
   Stage s;
@@ -466,8 +162,7 @@ Stage make_stage(std::string name, std::string kind, double amount, double rate,
   s.rate = rate;
   s.latency = latency;
   s.seconds =
-      (s.kind == "compute" ? roofline::t_math(amount, rate) : roofline::t_comms(amount, rate)) +
-      latency;
+      s.kind == "compute" ? roofline::t_math(amount, rate) : transfer_time(amount, rate, latency);
   return s;
 }
 
@@ -498,13 +193,14 @@ Inventory inventory(const hw::Chip& chip, const Dims& dims, const std::string& s
   inv.cores = core_count(inv.chips, inv.cores_per_chip);
   inv.megacore = chip.has("megacore") && chip.get("megacore") > 0;
   for (const auto& dt : hw::dtypes())
-    if (chip.has("peak_flops_" + dt)) inv.flops[dt] = inv.chips * chip.get("peak_flops_" + dt);
-  inv.hbm_bytes = inv.chips * chip.get("hbm_bytes");
-  inv.hbm_bw = inv.chips * chip.get("hbm_bw");
+    if (chip.has("peak_flops_" + dt))
+      inv.flops[dt] = slice_total(inv.chips, chip.get("peak_flops_" + dt));
+  inv.hbm_bytes = slice_total(inv.chips, chip.get("hbm_bytes"));
+  inv.hbm_bw = slice_total(inv.chips, chip.get("hbm_bw"));
   inv.ici_bw_oneway = chip.get("ici_bw_oneway");
   inv.links_per_chip = chip.has("ici_links") ? chip.get("ici_links") : 2.0 * inv.torus.dims.size();
-  if (chip.has("pcie_bw")) inv.pcie_bw = inv.chips * chip.get("pcie_bw");
-  if (chip.has("dcn_bw")) inv.dcn_bw = inv.chips * chip.get("dcn_bw");
+  if (chip.has("pcie_bw")) inv.pcie_bw = slice_total(inv.chips, chip.get("pcie_bw"));
+  if (chip.has("dcn_bw")) inv.dcn_bw = slice_total(inv.chips, chip.get("dcn_bw"));
   inv.bisection_bw = bisection_bw(inv.torus, inv.ici_bw_oneway);
   inv.max_hops = max_distance(inv.torus);
   return inv;
@@ -512,50 +208,12 @@ Inventory inventory(const hw::Chip& chip, const Dims& dims, const std::string& s
 
 // ---------------------------------------------------------------- arrays ----------
 
-ArraySpec parse_array(const std::string& text, const std::string& field) {
-  if (text.size() > 200) fail(field, field + " is too long for an array type", "bad_array");
-  std::string s = trim(text);
-  size_t open = s.find('[');
-  if (open == std::string::npos || s.back() != ']')
-    fail(field,
-         field + ": write an array as dtype[dims], like bf16[8, 128, 8192]; got '" + clip(text) +
-             "'",
-         "bad_array");
-  ArraySpec a;
-  a.dtype = lower(trim(s.substr(0, open)));
-  double size = hw::dtype_bytes(a.dtype, field);
-  std::string inner = s.substr(open + 1, s.size() - open - 2);
-  std::vector<std::string> toks(1);
-  for (char c : inner) {
-    if (c == ',')
-      toks.emplace_back();
-    else
-      toks.back() += c;
-  }
-  a.elements = 1;
-  for (size_t i = 0; i < toks.size(); ++i) {
-    // Allow products like 128*1024, as the book writes them.
-    std::string t = trim(toks[i]);
-    double v = 1;
-    std::vector<std::string> factors(1);
-    for (char c : t) {
-      if (c == '*')
-        factors.emplace_back();
-      else
-        factors.back() += c;
-    }
-    for (const auto& f : factors) {
-      long long x = parse_int(f, field, "dimension " + std::to_string(i + 1), text);
-      if (x <= 0)
-        fail(field, field + ": dimension " + std::to_string(i + 1) + " must be at least 1",
-             "out_of_range");
-      v *= static_cast<double>(x);
-    }
-    a.dims.push_back(v);
-    a.elements *= v;
-  }
-  a.bytes = a.elements * size;
-  return a;
+double array_bytes(double elements, double bytes_per_element) {
+  return elements * bytes_per_element;
+}
+
+double array_rows(double bytes, double bytes_per_element, double cols) {
+  return bytes / bytes_per_element / cols;
 }
 
 }  // namespace sb::tpus

@@ -5,6 +5,7 @@
 
 #include "chapters/tpus/model.hpp"
 #include "chapters/tpus/problems.hpp"
+#include "chapters/tpus/steps.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -49,20 +50,14 @@ constexpr Problem kE1{
         [](const Inputs& in, Trace& tr) {
           double S = in.num("mxu_dim"), rows = in.num("lhs_rows_per_op"),
                  cyc = in.num("cycles_per_op"), clk = in.num("clock_hz");
-          double per_cycle =
-              tr.step("FLOPs per cycle of one MXU", "\\frac{2 \\cdot r \\cdot S^2}{c}",
-                      "\\frac{# \\cdot # \\cdot # \\cdot #}{#}", {2, rows, S, S, cyc},
-                      mxu_flops_per_cycle(S, rows, cyc), "flop");
-          double mxu =
-              tr.step("One MXU's bf16 rate", "\\mathrm{FLOPs/cycle} \\cdot f", "# \\cdot #",
-                      {per_cycle, clk}, mxu_flops_per_s(S, clk, rows, cyc), "flop_per_s");
-          double cores = in.num("cores_per_chip"), mxus = in.num("mxus_per_core");
-          double chip_rate =
-              tr.step("The chip: cores x MXUs x one MXU", "n_{core} \\cdot n_{MXU} \\cdot R_{MXU}",
-                      "# \\cdot # \\cdot #", {cores, mxus, mxu}, cores * mxus * mxu, "flop_per_s");
-          double k = in.num("int8_speedup");
-          double i8 = tr.step("int8 at the stated speed-up", "k \\cdot R_{chip}", "# \\cdot #",
-                              {k, chip_rate}, k * chip_rate, "flop_per_s");
+          tr.step("FLOPs per cycle of one MXU ($r$ rows every $c$ cycles)", kMxuCycleOp,
+                  {S, rows, cyc});
+          const double mxu = tr.step("One MXU's bf16 rate", kMxuRateOp, {S, clk, rows, cyc});
+          const double cores = in.num("cores_per_chip"), mxus = in.num("mxus_per_core");
+          const double chip_rate =
+              tr.step("The chip: cores x MXUs x one MXU", kChipMxu, {cores, mxus, mxu});
+          const double i8 = tr.step("int8 at the stated speed-up", kInt8Rate,
+                                    {in.num("int8_speedup"), chip_rate});
           return Answers{{"mxu_flops_per_s", mxu},
                          {"chip_bf16_flops_per_s", chip_rate},
                          {"chip_int8_ops_per_s", i8}};
@@ -91,21 +86,19 @@ constexpr Problem kE2{
         [](const Inputs& in, Trace& tr) {
           Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
           slice_torus(hw::chip(in.text("chip")), d, "auto", "pod_shape");
-          double chips =
-              tr.step("Chips in the pod", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
+          const double chips = chips_step(tr, "Chips in the pod", d);
           if (chips != in.num("chips"))
             fail("chips", "chips: " + shape_text(d) + " holds " +
                               std::to_string(static_cast<long long>(chips)) + " chips, not " +
                               std::to_string(static_cast<long long>(in.num("chips"))));
           double per = in.num("peak_bf16_flops_per_s_per_chip");
-          double total = tr.step("Aggregate peak", "N_{chips} \\cdot R_{chip}", "# \\cdot #",
-                                 {chips, per}, chips * per, "flop_per_s");
+          const double total = tr.step("Aggregate peak", kSliceFlops, {chips, per});
           Answers a{{"pod_flops_per_s", total}};
           const double table = hw::chip(in.text("chip")).get("peak_flops_bf16");
           if (table != per) {
-            tr.step("With the spec table's figure per chip instead", "N_{chips} \\cdot R_{table}",
-                    "# \\cdot #", {chips, table}, chips * table, "flop_per_s");
-            a.book("pod_flops_per_s", chips * table,
+            const double by_table = tr.step("With the spec table's figure per chip instead",
+                                            kSliceFlops, {chips, table});
+            a.book("pod_flops_per_s", by_table,
                    "'s spec table gives " + units::format(table, "flop_per_s") + " per chip");
           }
           return a;
@@ -136,12 +129,9 @@ constexpr Problem kE3{
         [](const Inputs& in, Trace& tr) {
           double peak = in.num("peak_bf16_flops_per_s"), hbm = in.num("hbm_bw_Bps"),
                  k = in.num("vmem_to_hbm_bw_ratio");
-          double bw = tr.step("VMEM bandwidth", "BW_{VMEM} = k \\cdot BW_{HBM}", "# \\cdot #",
-                              {k, hbm}, vmem_bw(hbm, k), "B_per_s");
-          tr.step("HBM ridge for comparison", "I_{HBM} = \\mathrm{peak}/BW_{HBM}", "\\frac{#}{#}",
-                  {peak, hbm}, roofline::critical_intensity(peak, hbm), "flop_per_B");
-          double i = tr.step("VMEM ridge", "I_{VMEM} = \\mathrm{peak}/BW_{VMEM}", "\\frac{#}{#}",
-                             {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
+          const double bw = tr.step("VMEM bandwidth", kVmemBw, {hbm, k});
+          tr.step("HBM ridge for comparison", roofline::kCriticalIntensity, {peak, hbm});
+          const double i = tr.step("VMEM ridge", roofline::kCriticalIntensity, {peak, bw});
           return Answers{{"i_crit_vmem", i}};
         },
 };
@@ -164,8 +154,7 @@ constexpr Problem kE4{
     .solve =
         [](const Inputs& in, Trace& tr) {
           double h = in.num("hbm_bw_Bps"), pc = in.num("pcie_bw_Bps");
-          const double r =
-              tr.step("Ratio", "BW_{HBM}/BW_{PCIe}", "\\frac{#}{#}", {h, pc}, h / pc, "ratio");
+          const double r = tr.step("HBM over PCIe", kHbmOverPcie, {h, pc});
           Answers a{{"hbm_to_pcie_ratio", r}};
           // "Close to 100x": the order of magnitude.
           const double order = std::pow(10.0, std::round(std::log10(r)));
@@ -199,13 +188,9 @@ constexpr Problem kE5{
         [](const Inputs& in, Trace& tr) {
           double h = in.num("hbm_bw_Bps"), i = in.num("ici_bw_per_axis_Bps"),
                  d = in.num("dcn_egress_per_chip_Bps");
-          double a =
-              tr.step("HBM over ICI", "BW_{HBM}/BW_{ICI}", "\\frac{#}{#}", {h, i}, h / i, "ratio");
-          double b =
-              tr.step("ICI over DCN", "BW_{ICI}/BW_{DCN}", "\\frac{#}{#}", {i, d}, i / d, "ratio");
-          double axes = in.num("ici_axes_per_chip");
-          tr.step("All ICI axes together", "n_{axes} \\cdot BW_{ICI}", "# \\cdot #", {axes, i},
-                  axes * i, "B_per_s");
+          const double a = tr.step("HBM over ICI", kHbmOverIci, {h, i});
+          const double b = tr.step("ICI over DCN", kIciOverDcn, {i, d});
+          tr.step("All ICI axes together", kAxesBw, {in.num("ici_axes_per_chip"), i});
           return Answers{{"hbm_to_ici_ratio", a}, {"ici_to_dcn_ratio", b}};
         },
 };
@@ -224,12 +209,12 @@ constexpr Problem kE6{
     .solve =
         [](const Inputs&, Trace& tr) {
           // An illustration on a 16-chip axis (the v5e pod side).
-          Torus line{{16}, {false}}, ring{{16}, {true}};
-          tr.step("Worst case on a line of 16", "N - 1", "16 - 1", max_distance(line), "count");
-          tr.step("Worst case on a ring of 16", "\\lfloor N/2 \\rfloor", "\\lfloor 16/2 \\rfloor",
-                  max_distance(ring), "count");
-          tr.step("Per-axis bandwidth on the ring (both directions) over the line",
-                  "2 W_{uni} / W_{uni}", "2", axis_bw(1, true) / axis_bw(1, false), "ratio");
+          const double n = 16;
+          tr.step("Worst case on a line of 16", kAxisMaxLine, {n});
+          tr.step("Worst case on a ring of 16", kAxisMaxRing, {n});
+          tr.equation(
+              "A ring sends both ways round: twice a line's bandwidth along the axis",
+              "\\mathrm{BW}_{\\mathrm{ring}} = 2W,\\quad \\mathrm{BW}_{\\mathrm{line}} = W");
           return Answers{};
         },
     .model_answer =
@@ -265,14 +250,10 @@ constexpr Problem kE7{
     .solve =
         [](const Inputs& in, Trace& tr) {
           double a = in.num("mxu_dim_v6e"), b = in.num("mxu_dim_before_v6e");
-          double fa = tr.step("New MXU per cycle", "2 S^2", "# \\cdot # \\cdot #", {2, a, a},
-                              mxu_flops_per_cycle(a), "flop");
-          double fb = tr.step("Old MXU per cycle", "2 S^2", "# \\cdot # \\cdot #", {2, b, b},
-                              mxu_flops_per_cycle(b), "flop");
-          double ratio = tr.step("Work ratio", "(S_{new}/S_{old})^2", "\\frac{#}{#}", {fa, fb},
-                                 fa / fb, "ratio");
-          double dr = tr.step("Padding granularity ratio", "S_{new}/S_{old}", "\\frac{#}{#}",
-                              {a, b}, padded_dim(1, a) / padded_dim(1, b), "ratio");
+          const double fa = tr.step("New MXU per cycle", kMxuCycle, {a});
+          tr.step("Old MXU per cycle", kMxuCycle, {b});
+          const double ratio = tr.step("Work ratio", kMxuWorkRatio, {a, b});
+          const double dr = tr.step("Padding granularity ratio", kMxuPaddingRatio, {a, b});
           return Answers{{"flops_per_cycle_ratio", ratio},
                          {"dim_ratio", dr},
                          {"flops_per_cycle_per_mxu_v6e", fa}};
@@ -303,12 +284,8 @@ constexpr Problem kE8{
         [](const Inputs& in, Trace& tr) {
           double v = in.num("vregs_per_core"), s = in.num("sublanes"), l = in.num("lanes"),
                  w = in.num("bytes_per_word");
-          double core = tr.step("Per core", "n_{VREG} \\cdot 8 \\cdot 128 \\cdot 4\\,\\mathrm{B}",
-                                "# \\cdot # \\cdot # \\cdot #", {v, s, l, w},
-                                vreg_bytes_per_core(v, s, l, w), "B");
-          double c = in.num("cores_per_chip");
-          double chip = tr.step("Per chip", "n_{core} \\cdot \\mathrm{per\\ core}", "# \\cdot #",
-                                {c, core}, c * core, "B");
+          const double core = tr.step("Per core", kVregBytes, {v, s, l, w});
+          const double chip = tr.step("Per chip", kVregChip, {in.num("cores_per_chip"), core});
           Answers a{{"vreg_bytes_per_core", core}, {"vreg_bytes_per_chip", chip}};
           a.book("vreg_bytes_per_core", units::decimal_name(core),
                  "writes " + units::decimal_name_text(core));
@@ -349,16 +326,11 @@ constexpr Problem kE9{
         [](const Inputs& in, Trace& tr) {
           double tray = in.num("chips_per_tray"), cp = in.num("cores_per_chip_v4_v5p"),
                  ce = in.num("cores_per_chip_v5e"), te = in.num("trays_per_host_v5e");
-          double a = tr.step("Cores per v5p tray", "n_{chip} \\cdot n_{core}", "# \\cdot #",
-                             {tray, cp}, core_count(tray, cp), "count");
-          double b = tr.step("Megacores per v5p tray (one per chip)", "n_{chip}", "#", {tray}, tray,
-                             "count");
-          double c = tr.step("Chips per v5e host", "n_{tray} \\cdot n_{chip}", "# \\cdot #",
-                             {te, tray}, te * tray, "chips");
-          double d = tr.step("Cores per v5e host", "n_{chip} \\cdot n_{core}", "# \\cdot #",
-                             {c, ce}, core_count(c, ce), "count");
-          double e = tr.step("Cores one VM sees (one tray)", "n_{chip/tray} \\cdot n_{core}",
-                             "# \\cdot #", {tray, ce}, core_count(tray, ce), "count");
+          const double a = tr.step("Cores per v5p tray", kCores, {tray, cp});
+          const double b = tr.value("Megacores per v5p tray: one per chip", tray, "count");
+          const double c = tr.step("Chips per v5e host", kTrayChips, {te, tray});
+          const double d = tr.step("Cores per v5e host", kCores, {c, ce});
+          const double e = tr.step("Cores one VM sees (one tray)", kCores, {tray, ce});
           return Answers{{"cores_per_tray_v5p", a},
                          {"megacores_per_tray_v5p", b},
                          {"chips_per_host_v5e", c},
@@ -391,13 +363,10 @@ constexpr Problem kE10{
         [](const Inputs& in, Trace& tr) {
           double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"),
                  S = in.num("mxu_dim");
-          double alus =
-              tr.step("VPU ALUs per core", "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}",
-                      "# \\cdot # \\cdot #", {s, l, a}, vpu_alus_per_core(s, l, a), "count");
-          double cells = tr.step("MXU cells", "S^2", "# \\cdot #", {S, S}, mxu_cells(S), "count");
-          double steps =
-              tr.step("Halvings of the sublane axis", "\\log_2 n_{sub}", "\\log_2 #", {s},
-                      sublane_reduction_steps(static_cast<int>(s), "sublanes"), "count");
+          const double alus = tr.step("VPU ALUs per core", kVpuAlus, {s, l, a});
+          const double cells = tr.step("MXU cells", kMxuCells, {S});
+          sublane_reduction_steps(static_cast<int>(s), "sublanes");  // a power of two, or an error
+          const double steps = tr.step("Halvings of the sublane axis", kHalvings, {s});
           return Answers{{"vpu_alus_per_core", alus},
                          {"mxu_cells", cells},
                          {"sublane_reduction_steps", steps}};
@@ -439,18 +408,13 @@ constexpr Problem kPQ1{
           double s = in.num("sublanes"), l = in.num("lanes"), a = in.num("alus_per_lane_sublane"),
                  c = in.num("cores_per_chip"), clk = in.num("clock_hz"),
                  mxu = in.num("mxu_peak_bf16_flops_per_s_per_chip");
-          double cyc = tr.step("VPU FLOPs per cycle per core (one op per ALU)",
-                               "n_{sub} \\cdot n_{lane} \\cdot n_{ALU}", "# \\cdot # \\cdot #",
-                               {s, l, a}, vpu_alus_per_core(s, l, a), "flop");
-          double core =
-              tr.step("VPU FLOPs/s per core", "\\mathrm{FLOPs/cycle} \\cdot f", "# \\cdot #",
-                      {cyc, clk}, vpu_flops_per_s_core(cyc, clk), "flop_per_s");
-          double mxu_core = tr.step("MXU rate of one core", "R_{MXU,chip}/n_{core}", "\\frac{#}{#}",
-                                    {mxu, c}, mxu / c, "flop_per_s");
-          double ratio = tr.step("MXU over VPU, core against core", "R_{MXU,core}/R_{VPU,core}",
-                                 "\\frac{#}{#}", {mxu_core, core}, mxu_core / core, "ratio");
-          double chip = tr.step("VPU FLOPs/s of the chip", "n_{core} \\cdot R_{VPU,core}",
-                                "# \\cdot #", {c, core}, c * core, "flop_per_s");
+          const double cyc =
+              tr.step("VPU FLOPs per cycle per core (one op per ALU)", kVpuCycle, {s, l, a});
+          const double core = tr.step("VPU FLOPs/s per core", kVpuCore, {cyc, clk});
+          const double mxu_core = tr.step("MXU rate of one core", kMxuPerCore, {mxu, c});
+          const double ratio =
+              tr.step("MXU over VPU, core against core", kMxuOverVpu, {mxu_core, core});
+          const double chip = tr.step("VPU FLOPs/s of the chip", roofline::kVpuChip, {core, c});
           Answers out{{"vpu_flops_per_cycle_core", cyc},
                       {"vpu_flops_per_s_core", core},
                       {"mxu_to_vpu_ratio", ratio},
@@ -458,7 +422,7 @@ constexpr Problem kPQ1{
           // The prose's round MXU figure: 5e14 per chip, 2.5e14 per core for v5p's 4.59e14.
           const double round = units::round_sig(mxu, 1);
           if (round != mxu)
-            out.book("mxu_to_vpu_ratio", round / c / core,
+            out.book("mxu_to_vpu_ratio", ratio_of(even_share(round, c), core),
                      "rounds the MXU peak to " + units::format(round, "flop_per_s") +
                          " per chip (" + units::format(round / c, "flop_per_s") +
                          " per core), as its prose does");

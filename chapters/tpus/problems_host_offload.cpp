@@ -5,6 +5,7 @@
 
 #include "chapters/tpus/model.hpp"
 #include "chapters/tpus/problems.hpp"
+#include "chapters/tpus/steps.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -42,11 +43,41 @@ std::string reads_as(double bytes) { return "reads " + units::decimal_name_text(
 Pipeline q6_pipeline(double a_bytes, double n_chips, double pcie, int links, double ici, double hbm,
                      double vec_bytes, double flops, double peak) {
   return pipeline(
-      {make_stage("PCIe: every chip loads its shard", "pcie", a_bytes / n_chips, pcie),
+      {make_stage("PCIe: every chip loads its shard", "pcie", even_share(a_bytes, n_chips), pcie),
        make_stage("ICI: gather the other shards onto the destination", "ici",
-                  a_bytes * (n_chips - 1) / n_chips, links * ici),
+                  bytes_from_others(a_bytes, n_chips), links_bw(links, ici)),
        make_stage("HBM: stream A and the vector into the MXU", "hbm", a_bytes + vec_bytes, hbm),
        make_stage("Compute: the matmul at bf16 peak", "compute", flops, peak)});
+}
+
+// Route 1 of Q6.a: every chip loads its shard over its own PCIe link, then ICI gathers the other
+// shards onto the destination; the slower of the two sets the pace.
+void q6_route_ici(double A, double N, const hw::Chip& c, const Torus& t, const Dims& dest,
+                  Trace& tr) {
+  const double links = tr.value("Route 1: links into the destination",
+                                static_cast<double>(neighbours(t, dest).size()), "count");
+  const double shard = tr.step("Route 1: each chip's shard", kShard, {A, N});
+  const double t_pcie = tr.step("Route 1: PCIe, every chip in parallel", roofline::kTComms,
+                                {shard, c.get("pcie_bw")});
+  const double in = tr.step("Route 1: bytes from the other chips", kFromOtherChips, {A, N});
+  const double t_ici =
+      tr.step("Route 1: ICI gather over those links", kGather, {in, links, c.get("ici_bw_oneway")});
+  tr.max("Route 1 (PCIe then ICI), stages overlapped: the slower one", "T_1", "s",
+         {{"T_PCIe", t_pcie}, {"T_ICI", t_ici}});
+}
+
+// Route 2 of Q6.a: the other hosts send their part over DCN to the destination's host, then the
+// whole array goes down the destination's one PCIe link.
+void q6_route_dcn(double A, double N, double H, const hw::Chip& c, Trace& tr) {
+  const double out = tr.step("Route 2: bytes the other hosts send", kFromOtherHosts, {A, H});
+  const double per_host = tr.step("Route 2: chips per host", kChipsPerHost, {N, H});
+  const double egress =
+      tr.step("Route 2: a host's DCN egress", kHostDcn, {per_host, c.get("dcn_bw")});
+  const double t_dcn = tr.step("Route 2: DCN", roofline::kTComms, {out, egress});
+  const double t_pcie = tr.step("Route 2: the whole array down one PCIe link", roofline::kTComms,
+                                {A, c.get("pcie_bw")});
+  tr.max("Route 2 (DCN then one PCIe link), stages overlapped: the slower one", "T_2", "s",
+         {{"T_DCN", t_dcn}, {"T_PCIe", t_pcie}});
 }
 
 constexpr Param kQ6aGiven[] = {
@@ -66,23 +97,11 @@ constexpr Problem kQ6a{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const hw::Chip* c = nullptr;
-          Torus t = chip_slice(in.text("slice"), "slice", &c);
-          Dims dest = parse_coord(in.text("dest"), t, "dest");
-          double A = in.num("a_bytes"), N = in.num("n_chips"), H = in.num("n_hosts");
-          int links = static_cast<int>(neighbours(t, dest).size());
-          tr.step("Links into the destination", "\\deg(\\mathrm{dest})", coord_text(dest), links,
-                  "count");
-          Pipeline one = pipeline(
-              {make_stage("PCIe, all chips in parallel", "pcie", A / N, c->get("pcie_bw")),
-               make_stage("ICI gather", "ici", A * (N - 1) / N, links * c->get("ici_bw_oneway"))});
-          double host_egress = host_dcn_bw(N / H, c->get("dcn_bw"));
-          Pipeline two =
-              pipeline({make_stage("DCN from the other hosts", "dcn", A * (H - 1) / H, host_egress),
-                        make_stage("PCIe into one chip", "pcie", A, c->get("pcie_bw"))});
-          tr.step("Route 1 (PCIe then ICI), slowest stage", "\\max_i T_i",
-                  one.stages[one.bottleneck].name, one.t_lower, "s");
-          tr.step("Route 2 (DCN then one PCIe link), slowest stage", "\\max_i T_i",
-                  two.stages[two.bottleneck].name, two.t_lower, "s");
+          const Torus t = chip_slice(in.text("slice"), "slice", &c);
+          const Dims dest = parse_coord(in.text("dest"), t, "dest");
+          const double A = in.num("a_bytes"), N = in.num("n_chips"), H = in.num("n_hosts");
+          q6_route_ici(A, N, *c, t, dest, tr);
+          q6_route_dcn(A, N, H, *c, tr);
           return Answers{};
         },
     .model_answer =
@@ -118,13 +137,12 @@ constexpr Problem kQ6b{
     .solve =
         [](const Inputs& in, Trace& tr) {
           double A = in.num("a_bytes"), N = in.num("n_chips"), bw = in.num("pcie_bw_per_chip_Bps");
-          double per = tr.step("Shard per chip", "A / N", "\\frac{#}{#}", {A, N}, A / N, "B");
-          double t = tr.step("All links in parallel", "\\frac{A/N}{BW_{PCIe}}", "\\frac{#}{#}",
-                             {per, bw}, pcie_sharded_time(A, N, bw), "s");
+          const double per = tr.step("Shard per chip", kShard, {A, N});
+          const double t = tr.step("All links in parallel", roofline::kTComms, {per, bw});
           Answers a{{"bytes_per_chip", per}, {"t_pcie", t}};
           const double Ad = units::decimal_name(A);
           const std::string reads = reads_as(A);
-          a.book("bytes_per_chip", Ad / N, reads);
+          a.book("bytes_per_chip", even_share(Ad, N), reads);
           a.book("t_pcie", pcie_sharded_time(Ad, N, bw), reads);
           a.slip("t_pcie", roofline::t_comms(A, bw),
                  "That pushes all of A through one PCIe link; every chip loads its own shard over "
@@ -166,24 +184,20 @@ constexpr Problem kQ6c{
           double A = in.num("a_bytes"), f = in.num("fraction_received"),
                  bw = in.num("ici_bw_one_way_Bps");
           int k = static_cast<int>(in.num("links_into_dest"));
-          double got =
-              tr.step("Bytes that must arrive", "f \\cdot A", "# \\cdot #", {f, A}, f * A, "B");
-          double t =
-              tr.step("Receiving over k links", "\\frac{fA}{k W_{uni}}", "\\frac{#}{# \\cdot #}",
-                      {got, static_cast<double>(k), bw}, gather_time(got, k, bw), "s");
-          double ag = tr.step("A full AllGather moves about all of A through the same links",
-                              "\\frac{A}{k W_{uni}}", "\\frac{#}{# \\cdot #}",
-                              {A, static_cast<double>(k), bw}, gather_time(A, k, bw), "s");
+          const double got = tr.step("Bytes that must arrive", kReceived, {f, A});
+          const double t = tr.step("Receiving over its links", kGather, {got, double(k), bw});
+          const double ag = tr.step("A full AllGather moves about all of A through the same links",
+                                    kGather, {A, double(k), bw});
           tr.note(
               "The load on the links is uneven in practice, so the real gather may take up to "
               "twice the bound.");
           Answers out{{"bytes_received", got}, {"t_ici", t}, {"t_allgather_estimate", ag}};
           const double Ad = units::decimal_name(A);
           const std::string reads = reads_as(A);
-          out.book("bytes_received", f * Ad, reads);
-          out.book("t_ici", gather_time(f * Ad, k, bw), reads);
+          out.book("bytes_received", received_bytes(f, Ad), reads);
+          out.book("t_ici", gather_time(received_bytes(f, Ad), k, bw), reads);
           out.book("t_allgather_estimate", gather_time(Ad, k, bw), reads);
-          out.slip("t_ici", gather_time(got, k, 2 * bw),
+          out.slip("t_ici", gather_time(got, k, axis_bw(bw, true)),
                    "That takes each link at its bidirectional figure; the destination only "
                    "receives, one way on each of its links.");
           if (k > 1)
@@ -222,14 +236,13 @@ constexpr Problem kQ6d{
         [](const Inputs& in, Trace& tr) {
           double A = in.num("a_bytes"), v = in.num("vector_bytes"), bw = in.num("hbm_bw_Bps"),
                  cap = in.num("hbm_capacity_per_chip_B");
-          double t = tr.step("Stream A and the vector", "\\frac{A + v}{BW_{HBM}}",
-                             "\\frac{# + #}{#}", {A, v, bw}, roofline::t_comms(A + v, bw), "s");
-          double fits = tr.step("A fits?", "A + v \\le C_{HBM}", "# \\le #", {A + v, cap},
-                                A + v <= cap ? 1 : 0, "bool");
-          if (!fits)
-            tr.note(
-                "It does not: A alone is larger than one chip's HBM, so the plan only works in "
-                "pieces.");
+          const double bytes =
+              tr.sum("Bytes to stream: A and the vector", "bytes", "B", {{"A", A}, {"v", v}});
+          const double t = tr.step("Stream them from HBM", roofline::kTComms, {bytes, bw});
+          const double fits = fits_in(bytes, cap) ? 1 : 0;
+          tr.note(fits ? "They fit in the destination's HBM ($C_{HBM} = " + tex(cap) + "$ B)."
+                       : "They do not fit: A alone is larger than one chip's HBM ($C_{HBM} = " +
+                             tex(cap) + "$ B), so the plan only works in pieces.");
           Answers a{{"t_hbm", t}, {"a_fits_in_dest_hbm", fits}};
           a.book("t_hbm", roofline::t_comms(units::decimal_name(A), bw),
                  reads_as(A) + " and leaves out the small vector");
@@ -267,15 +280,15 @@ constexpr Problem kQ6e{
                  "vector: its last dimension must match A's first to multiply vector x A");
           double B = v.dims[0], D = a.dims[0], F = a.dims[1],
                  peak = in.num("peak_bf16_flops_per_s");
-          double f = tr.step("FLOPs", "2 B D F", "# \\cdot # \\cdot # \\cdot #", {2, B, D, F},
-                             roofline::matmul_flops({B, D, F}), "flop");
-          double t = tr.step("At peak", "\\mathrm{FLOPs}/\\mathrm{peak}", "\\frac{#}{#}", {f, peak},
-                             roofline::t_math(f, peak), "s");
+          const double f = tr.step("FLOPs", roofline::kMatmulFlops, {B, D, F});
+          const double t = tr.step("At peak", roofline::kTMath, {f, peak});
           Answers out{{"flops", f}, {"t_flops", t}};
           // The book counts A's elements as its decimal size: 2^34 int8 elements as 16e9.
           const double per = hw::dtype_bytes(a.dtype, "a");
-          const double fd = roofline::matmul_flops({B, 1, units::decimal_name(D * F * per) / per});
-          const std::string reads = reads_as(D * F * per) + " and counts its elements so";
+          const double a_bytes = array_bytes(a.elements, per);
+          const double fd =
+              roofline::matmul_flops({B, 1, even_share(units::decimal_name(a_bytes), per)});
+          const std::string reads = reads_as(a_bytes) + " and counts its elements so";
           out.book("flops", fd, reads);
           out.book("t_flops", roofline::t_math(fd, peak), reads);
           return out;
@@ -316,35 +329,23 @@ constexpr Problem kQ6f{
           if (a.dims.size() != 2) fail("a", "a: A must be a matrix");
           double A = in.num("a_bytes"), N = in.num("n_chips"), v = in.num("vector_bytes");
           // The vector is bf16 [rows, D]: its rows are its elements over D.
-          double rows = v / hw::dtype_bytes("bf16", "vector_bytes") / a.dims[0];
+          const double rows = array_rows(v, hw::dtype_bytes("bf16", "vector_bytes"), a.dims[0]);
           double flops = roofline::matmul_flops({rows, a.dims[0], a.dims[1]});
           Pipeline pl =
               q6_pipeline(A, N, in.num("pcie_bw_per_chip_Bps"),
                           static_cast<int>(in.num("links_into_dest")), in.num("ici_bw_one_way_Bps"),
                           in.num("hbm_bw_Bps"), v, flops, in.num("peak_bf16_flops_per_s"));
-          // The number of stages is fixed here, but the sums are built like the calculator's.
-          std::string sum, list;
-          for (const auto& s : pl.stages) {
-            tr.step(s.name, "T = \\mathrm{amount}/\\mathrm{rate}", "\\frac{#}{#}",
-                    {s.amount, s.rate}, s.seconds, "s");
-            if (!sum.empty()) {
-              sum += " + ";
-              list += ", ";
-            }
-            sum += tex(s.seconds);
-            list += tex(s.seconds);
-          }
-          double lo =
-              tr.step("Full overlap: the slowest stage (" + pl.stages[pl.bottleneck].name + ")",
-                      "\\max_i T_i", "\\max(" + list + ")", pl.t_lower, "s");
-          double hi = tr.step("No overlap: the sum", "\\sum_i T_i", sum, pl.t_upper, "s");
-          Answers out{{"t_pipelined_lower", lo}, {"t_serial_upper", hi}};
+          pipeline_steps(tr, pl,
+                         "Full overlap: the slowest stage (" + pl.stages[pl.bottleneck].name + ")",
+                         "No overlap: the sum");
+          Answers out{{"t_pipelined_lower", pl.t_lower}, {"t_serial_upper", pl.t_upper}};
           // Every stage with A read as its decimal size, as the book carries it through.
-          const double Ad = units::decimal_name(A), per = A / (a.dims[0] * a.dims[1]);
-          const Pipeline book = q6_pipeline(
-              Ad, N, in.num("pcie_bw_per_chip_Bps"), static_cast<int>(in.num("links_into_dest")),
-              in.num("ici_bw_one_way_Bps"), in.num("hbm_bw_Bps"), v,
-              roofline::matmul_flops({rows, 1, Ad / per}), in.num("peak_bf16_flops_per_s"));
+          const double Ad = units::decimal_name(A), per = even_share(A, a.elements);
+          const Pipeline book = q6_pipeline(Ad, N, in.num("pcie_bw_per_chip_Bps"),
+                                            static_cast<int>(in.num("links_into_dest")),
+                                            in.num("ici_bw_one_way_Bps"), in.num("hbm_bw_Bps"), v,
+                                            roofline::matmul_flops({rows, 1, even_share(Ad, per)}),
+                                            in.num("peak_bf16_flops_per_s"));
           out.book("t_pipelined_lower", book.t_lower, reads_as(A));
           out.book("t_serial_upper", book.t_upper, reads_as(A) + " in every stage");
           return out;

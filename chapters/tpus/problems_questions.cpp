@@ -5,6 +5,7 @@
 
 #include "chapters/tpus/model.hpp"
 #include "chapters/tpus/problems.hpp"
+#include "chapters/tpus/steps.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -48,15 +49,14 @@ constexpr Problem kQ1{
         [](const Inputs& in, Trace& tr) {
           double np = in.num("n_params"), b = in.num("bytes_per_param"), nc = in.num("n_chips"),
                  bw = in.num("hbm_bw_per_chip_Bps"), cap = in.num("hbm_capacity_per_chip_B");
-          double total =
-              tr.step("Weight bytes", "N_{params} \\cdot b", "# \\cdot #", {np, b}, np * b, "B");
-          double per = tr.step("Per chip", "\\mathrm{bytes} / N_{chips}", "\\frac{#}{#}",
-                               {total, nc}, total / nc, "B");
-          double t = tr.step("Every chip streams its share in parallel",
-                             "T_{step} \\geq \\frac{N_{params} b / N_{chips}}{BW_{HBM}}",
-                             "\\frac{#}{#}", {per, bw}, decode_step_floor(np, b, nc, bw), "s");
-          double fits = tr.step("Fits in HBM?", "\\mathrm{per\\ chip} \\le C_{HBM}", "# \\le #",
-                                {per, cap}, per <= cap ? 1 : 0, "bool");
+          const double total = tr.step("Weight bytes", kWeightBytes, {np, b});
+          const double per = tr.step("Per chip", kBytesPerChip, {total, nc});
+          const double t =
+              tr.step("Every chip streams its share in parallel: $T_{step}$ is at least",
+                      kDecodeFloor, {np, b, nc, bw});
+          const double fits = fits_in(per, cap) ? 1 : 0;
+          tr.note(std::string(fits ? "It fits" : "It does not fit") + ": $" + tex(per) +
+                  "$ B per chip against $C_{HBM} = " + tex(cap) + "$ B.");
           return Answers{{"total_bytes", total},
                          {"bytes_per_chip", per},
                          {"t_load", t},
@@ -85,19 +85,15 @@ constexpr Problem q2(Text id, Text title, std::span<const Param> given,
             Dims d = parse_shape(in.text("pod_shape"), "pod_shape");
             slice_torus(c, d, "auto", "pod_shape");
             Dims h = parse_shape(in.text("host_shape"), "host_shape");
-            double chips = tr.step("Chips", "\\prod_i n_i", shape_text(d), chip_count(d), "chips");
-            double per_host =
-                tr.step("Chips per host", "\\prod_i h_i", shape_text(h), chip_count(h), "chips");
-            double hosts = tr.step("Hosts", "N_{chips} / n_{host}", "\\frac{#}{#}",
-                                   {chips, per_host}, host_count(chips, per_host), "count");
-            double cpc = in.num("cores_per_chip"), peak = in.num("peak_bf16_flops_per_s_per_chip"),
-                   hbm = in.num("hbm_capacity_per_chip_B");
-            double cores = tr.step("TensorCores", "N_{chips} \\cdot n_{core}", "# \\cdot #",
-                                   {chips, cpc}, core_count(chips, cpc), "count");
-            double f = tr.step("Total bf16 FLOPs/s", "N_{chips} \\cdot R_{chip}", "# \\cdot #",
-                               {chips, peak}, chips * peak, "flop_per_s");
-            double m = tr.step("Total HBM", "N_{chips} \\cdot C_{HBM}", "# \\cdot #", {chips, hbm},
-                               chips * hbm, "B");
+            const double chips = chips_step(tr, "Chips", d);
+            const double per_host = chips_step(tr, "Chips per host", h);
+            const double hosts = tr.step("Hosts", kHosts, {chips, per_host});
+            const double cpc = in.num("cores_per_chip"),
+                         peak = in.num("peak_bf16_flops_per_s_per_chip"),
+                         hbm = in.num("hbm_capacity_per_chip_B");
+            const double cores = tr.step("TensorCores", kCores, {chips, cpc});
+            const double f = tr.step("Total bf16 FLOPs/s", kSliceFlops, {chips, peak});
+            const double m = tr.step("Total HBM", kSliceHbm, {chips, hbm});
             Answers a{{"chips", chips},
                       {"hosts", hosts},
                       {"tensorcores", cores},
@@ -107,7 +103,7 @@ constexpr Problem q2(Text id, Text title, std::span<const Param> given,
             const double round = units::round_sig(peak, 1);
             if (round != peak)
               a.book(
-                  "pod_flops_per_s", chips * round,
+                  "pod_flops_per_s", slice_total(chips, round),
                   "multiplies by the rounded " + units::format(round, "flop_per_s") + " per chip");
             return a;
           },
@@ -172,19 +168,20 @@ constexpr Problem kQ3{
                  k = in.num("f_over_d");
           double bw_w = dtype_size(in.text("a"), "a"), bx = dtype_size(in.text("x"), "x"),
                  bo = dtype_size(in.text("out"), "out");
-          double I = tr.step("PCIe ridge", "I = \\mathrm{peak}/BW_{PCIe}", "\\frac{#}{#}",
-                             {peak, bw}, roofline::critical_intensity(peak, bw), "flop_per_B");
-          double b = tr.step("Weights dominate ($B \\ll D$): $2BDF/\\mathrm{peak} > b_w DF/BW$",
-                             "B > \\frac{b_w I}{2}", "\\frac{# \\cdot #}{2}", {bw_w, I},
-                             roofline::critical_batch_approx(bw_w, I), "tokens");
-          double d =
-              tr.step("With all traffic and F = kD, a B exists only if",
-                      "D > \\frac{I (b_x + b_o k)}{2k}", "\\frac{# (# + # \\cdot #)}{# \\cdot #}",
-                      {I, bx, bo, k, 2, k}, d_min_compute_bound(I, bx, bo, k), "count");
-          tr.note(
-              "Real D (8k to 16k) is far below that, so such a matmul is never compute-bound "
-              "over PCIe, and $B$ near "
-              "the critical value contradicts $B \\ll D$.");
+          const double I = tr.step("PCIe ridge", roofline::kCriticalIntensity, {peak, bw});
+          const double b = tr.step(
+              "Weights dominate ($B \\ll D$): compute-bound once $2BDF/\\mathrm{peak} > b_w DF/BW$",
+              roofline::kCriticalBatchApprox, {bw_w, I});
+          const double d = tr.step(
+              "With all traffic and $F = kD$, some $B$ is compute-bound only if "
+              "$D > D_{min}$",
+              kDMin, {I, bx, bo, k});
+          // Transformer widths are 8k to 16k: whether they reach D_min decides the verdict.
+          tr.note(d > 16384 ? "Real widths (D of 8k to 16k) are below $D_{min}$: such a matmul is "
+                              "never compute-bound over PCIe, and a $B$ near the critical value "
+                              "contradicts $B \\ll D$ anyway."
+                            : "Only a D above $D_{min}$ can be compute-bound over PCIe, and a $B$ "
+                              "near the critical value contradicts $B \\ll D$ anyway.");
           return Answers{{"b_crit", b}, {"d_min_for_compute_bound", d}};
         },
     .hint = "Keep only the weight bytes DF: the condition becomes B > peak / BW for bf16.",
@@ -231,6 +228,65 @@ constexpr Slot kQ4aSlots[] = {
 constexpr Slot kQ4bSlots[] = {number("vmem_bw_Bps", "B_per_s", "VMEM bandwidth"),
                               number("b_crit_vmem", "tokens", "critical batch from VMEM"),
                               derived(number("t_at_b1_vmem", "s", "time at B = 1"), From::Bytes)};
+// Q4's per-token costs, the ridge at bandwidth `bw`, and the critical batch where the compute
+// and memory branches of T(B) cross.
+struct Q4Costs {
+  double fpt = 0, wb = 0, io = 0, I = 0, b_crit = 0;
+};
+Q4Costs q4_costs(double D, double F, double b, double peak, double bw, Trace& tr) {
+  Q4Costs c;
+  c.fpt = tr.step("FLOPs per token", roofline::kFlopsPerToken, {D, F});
+  c.wb = tr.step("Weight bytes", roofline::kWeightBytes, {D, F, b});
+  c.io = tr.step("Activation and output bytes per token", roofline::kIoBytesPerToken, {D, F, b, b});
+  c.I = tr.step("Ridge", roofline::kCriticalIntensity, {peak, bw});
+  tr.note(
+      "$T(B)$ is the larger of the compute branch $B f / \\mathrm{peak}$ and the memory "
+      "branch $(w + B\\,io) / BW$; they cross where $B f / I_{hw} = w + B\\,io$.");
+  if (!roofline::critical_batch_from_costs(c.fpt, c.wb, c.io, c.I))
+    fail("d_contract",
+         "at this D and F no batch is compute-bound: the activation and "
+         "output bytes alone outpace the arithmetic",
+         "out_of_range");
+  c.b_crit = tr.step("Critical batch", roofline::kCriticalBatchFromCosts, {c.fpt, c.wb, c.io, c.I});
+  return c;
+}
+
+// Q4 with the operands in HBM (a) or in VMEM (b): only the bandwidth differs.
+Answers q4_solve(const Inputs& in, Trace& tr, bool vmem) {
+  const double D = in.num("d_contract"), F = in.num("f_out"), b = in.num("bytes_per_elem"),
+               peak = in.num("peak_int8_ops_per_s");
+  double bw = in.num("hbm_bw_Bps");
+  Answers a;
+  if (vmem)
+    bw = a["vmem_bw_Bps"] =
+        tr.step("VMEM bandwidth", kVmemBw, {bw, in.num("vmem_to_hbm_bw_ratio")});
+  const Q4Costs c = q4_costs(D, F, b, peak, bw, tr);
+  const double t1 =
+      tr.step("T at B = 1 (memory-bound)", roofline::kMatmulTLower, {1, D, F, b, b, b, peak, bw});
+  // The book rounds the three per-token figures to 2 digits before solving.
+  const double rf = units::round_sig(c.fpt, 2), rw = units::round_sig(c.wb, 2),
+               ri = units::round_sig(c.io, 2);
+  if (const auto rounded = roofline::critical_batch_from_costs(rf, rw, ri, c.I))
+    a.book(vmem ? "b_crit_vmem" : "b_crit", *rounded,
+           "rounds its coefficients to 2 digits first (" + units::number(rf) + ", " +
+               units::number(rw) + ", " + units::number(ri) + ")");
+  if (vmem) {
+    a["b_crit_vmem"] = c.b_crit;
+    a["t_at_b1_vmem"] = t1;
+    return a;
+  }
+  const double big = 1024;  // the batch the question asks about
+  a["t_at_b1024"] =
+      tr.step(big > c.b_crit ? "T at B = 1024 (compute-bound)" : "T at B = 1024 (memory-bound)",
+              roofline::kMatmulTLower, {big, D, F, b, b, b, peak, bw});
+  a["flops_per_token"] = c.fpt;
+  a["weight_bytes"] = c.wb;
+  a["io_bytes_per_token"] = c.io;
+  a["b_crit"] = c.b_crit;
+  a["t_at_b1"] = t1;
+  return a;
+}
+
 template <bool kVmem>
 constexpr Problem q4() {
   return Problem{
@@ -248,67 +304,7 @@ constexpr Problem q4() {
       .kind = "numeric",
       .given = kVmem ? std::span<const Param>(kQ4bGiven) : std::span<const Param>(kQ4aGiven),
       .slots = kVmem ? std::span<const Slot>(kQ4bSlots) : std::span<const Slot>(kQ4aSlots),
-      .solve =
-          [](const Inputs& in, Trace& tr) {
-            double D = in.num("d_contract"), F = in.num("f_out"), b = in.num("bytes_per_elem"),
-                   peak = in.num("peak_int8_ops_per_s"), bw = in.num("hbm_bw_Bps");
-            Answers a;
-            if (kVmem) {
-              double k = in.num("vmem_to_hbm_bw_ratio");
-              bw = a["vmem_bw_Bps"] = tr.step("VMEM bandwidth", "k \\cdot BW_{HBM}", "# \\cdot #",
-                                              {k, bw}, vmem_bw(bw, k), "B_per_s");
-            }
-            const roofline::OperandBytes ob{b, b, b};
-            const roofline::MatmulCost one = roofline::matmul_cost({1, D, F}, ob);
-            double fpt = tr.step("FLOPs per token", "2DF", "# \\cdot # \\cdot #", {2, D, F},
-                                 one.flops, "flop");
-            double wb = tr.step("Weight bytes", "b \\cdot DF", "# \\cdot # \\cdot #", {b, D, F},
-                                one.bytes_w, "B");
-            double io = tr.step("Activation and output bytes per token", "b (D + F)", "# (# + #)",
-                                {b, D, F}, one.bytes_x + one.bytes_o, "B");
-            double I = tr.step("Ridge", "I = \\mathrm{peak}/BW", "\\frac{#}{#}", {peak, bw},
-                               roofline::critical_intensity(peak, bw), "flop_per_B");
-            tr.note(
-                "T(B) = max(2BDF/peak, (b DF + b B(D + F))/BW); the branches cross where B (2DF/I "
-                "- b(D+F)) = b DF.");
-            const auto crossover = roofline::critical_batch_exact(D, F, ob, I);
-            if (!crossover)
-              fail("d_contract",
-                   "at this D and F no batch is compute-bound: the activation and "
-                   "output bytes alone outpace the arithmetic",
-                   "out_of_range");
-            double bc = tr.step("Critical batch", "B^* = \\frac{b\\,DF}{2DF/I - b(D + F)}",
-                                "\\frac{# \\cdot # \\cdot #}{2 \\cdot # \\cdot #/# - #}",
-                                {b, D, F, D, F, I, io}, *crossover, "tokens");
-            double t1 = tr.step("T at B = 1 (memory-bound)", "\\frac{b\\,DF + b(D+F)}{BW}",
-                                "\\frac{# + #}{#}", {wb, io, bw},
-                                roofline::matmul_t_lower({1, D, F}, ob, peak, bw), "s");
-            // The book rounds the three per-token figures to 2 digits before solving.
-            const auto rounded = roofline::critical_batch_from_costs(
-                units::round_sig(fpt, 2), units::round_sig(wb, 2), units::round_sig(io, 2), I);
-            if (rounded)
-              a.book(kVmem ? "b_crit_vmem" : "b_crit", *rounded,
-                     "rounds its coefficients to 2 digits first (" +
-                         units::number(units::round_sig(fpt, 2)) + ", " +
-                         units::number(units::round_sig(wb, 2)) + ", " +
-                         units::number(units::round_sig(io, 2)) + ")");
-            if (kVmem) {
-              a["b_crit_vmem"] = bc;
-              a["t_at_b1_vmem"] = t1;
-            } else {
-              double t2 = tr.step("T at B = 1024 (compute-bound)",
-                                  "\\frac{2 \\cdot 1024 \\cdot DF}{\\mathrm{peak}}",
-                                  "\\frac{# \\cdot # \\cdot # \\cdot #}{#}", {2, 1024, D, F, peak},
-                                  roofline::matmul_t_lower({1024, D, F}, ob, peak, bw), "s");
-              a["flops_per_token"] = fpt;
-              a["weight_bytes"] = wb;
-              a["io_bytes_per_token"] = io;
-              a["b_crit"] = bc;
-              a["t_at_b1"] = t1;
-              a["t_at_b1024"] = t2;
-            }
-            return a;
-          },
+      .solve = [](const Inputs& in, Trace& tr) { return q4_solve(in, tr, kVmem); },
       .hint = kVmem ? "Only the bandwidth changes: VMEM is k times HBM."
                     : "Write T(B) as the larger of its compute and memory branches and find "
                       "where they cross.",
@@ -347,6 +343,86 @@ constexpr Slot kQ5bSlots[] = {
     derived(number("send_bw_Bps", "B_per_s", "send bandwidth"), From::Link),
     derived(number("t_bulk", "s", "bandwidth term"), From::Link),
     derived(number("t_transfer", "s", "time until the last byte arrives"), From::Link)};
+// Q5's path: the slice, the two chips, the hops between them axis by axis and the first byte's
+// arrival; and the hops had the slice wrapped (the slip of a reader who assumes it does).
+struct Q5Path {
+  const hw::Chip* chip = nullptr;
+  Torus t;
+  Dims a, b;
+  double hops = 0, first = 0, ring_hops = 0, t_hop = 0;
+  bool wraps = false;
+};
+Q5Path q5_path(const Inputs& in, Trace& tr) {
+  Q5Path p;
+  p.chip = &hw::chip(in.text("chip"));
+  p.t = slice_torus(*p.chip, parse_shape(in.text("slice"), "slice"), in.text("wraparound"), "slice",
+                    "wraparound");
+  p.a = parse_coord(in.text("src"), p.t, "src");
+  p.b = parse_coord(in.text("dst"), p.t, "dst");
+  for (bool w : p.t.wrap) p.wraps = p.wraps || w;
+  p.hops = hops_steps(tr, p.t, p.a, p.b, p.wraps ? "Hops, with wraparound" : "Hops, no wraparound");
+  p.t_hop = in.num("hop_latency_s");
+  p.first = tr.step("First byte", kFirstByte, {p.hops, p.t_hop});
+  Torus ring = p.t;
+  ring.wrap.assign(p.t.wrap.size(), true);
+  p.ring_hops = hops(ring, p.a, p.b);
+  return p;
+}
+
+// Q5.a: the hops and the first byte.
+Answers q5_hops(const Inputs& in, Trace& tr) {
+  const Q5Path p = q5_path(in, tr);
+  Answers out{{"hops", p.hops}, {"t_first_byte", p.first}};
+  if (!p.wraps && p.ring_hops != p.hops) {
+    const std::string slip =
+        "That counts wraparound links the slice does not have (" + wrap_rule(*p.chip).text + ").";
+    out.slip("hops", p.ring_hops, slip);
+    out.slip("t_first_byte", ici_first_byte(static_cast<int>(p.ring_hops), p.t_hop), slip);
+  }
+  return out;
+}
+
+// The slips of Q5.b: the bandwidth term alone, and one link where the sender uses several.
+void q5_transfer_slips(Answers& out, double bytes, int ports, double bw, const Q5Path& p) {
+  const int h = static_cast<int>(p.hops);
+  out.slip("t_transfer", out["t_bulk"],
+           "That is the bandwidth term alone: the last byte still has to cross the " +
+               std::to_string(h) + " hops, at " + units::format(p.t_hop, "s") +
+               " each, after it leaves.");
+  if (ports < 2) return;
+  const std::string one = "That sends over one link; the sender splits the array over its " +
+                          std::to_string(ports) + " links toward the receiver.";
+  out.slip("send_bw_Bps", bw, one);
+  out.slip("t_bulk", ici_bulk(bytes, 1, bw), one);
+  out.slip("t_transfer", ici_p2p_time(bytes, 1, bw, h, p.t_hop), one);
+}
+
+// Q5.b: the array's bytes, the send bandwidth, the bulk term and the last byte's arrival.
+Answers q5_transfer(const Inputs& in, Trace& tr) {
+  const Q5Path p = q5_path(in, tr);
+  const ArraySpec arr = parse_array(in.text("array"), "array");
+  const double bw = in.num("link_bw_one_way_Bps");
+  const int ports = static_cast<int>(in.num("ports_used"));
+  const double bytes =
+      tr.step("Array bytes", kArrayBytes, {arr.elements, in.num("bytes_per_elem")});
+  tr.note("Links from the sender toward the receiver in this slice: " +
+          std::to_string(ports_toward(p.t, p.a, p.b)) + ".");
+  Answers out;
+  out["array_bytes"] = bytes;
+  out["send_bw_Bps"] = tr.step("Send bandwidth", kSendBw, {double(ports), bw});
+  out["t_bulk"] = tr.step("Bulk term", kBulk, {bytes, double(ports), bw});
+  out["t_transfer"] = tr.step("Last byte arrives: the bulk, then the path", kPointToPoint,
+                              {bytes, double(ports), bw, p.hops, p.t_hop});
+  // The book divides the bytes rounded to 2 digits (1.7e7 for 2^24).
+  const double rb = units::round_sig(bytes, 2);
+  const int h = static_cast<int>(p.hops);
+  const std::string rounds = "rounds the array to " + units::format(rb, "B") + " first";
+  out.book("t_bulk", ici_bulk(rb, ports, bw), rounds);
+  out.book("t_transfer", ici_p2p_time(rb, ports, bw, h, p.t_hop), rounds);
+  q5_transfer_slips(out, bytes, ports, bw, p);
+  return out;
+}
+
 template <bool kBulk>
 constexpr Problem q5() {
   return Problem{
@@ -366,73 +442,7 @@ constexpr Problem q5() {
       .kind = "numeric",
       .given = kBulk ? std::span<const Param>(kQ5bGiven) : std::span<const Param>(kQ5aGiven),
       .slots = kBulk ? std::span<const Slot>(kQ5bSlots) : std::span<const Slot>(kQ5aSlots),
-      .solve = [](const Inputs& in, Trace& tr) -> Answers {
-        const hw::Chip& c = hw::chip(in.text("chip"));
-        Torus t = slice_torus(c, parse_shape(in.text("slice"), "slice"), in.text("wraparound"),
-                              "slice", "wraparound");
-        Dims a = parse_coord(in.text("src"), t, "src"), b = parse_coord(in.text("dst"), t, "dst");
-        std::vector<int> h = hops_per_axis(t, a, b);
-        std::string per_axis;
-        for (size_t i = 0; i < h.size(); ++i) {
-          if (i) per_axis += " + ";
-          per_axis += std::to_string(h[i]);
-        }
-        bool any_wrap = false;
-        for (bool w : t.wrap) any_wrap = any_wrap || w;
-        int hh =
-            static_cast<int>(tr.step(any_wrap ? "Hops, with wraparound" : "Hops, no wraparound",
-                                     "\\sum_i d_i", per_axis, hops(t, a, b), "count"));
-        double lat = in.num("hop_latency_s");
-        double first = tr.step("First byte", "h \\cdot t_{hop}", "# \\cdot #",
-                               {static_cast<double>(hh), lat}, ici_first_byte(hh, lat), "s");
-        // The wraparound a slice without it does not have: the hops of a full torus.
-        Torus ring = t;
-        ring.wrap.assign(t.wrap.size(), true);
-        const double ring_hops = hops(ring, a, b);
-        const std::string wrap_slip =
-            "That counts wraparound links the slice does not have (" + wrap_rule(c).text + ").";
-        if (!kBulk) {
-          Answers out{{"hops", static_cast<double>(hh)}, {"t_first_byte", first}};
-          if (!any_wrap && ring_hops != hh) {
-            out.slip("hops", ring_hops, wrap_slip);
-            out.slip("t_first_byte", ici_first_byte(static_cast<int>(ring_hops), lat), wrap_slip);
-          }
-          return out;
-        }
-        ArraySpec arr = parse_array(in.text("array"), "array");
-        double be = in.num("bytes_per_elem"), bw = in.num("link_bw_one_way_Bps");
-        int ports = static_cast<int>(in.num("ports_used"));
-        double bytes = tr.step("Array bytes", "\\prod_i d_i \\cdot b", "# \\cdot #",
-                               {arr.elements, be}, arr.elements * be, "B");
-        tr.note("Links from the sender toward the receiver in this slice: " +
-                std::to_string(ports_toward(t, a, b)) + ".");
-        double sbw = tr.step("Send bandwidth", "n_{ports} \\cdot W_{uni}", "# \\cdot #",
-                             {static_cast<double>(ports), bw}, ports * bw, "B_per_s");
-        double tb = tr.step("Bulk term", "\\frac{\\mathrm{bytes}}{n_{ports} W_{uni}}",
-                            "\\frac{#}{#}", {bytes, sbw}, ici_bulk(bytes, ports, bw), "s");
-        double tt = tr.step("Last byte arrives", "T_{bulk} + h \\cdot t_{hop}", "# + #",
-                            {tb, first}, ici_p2p_time(bytes, ports, bw, hh, lat), "s");
-        Answers out{
-            {"array_bytes", bytes}, {"send_bw_Bps", sbw}, {"t_bulk", tb}, {"t_transfer", tt}};
-        // The book divides the bytes rounded to 2 digits (1.7e7 for 2^24).
-        const double rb = units::round_sig(bytes, 2);
-        const std::string rounds = "rounds the array to " + units::format(rb, "B") + " first";
-        out.book("t_bulk", ici_bulk(rb, ports, bw), rounds);
-        out.book("t_transfer", ici_p2p_time(rb, ports, bw, hh, lat), rounds);
-        out.slip("t_transfer", tb,
-                 "That is the bandwidth term alone: the last byte still has to cross the " +
-                     std::to_string(hh) + " hops, at " + units::format(lat, "s") +
-                     " each, after it leaves.");
-        if (ports > 1) {
-          const std::string one =
-              "That sends over one link; the sender splits the array over its " +
-              std::to_string(ports) + " links toward the receiver.";
-          out.slip("send_bw_Bps", bw, one);
-          out.slip("t_bulk", ici_bulk(bytes, 1, bw), one);
-          out.slip("t_transfer", ici_p2p_time(bytes, 1, bw, hh, lat), one);
-        }
-        return out;
-      },
+      .solve = kBulk ? q5_transfer : q5_hops,
   };
 }
 

@@ -63,6 +63,92 @@ function wrapStub(x, y, dx, dy, len, attrs) {
   return s('path', { d: `M ${x} ${y} Q ${cx} ${cy} ${ex} ${ey}`, fill: 'none', ...attrs });
 }
 
+// One layer of the slice (axis 2 = z): its frame, its chips and the links and wraparound stubs
+// of axes 0 and 1. `g` holds the SVG groups and the drawing's settings.
+function drawLayer(g, z, { from, to, onPick }) {
+  const { L, dims, wrap, dense, r, stubLen, stubAttrs } = g;
+  const [ox, oy] = L.origin(z);
+  g.svg.append(s('rect', { x: ox + 4, y: oy + 18, width: L.layerW - 8, height: L.layerH - 22, rx: 6,
+    fill: COLORS.layer, stroke: '#e2e8f0' }));
+  if (dims.length === 3) {
+    g.svg.append(s('text', { x: ox + 8, y: oy + 13, 'font-size': 12, fill: COLORS.text },
+      `layer z = ${z}` + (wrap[2] && z === L.nz - 1 ? '  (wraps to z = 0)' : '')));
+  }
+  for (let y = 0; y < L.ny; y++) {
+    for (let x = 0; x < L.nx; x++) {
+      const c = dims.length === 1 ? [x] : dims.length === 2 ? [x, y] : [x, y, z];
+      const [px, py] = L.pos(c);
+      if (!dense) {
+        if (x + 1 < L.nx) g.links.append(s('line', { x1: px, y1: py, x2: px + L.cell, y2: py, stroke: COLORS.link, 'stroke-width': 1.4 }));
+        if (y + 1 < L.ny) g.links.append(s('line', { x1: px, y1: py, x2: px, y2: py + L.cell, stroke: COLORS.link, 'stroke-width': 1.4 }));
+      }
+      // Wraparound: dashed arcs out of both opposite edges.
+      if (wrap[0] && x === 0) g.wraps.append(wrapStub(px, py, -1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
+      if (wrap[0] && x === L.nx - 1) g.wraps.append(wrapStub(px, py, 1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
+      if (wrap[1] && y === 0) g.wraps.append(wrapStub(px, py, 0, -1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
+      if (wrap[1] && y === L.ny - 1) g.wraps.append(wrapStub(px, py, 0, 1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
+      const k = key(c);
+      const circle = s('circle', {
+        cx: px, cy: py, r, fill: k === key(from ?? []) ? COLORS.from : k === key(to ?? []) ? COLORS.to : COLORS.node,
+        stroke: COLORS.nodeStroke, 'stroke-width': 1, 'data-chip': k, tabindex: dense ? null : 0,
+      }, s('title', {}, `TPU (${k})`));
+      circle.addEventListener('click', () => onPick(c));
+      circle.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(c); } });
+      g.nodes.append(circle);
+    }
+  }
+}
+
+// Axis 2 (between layers): arrows from each layer to the next, a dashed arc back if it wraps.
+function drawLayerLinks(g) {
+  const { L, wrap, stubAttrs } = g;
+  for (let z = 0; z + 1 < L.nz; z++) {
+    const [ox, oy] = L.origin(z);
+    if (Math.floor(z / L.perRow) !== Math.floor((z + 1) / L.perRow)) {
+      // The next layer starts a new row: a note instead of a long line.
+      g.links.append(s('text', { x: ox + L.layerW - 4, y: oy + 13, 'font-size': 11, fill: COLORS.text, 'text-anchor': 'end' },
+        `continues at z = ${z + 1}`));
+      continue;
+    }
+    const yMid = oy + 18 + (L.layerH - 22) / 2;
+    g.links.append(s('line', { x1: ox + L.layerW - 10, y1: yMid, x2: ox + L.layerW + 10, y2: yMid,
+      stroke: COLORS.link, 'stroke-width': 3 }));
+  }
+  if (!wrap[2]) return;
+  // Axis 2 wraps: dashed arcs out of the first layer's left side and the last layer's right side.
+  const [ax, ay] = L.origin(0), [bx, by] = L.origin(L.nz - 1);
+  const mid = 18 + (L.layerH - 22) / 2;
+  g.wraps.append(s('path', { d: `M ${ax + 4} ${ay + mid - 14} Q ${ax - 2} ${ay + mid} ${ax + 4} ${ay + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
+  g.wraps.append(s('path', { d: `M ${bx + L.layerW - 4} ${by + mid - 14} Q ${bx + L.layerW + 2} ${by + mid} ${bx + L.layerW - 4} ${by + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
+}
+
+// The route: consecutive chips; a step that jumps across an edge is a wraparound hop.
+function drawRoute(g, path) {
+  const { L, stubLen } = g;
+  for (let i = 0; i + 1 < path.length; i++) {
+    const a = path[i], b = path[i + 1];
+    const [ax, ay] = L.pos(a), [bx, by] = L.pos(b);
+    const axis = a.findIndex((v, j) => v !== b[j]);
+    if (Math.abs(a[axis] - b[axis]) > 1) {
+      // A wraparound hop: out of one edge and in at the other. Layers (axis 2) sit side by side,
+      // so a hop along axis 2 leaves sideways like one along axis 0.
+      const dir = b[axis] > a[axis] ? -1 : 1;  // leaving through the low edge means moving down
+      const [dx, dy] = axis === 1 ? [0, dir] : [dir, 0];
+      const attrs = { stroke: COLORS.path, 'stroke-width': 3.5, 'stroke-dasharray': '4 3', 'data-path-wrap': '' };
+      g.hot.append(wrapStub(ax, ay, dx, dy, stubLen, attrs), wrapStub(bx, by, -dx, -dy, stubLen, attrs));
+    } else if (axis === 2) {
+      // To the next layer: an arc over the row, so it does not read as a run along axis 0.
+      const lift = Math.max(L.cell * 0.55, 10);
+      const mx = (ax + bx) / 2 + (ay === by ? 0 : lift), my = (ay + by) / 2 - (ay === by ? lift : 0);
+      g.hot.append(s('path', { d: `M ${ax} ${ay} Q ${mx} ${my} ${bx} ${by}`, fill: 'none', stroke: COLORS.path,
+        'stroke-width': 3.5, 'stroke-linecap': 'round', 'data-path': '' }));
+    } else {
+      g.hot.append(s('line', { x1: ax, y1: ay, x2: bx, y2: by, stroke: COLORS.path, 'stroke-width': 3.5,
+        'stroke-linecap': 'round', 'data-path': '' }));
+    }
+  }
+}
+
 function drawTorus(t, { path = [], from = null, to = null, onPick, avail }) {
   const dims = t.dims, wrap = t.wrap;
   const n = dims.reduce((a, b) => a * b, 1);
@@ -71,99 +157,22 @@ function drawTorus(t, { path = [], from = null, to = null, onPick, avail }) {
       'The distances and the inventory below still hold.');
   }
   const L = layout(dims, avail);
-  const r = Math.max(3, L.cell * 0.28);
   const pad = 8;  // room for the axis-2 wraparound arcs at the outer edges
   const svg = s('svg', { viewBox: `${-pad} 0 ${L.width + 2 * pad} ${L.height}`, width: L.width + 2 * pad, height: L.height, role: 'img',
     'data-dims': dims.join('x'), 'data-wrap-axes': wrap.map((w) => (w ? 1 : 0)).join(','),
     'aria-label': `ICI torus of a ${dims.join('x')} slice; wraparound on axes: ` +
       (wrap.map((w, i) => (w ? i : null)).filter((x) => x !== null).join(', ') || 'none') });
-  const links = s('g', { class: 'sb-torus-links' }), wraps = s('g', { class: 'sb-torus-wraps' });
-  const hot = s('g', { class: 'sb-torus-path' }), nodes = s('g', { class: 'sb-torus-nodes' });
   const dense = n > 1024;
-  const stubLen = L.margin - 6;
-  const stubAttrs = { stroke: COLORS.wrap, 'stroke-width': dense ? 1 : 1.6, 'stroke-dasharray': '4 3', 'data-wrap': '' };
-
-  for (let z = 0; z < L.nz; z++) {
-    const [ox, oy] = L.origin(z);
-    svg.append(s('rect', { x: ox + 4, y: oy + 18, width: L.layerW - 8, height: L.layerH - 22, rx: 6,
-      fill: COLORS.layer, stroke: '#e2e8f0' }));
-    if (dims.length === 3) {
-      svg.append(s('text', { x: ox + 8, y: oy + 13, 'font-size': 12, fill: COLORS.text },
-        `layer z = ${z}` + (wrap[2] && z === L.nz - 1 ? '  (wraps to z = 0)' : '')));
-    }
-    for (let y = 0; y < L.ny; y++) {
-      for (let x = 0; x < L.nx; x++) {
-        const c = dims.length === 1 ? [x] : dims.length === 2 ? [x, y] : [x, y, z];
-        const [px, py] = L.pos(c);
-        if (!dense) {
-          if (x + 1 < L.nx) links.append(s('line', { x1: px, y1: py, x2: px + L.cell, y2: py, stroke: COLORS.link, 'stroke-width': 1.4 }));
-          if (y + 1 < L.ny) links.append(s('line', { x1: px, y1: py, x2: px, y2: py + L.cell, stroke: COLORS.link, 'stroke-width': 1.4 }));
-        }
-        // Wraparound: dashed arcs out of both opposite edges.
-        if (wrap[0] && x === 0) wraps.append(wrapStub(px, py, -1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
-        if (wrap[0] && x === L.nx - 1) wraps.append(wrapStub(px, py, 1, 0, stubLen, { ...stubAttrs, 'data-axis': 0 }));
-        if (wrap[1] && y === 0) wraps.append(wrapStub(px, py, 0, -1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
-        if (wrap[1] && y === L.ny - 1) wraps.append(wrapStub(px, py, 0, 1, stubLen, { ...stubAttrs, 'data-axis': 1 }));
-        const k = key(c);
-        const circle = s('circle', {
-          cx: px, cy: py, r, fill: k === key(from ?? []) ? COLORS.from : k === key(to ?? []) ? COLORS.to : COLORS.node,
-          stroke: COLORS.nodeStroke, 'stroke-width': 1, 'data-chip': k, tabindex: dense ? null : 0,
-        }, s('title', {}, `TPU (${k})`));
-        circle.addEventListener('click', () => onPick(c));
-        circle.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onPick(c); } });
-        nodes.append(circle);
-      }
-    }
-  }
-  // Axis 2 (between layers): arrows from each layer to the next, a dashed arc back if it wraps.
-  if (dims.length === 3 && L.nz > 1) {
-    for (let z = 0; z + 1 < L.nz; z++) {
-      if (Math.floor(z / L.perRow) !== Math.floor((z + 1) / L.perRow)) continue;
-      const [ox, oy] = L.origin(z);
-      const yMid = oy + 18 + (L.layerH - 22) / 2;
-      links.append(s('line', { x1: ox + L.layerW - 10, y1: yMid, x2: ox + L.layerW + 10, y2: yMid,
-        stroke: COLORS.link, 'stroke-width': 3 }));
-    }
-    for (let z = 0; z + 1 < L.nz; z++) {
-      if (Math.floor(z / L.perRow) === Math.floor((z + 1) / L.perRow)) continue;
-      // The next layer starts a new row: a note instead of a long line.
-      const [ox, oy] = L.origin(z);
-      links.append(s('text', { x: ox + L.layerW - 4, y: oy + 13, 'font-size': 11, fill: COLORS.text, 'text-anchor': 'end' },
-        `continues at z = ${z + 1}`));
-    }
-    if (wrap[2]) {
-      // Axis 2 wraps: dashed arcs out of the first layer's left side and the last layer's right side.
-      const [ax, ay] = L.origin(0), [bx, by] = L.origin(L.nz - 1);
-      const mid = 18 + (L.layerH - 22) / 2;
-      wraps.append(s('path', { d: `M ${ax + 4} ${ay + mid - 14} Q ${ax - 2} ${ay + mid} ${ax + 4} ${ay + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
-      wraps.append(s('path', { d: `M ${bx + L.layerW - 4} ${by + mid - 14} Q ${bx + L.layerW + 2} ${by + mid} ${bx + L.layerW - 4} ${by + mid + 14}`, fill: 'none', ...stubAttrs, 'stroke-width': 3, 'data-axis': 2 }));
-    }
-  }
-  // The route: consecutive chips; a step that jumps across an edge is a wraparound hop.
-  for (let i = 0; i + 1 < path.length; i++) {
-    const a = path[i], b = path[i + 1];
-    const [ax, ay] = L.pos(a), [bx, by] = L.pos(b);
-    const axis = a.findIndex((v, j) => v !== b[j]);
-    const jump = Math.abs(a[axis] - b[axis]) > 1;
-    if (jump) {
-      // A wraparound hop: out of one edge and in at the other. Layers (axis 2) sit side by side,
-      // so a hop along axis 2 leaves sideways like one along axis 0.
-      const dir = b[axis] > a[axis] ? -1 : 1;  // leaving through the low edge means moving down
-      const [dx, dy] = axis === 1 ? [0, dir] : [dir, 0];
-      const attrs = { stroke: COLORS.path, 'stroke-width': 3.5, 'stroke-dasharray': '4 3', 'data-path-wrap': '' };
-      hot.append(wrapStub(ax, ay, dx, dy, stubLen, attrs), wrapStub(bx, by, -dx, -dy, stubLen, attrs));
-    } else if (axis === 2) {
-      // To the next layer: an arc over the row, so it does not read as a run along axis 0.
-      const lift = Math.max(L.cell * 0.55, 10);
-      const mx = (ax + bx) / 2 + (ay === by ? 0 : lift), my = (ay + by) / 2 - (ay === by ? lift : 0);
-      hot.append(s('path', { d: `M ${ax} ${ay} Q ${mx} ${my} ${bx} ${by}`, fill: 'none', stroke: COLORS.path,
-        'stroke-width': 3.5, 'stroke-linecap': 'round', 'data-path': '' }));
-    } else {
-      hot.append(s('line', { x1: ax, y1: ay, x2: bx, y2: by, stroke: COLORS.path, 'stroke-width': 3.5,
-        'stroke-linecap': 'round', 'stroke-dasharray': jump ? '4 3' : null, 'data-path': '' }));
-    }
-  }
-  svg.append(links, wraps, hot, nodes);
+  const g = {
+    svg, L, dims, wrap, dense, r: Math.max(3, L.cell * 0.28), stubLen: L.margin - 6,
+    stubAttrs: { stroke: COLORS.wrap, 'stroke-width': dense ? 1 : 1.6, 'stroke-dasharray': '4 3', 'data-wrap': '' },
+    links: s('g', { class: 'sb-torus-links' }), wraps: s('g', { class: 'sb-torus-wraps' }),
+    hot: s('g', { class: 'sb-torus-path' }), nodes: s('g', { class: 'sb-torus-nodes' }),
+  };
+  for (let z = 0; z < L.nz; z++) drawLayer(g, z, { from, to, onPick });
+  if (dims.length === 3 && L.nz > 1) drawLayerLinks(g);
+  drawRoute(g, path);
+  svg.append(g.links, g.wraps, g.hot, g.nodes);
   return svg;
 }
 

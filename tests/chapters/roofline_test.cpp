@@ -697,3 +697,74 @@ TEST(RooflineProblems, VariantsSolve) {
     }
   }
 }
+
+// ---- Derivations made from formula records -------------------------------------------------
+
+namespace {
+
+json roofline_tiled() { return calc("roofline.tiled"); }
+
+// The first step of a response's derivation whose expression is `expr` (null if none is).
+json step_with(const json& r, const std::string& expr) {
+  for (const json& st : r["trace"])
+    if (st.value("expr", "") == expr) return st;
+  ADD_FAILURE() << "no step with expr " << expr;
+  return json();
+}
+
+}  // namespace
+
+TEST(RooflineDerivation, RecordsRenderAsTheBookWrites) {
+  // The matmul's bytes as the book writes them, and a fraction for the intensity.
+  const json r = calc("roofline.matmul");
+  EXPECT_EQ(step_with(r, "b_x * B * D + b_w * D * F + b_o * B * F")["formula"],
+            "\\mathrm{bytes} = b_{x}\\,BD + b_{w}\\,DF + b_{o}\\,BF");
+  EXPECT_EQ(step_with(r, "2 * B * D * F")["formula"], "\\mathrm{FLOPs} = 2BDF");
+  EXPECT_EQ(step_with(roofline_tiled(), "2 * bm * bn / (b * (bm + bn))")["formula"],
+            "I = \\frac{2\\,b_m\\,b_n}{b\\,\\left(b_m + b_n\\right)}");
+}
+
+TEST(RooflineDerivation, NetworkStepsCarryTheirValues) {
+  // v5e, B = 512, D = 8192, F = 32768, bf16 partial sums (b_o = 2) over ICI at 4.5e10 B/s:
+  // I = D / b_o = 4096; D_crit = b_o peak / BW = 2 * 1.97e14 / 4.5e10 = 8755.6.
+  const json r = calc("roofline.network");
+  const json i = step_with(r, "D / b_o");
+  EXPECT_EQ(i["values"]["D"], 8192);
+  EXPECT_EQ(i["values"]["b_o"], 2);
+  EXPECT_EQ(i["value"], 4096);
+  near_rel(step_with(r, "b_o * peak / BW")["value"].get<double>(), 2 * 1.97e14 / 4.5e10);
+  // T_lower and T_upper are steps too: max and sum of 2*512*4096*32768 / 1.97e14 = 6.977e-4 s
+  // and 2*512*32768 / 4.5e10 = 7.456e-4 s.
+  near_rel(step_with(r, "max(T_math, T_comms)")["value"].get<double>(), 33554432.0 / 4.5e10);
+  near_rel(step_with(r, "T_math + T_comms")["value"].get<double>(),
+           512.0 * 8192 * 32768 / 1.97e14 + 33554432.0 / 4.5e10);
+}
+
+TEST(RooflineDerivation, TiledCountsAreStepsOfTheirOwn) {
+  // 8192^3 in 512^3 tiles: 16 tiles along each axis, 16^3 = 4096 in all; FLOPs
+  // 2 * 16^3 * 512^3 = 2^40 = 1.0995e12.
+  const json r = roofline_tiled();
+  EXPECT_EQ(step_with(r, "ceil(m / bm)")["value"], 16);
+  EXPECT_EQ(step_with(r, "t_m * t_k * t_n")["value"], 4096);
+  EXPECT_EQ(step_with(r, "2 * t_m * t_n * t_k * bm * bn * bk")["value"], 1099511627776.0);
+}
+
+TEST(RooflineDerivation, SumsAndVerdictsInTheProblems) {
+  // Q1.a: read 270,532,608 B plus written 8,388,608 B: 278,921,216 B, a sum of the two steps.
+  const json q1a = problem("roofline.Q1.a");
+  const json total = step_with(q1a, "bytes_read + bytes_written");
+  EXPECT_EQ(total["value"], 278921216);
+  EXPECT_EQ(total["values"]["bytes_written"], 8388608);
+  // Q1.d: T_math = 2^37 / 3.94e14 = 3.488e-4 s, T_comms = 278921216 / 8.2e11 = 3.401e-4 s:
+  // compute-bound, the shorter 97.5% of the longer, which the note calls close.
+  const json q1d = problem("roofline.Q1.d");
+  bool close = false;
+  for (const json& st : q1d["trace"])
+    close = close || st.value("what", "").find("98% of the longer, so the two are close") !=
+                         std::string::npos;
+  EXPECT_TRUE(close) << q1d["trace"].dump();
+  // At B = 1024 the compute time is 4x as long: the note no longer says close.
+  const json far = problem("roofline.Q1.d", {{"sample_b_tokens", 1024}});
+  for (const json& st : far["trace"])
+    EXPECT_EQ(st.value("what", "").find("close"), std::string::npos) << st.dump();
+}

@@ -17,6 +17,7 @@ using sb::test::calc;
 using sb::test::expect_error_value;
 using sb::test::field_of;
 using sb::test::near_rel;
+using sb::test::problem;
 using sb::test::value_of;
 
 namespace {
@@ -547,4 +548,87 @@ TEST(TpusApi, ProblemsSolveAndGrade) {
   // tpus.json: E1-E10, PQ1, Q1, Q2.a-b, Q3, Q4.a-b, Q5.a-b, Q6.a-f = 10 + 1 + 1 + 2 + 1 + 2 + 2 + 6
   // = 25.
   EXPECT_EQ(n, 25);
+}
+
+// ---------------------------------------------------------------- derivations ----------
+
+namespace {
+
+// The first step of a response's derivation whose expression is `expr`.
+json step_with(const json& r, const std::string& expr) {
+  for (const json& st : r["trace"])
+    if (st.value("expr", "") == expr) return st;
+  ADD_FAILURE() << "no step with expr " << expr << " in " << r["trace"].dump();
+  return json();
+}
+
+bool says(const json& r, const std::string& words) {
+  for (const json& st : r["trace"])
+    if (st.value("what", "").find(words) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(TpusDerivation, HopsAreASumOfTheAxes) {
+  // v5e 16x16 (both axes rings), (0,0) to (15,15): min(15, 16 - 15) = 1 hop per axis, 2 in all;
+  // the largest distance is floor(16/2) = 8 per axis, 16 in all.
+  const json r = calc("tpus.topology");
+  const json axis = step_with(r, "min(abs(a_i - b_i), n_i - abs(a_i - b_i))");
+  EXPECT_EQ(axis["values"]["b_i"], 15);
+  EXPECT_EQ(axis["value"], 1);
+  const json h = step_with(r, "d_0 + d_1");
+  EXPECT_EQ(h["value"], 2);
+  EXPECT_EQ(h["formula"], "h = d_{0} + d_{1}");
+  EXPECT_EQ(step_with(r, "m_0 + m_1")["value"], 16);
+  // The cheapest halving of a 16x16 torus cuts 256 / 16 x 2 = 32 links: 32 x 4.5e10 B/s.
+  EXPECT_EQ(step_with(r, "n_links * W")["value"], 1.44e12);
+}
+
+TEST(TpusDerivation, PipelineBoundsAreMaxAndSumOfTheStages) {
+  // 16 MiB held on the hosts of a v5e 4x4 slice, gathered onto (3,3), a corner with 2 links:
+  //   PCIe: 2^24 / 16 = 1,048,576 B at 1.6e10 B/s = 6.554e-5 s;
+  //   ICI: 2^24 * 15/16 = 15,728,640 B over 2 x 4.5e10 B/s plus 6 hops x 1 us = 1.808e-4 s;
+  //   HBM: 2^24 B at 8.2e11 B/s = 2.046e-5 s.
+  const json r = calc("tpus.transfer", {{"route", "host_gather_ici"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(step_with(r, "A / N")["value"], 1048576);
+  EXPECT_EQ(step_with(r, "A * (N - 1) / N")["value"], 15728640);
+  EXPECT_EQ(step_with(r, "n_in * W")["value"], 9e10);
+  const double ici = 15728640 / 9e10 + 6e-6;
+  near_rel(step_with(r, "bytes / BW + t_lat")["value"].get<double>(), ici);
+  const json lo = step_with(r, "max(T_1, T_2, T_3)");
+  near_rel(lo["value"].get<double>(), ici);
+  near_rel(step_with(r, "T_1 + T_2 + T_3")["value"].get<double>(),
+           1048576 / 1.6e10 + ici + 16777216 / 8.2e11);
+}
+
+TEST(TpusDerivation, OffloadRoutesCompareTheirSlowestStages) {
+  // Q6.a, A = 2^34 B over 16 chips on 2 hosts. Route 1: PCIe 2^30 / 1.6e10 = 0.0671 s, ICI
+  // 2^34 * 15/16 / (2 x 4.5e10) = 0.179 s. Route 2: DCN 2^33 / (8 x 3.125e9) = 0.344 s, then
+  // the whole 2^34 B down one PCIe link, 1.074 s.
+  const json r = problem("tpus.Q6.a");
+  near_rel(step_with(r, "max(T_PCIe, T_ICI)")["value"].get<double>(), 16106127360.0 / 9e10);
+  near_rel(step_with(r, "max(T_DCN, T_PCIe)")["value"].get<double>(), 17179869184.0 / 1.6e10);
+}
+
+TEST(TpusDerivation, VerdictsInTheWordsFollowTheValues) {
+  // Q4.a on v5e: B_crit = 2^26 / (2^27 / 480.5 - 20480) = 261 tokens, so B = 1024 is
+  // compute-bound.
+  EXPECT_TRUE(says(problem("tpus.Q4.a"), "T at B = 1024 (compute-bound)"));
+  // A v6e-like chip (1.84e15 OPs/s, 1.6e12 B/s: I = 1150) with 2-byte elements, D = 2048,
+  // F = 8192: B_crit = 2^25 / (2^25 / 1150 - 20480) = 3858 tokens, so B = 1024 is memory-bound.
+  const json r = problem("tpus.Q4.a", {{"peak_int8_ops_per_s", 1.84e15},
+                                       {"hbm_bw_Bps", 1.6e12},
+                                       {"d_contract", 2048},
+                                       {"f_out", 8192},
+                                       {"bytes_per_elem", 2}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  near_rel(sb::test::answer_of(r, "b_crit"), 33554432.0 / (33554432.0 / 1150 - 20480));
+  EXPECT_TRUE(says(r, "T at B = 1024 (memory-bound)"));
+  // Q3: v6e's PCIe ridge 9.2e14 / 1.6e10 = 57500 puts D_min at 57500 * 10 / 8 = 71875, beyond
+  // real widths; a peak of 1.4e14 puts the ridge at 8750 and D_min at 8750 * 10 / 8 = 10938,
+  // within them.
+  EXPECT_TRUE(says(problem("tpus.Q3"), "are below $D_{min}$"));
+  EXPECT_TRUE(says(problem("tpus.Q3", {{"peak_bf16_flops_per_s", 1.4e14}}), "Only a D above"));
 }
