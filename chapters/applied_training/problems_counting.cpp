@@ -60,8 +60,7 @@ constexpr Problem kIQ1{
           a["total_params"] = p.total;
           if (p.norms > 0)
             t.step("Norms", "2 D L", "2 \\cdot # \\cdot #", {c.D, c.L}, p.norms, "count");
-          a["mlp_fraction"] = t.step("MLP share", "\\text{MLP} / P", "\\frac{#}{#}",
-                                     {p.mlp, p.total}, p.mlp / p.total, "ratio");
+          a["mlp_fraction"] = t.step("MLP share", kMlpShare, {p.mlp, p.total});
           return a;
         },
     .hint = "Grouped-query attention: W_K and W_V have K heads, W_Q and W_O have N.",
@@ -88,10 +87,13 @@ constexpr Problem kIQ2{
           const double P = params_of(in, t), C = in.num("peak_bf16_flops_per_s");
           const double f =
               t.step("FLOPs per token", "6 P", "6 \\cdot #", {P}, tf::six_p_tokens(P, 1), "flop");
-          return Answers{
-              {"flops_per_token", f},
-              {"time_per_token_one_chip", t.step("One chip at peak", "6P / C", "\\frac{#}{#}",
-                                                 {f, C}, tr::train_time(f, 1, C, 1), "s")}};
+          Answers a{{"flops_per_token", f},
+                    {"time_per_token_one_chip",
+                     t.step("One chip at peak", tr::kTrainTime, {f, 1, C, 1})}};
+          const double fwd = tf::six_p_tokens(P, 1, 2);
+          a.slip("flops_per_token", fwd, kSlipForward);
+          a.slip("time_per_token_one_chip", tr::train_time(fwd, 1, C, 1), kSlipForward);
+          return a;
         },
     .hint = "6 FLOPs per parameter per token: 2 forward, 4 backward.",
 };
@@ -127,10 +129,13 @@ constexpr Problem kIQ3{
                        C = in.num("peak_bf16_flops_per_s");
           const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
                                   "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
-          const double s = t.step("One chip", "\\text{FLOPs} / C", "\\frac{#}{#}", {f, C},
-                                  tr::train_time(f, 1, C, 1), "s");
+          const double s = t.step("One chip", tr::kTrainTime, {f, 1, C, 1});
           t.note("That is " + units::number(s / (365.25 * 86400), 3) + " years.");
-          return Answers{{"total_flops", f}, {"time_one_chip", s}};
+          Answers a{{"total_flops", f}, {"time_one_chip", s}};
+          const double fwd = tf::six_p_tokens(P, T, 2);
+          a.slip("total_flops", fwd, kSlipForward);
+          a.slip("time_one_chip", tr::train_time(fwd, 1, C, 1), kSlipForward);
+          return a;
         },
 };
 
@@ -166,12 +171,14 @@ constexpr Problem kIQ4{
         [](const Inputs& in, Trace& t) {
           const double P = params_of(in, t), T = in.num("tokens"), N = in.num("chips"),
                        C = in.num("peak_bf16_flops_per_s"), mfu = in.num("mfu");
-          const double f = tf::six_p_tokens(P, T);
-          const double s = t.step(
-              "Training time", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
-              "\\frac{#}{# \\cdot # \\cdot #}", {f, N, C, mfu}, tr::train_time(f, N, C, mfu), "s");
+          const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
+                                  "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
+          const double s = t.step("Training time", tr::kTrainTime, {f, N, C, mfu});
           t.note("That is " + units::number(s / 86400, 3) + " days.");
-          return Answers{{"train_time", s}};
+          Answers a{{"train_time", s}};
+          a.slip("train_time", tr::train_time(f, N, C, 1), kSlipNoMfu);
+          a.slip("train_time", tr::train_time(tf::six_p_tokens(P, T, 2), N, C, mfu), kSlipForward);
+          return a;
         },
 };
 
@@ -230,21 +237,20 @@ constexpr Problem kIQ5{
                                     {in.num("bytes_per_param"), P}, s.params, "B");
           a["optimizer_bytes"] = t.step("Adam", "b_{opt} P", "# \\cdot #",
                                         {in.num("opt_bytes_per_param"), P}, s.optimizer, "B");
-          a["checkpoint_bytes"] =
-              t.step("Checkpoints", "2 D \\cdot \\text{batch} \\cdot c L",
-                     "2 \\cdot # \\cdot # \\cdot # \\cdot #", {D, B, c, L}, s.checkpoints, "B");
-          a["total_bytes"] = s.total();
+          a["checkpoint_bytes"] = t.step("Checkpoints", kCheckpointBytes, {D, B, c, L});
+          a["total_bytes"] =
+              t.sum("In total", "M", "B",
+                    {{"M_w", s.params}, {"M_opt", s.optimizer}, {"A", a["checkpoint_bytes"]}});
           const double hbm = in.num("hbm_per_chip_B");
-          a["min_chips"] =
-              t.step("Fewest chips", "\\lceil \\text{total} / HBM \\rceil", "\\lceil # / # \\rceil",
-                     {s.total(), hbm}, min_chips(s.total(), hbm), "chips");
+          a["min_chips"] = t.step("Fewest chips", kMinChips, {a["total_bytes"], hbm});
           const double f = tf::six_p_tokens(P, in.num("tokens"));
-          a["train_time_on_min_chips"] = t.step(
-              "Training time on them", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
-              "\\frac{#}{# \\cdot # \\cdot #}",
-              {f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")},
-              tr::train_time(f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")),
-              "s");
+          a["train_time_on_min_chips"] =
+              t.step("Training time on them", tr::kTrainTime,
+                     {f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")});
+          a.slip("total_bytes", s.params + a["checkpoint_bytes"], kSlipNoAdam);
+          a.slip("min_chips", min_chips(s.params + a["checkpoint_bytes"], hbm), kSlipNoAdam);
+          a.slip("train_time_on_min_chips",
+                 tr::train_time(f, a["min_chips"], in.num("peak_bf16_flops_per_s"), 1), kSlipNoMfu);
           return a;
         },
     .hint =
@@ -296,11 +302,11 @@ constexpr Problem kIQ6{
             TrainingState s = training_state(P, B, D, L, c);
             s.params = tf::param_bytes(P, in.num("bytes_per_param"));
             s.optimizer = tf::optimizer_bytes(P, in.num("opt_bytes_per_param"));
-            t.step(std::string("State with ") + what,
-                   "2P + 8P + 2 D \\cdot \\text{batch} \\cdot c L", "# + # + #",
-                   {s.params, s.optimizer, s.checkpoints}, s.total(), "B");
-            return t.step("Per chip", "\\text{state} / N", "\\frac{#}{#}", {s.total(), N},
-                          bytes_per_chip(s.total(), N), "B");
+            const double A =
+                t.step(std::string("Checkpoints with ") + what, kCheckpointBytes, {D, B, c, L});
+            const double M = t.sum(std::string("State with ") + what, "M", "B",
+                                   {{"M_w", s.params}, {"M_opt", s.optimizer}, {"A", A}});
+            return t.step("Per chip", kBytesPerChip, {M, N});
           };
           return Answers{
               {"bytes_per_chip", per_chip(in.num("checkpoints_per_layer"), "the baseline")},

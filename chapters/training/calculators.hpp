@@ -1,11 +1,13 @@
 // What the training chapter's calculators_*.cpp files share: the inputs every calculator takes (a
-// model of the table or a custom one, a TPU, chips, batch), their readers, and the calculators'
-// run functions, which calculators.cpp lists as records.
+// model of the table or a custom one, a TPU, chips, batch, the layer model), their readers, and
+// the calculators' run functions, which calculators.cpp lists as records.
 #pragma once
 #include <string>
 
 #include "chapters/tpus/model.hpp"
+#include "chapters/training/costs.hpp"
 #include "chapters/training/model.hpp"
+#include "chapters/training/planner.hpp"
 #include "chapters/transformers/model.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -18,9 +20,9 @@ namespace sb::training::calc {
 namespace tf = transformers;
 
 void strategy_calc(const Inputs& in, Trace& tr, Result& r);  // calculators_strategy.cpp
-void split_calc(const Inputs& in, Trace& tr, Result& r);     // calculators_strategy.cpp
+void split_calc(const Inputs& in, Trace& tr, Result& r);     // calculators_split.cpp
 void plan_calc(const Inputs& in, Trace& tr, Result& r);      // calculators_planner.cpp
-void regime_calc(const Inputs& in, Trace& tr, Result& r);    // calculators_planner.cpp
+void regime_calc(const Inputs& in, Trace& tr, Result& r);    // calculators_regime.cpp
 
 constexpr Param zero_ok(Param p) {
   p.positive = false;
@@ -35,25 +37,35 @@ constexpr Param kModel = choice(
     "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
     "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
     "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
-    "model from the table (data/models.json), or custom: the fields below");
-constexpr Param kL = override_param("L", "layers; 0 = the model's", 1000);
-constexpr Param kD = override_param("D", "model width d_model; 0 = the model's", 1e6);
+    "a model of the table, or custom to enter its sizes below");
+constexpr Param kL = override_param("L", "layers (0: the model's)", 1000);
+constexpr Param kD = override_param("D", "model width d_model (0: the model's)", 1e6);
 constexpr Param kF =
-    override_param("F", "MLP width d_ff (MoE: one expert's); 0 = the model's", 1e7);
-constexpr Param kN = override_param("N", "query heads; 0 = the model's", 1e5);
-constexpr Param kK = override_param("K", "KV heads (N for MHA, 1 for MQA); 0 = the model's", 1e5);
-constexpr Param kH = override_param("H", "head dim; 0 = the model's (custom: D / N)", 1e5);
-constexpr Param kV = override_param("V", "vocabulary; 0 = the model's (custom: none)", 1e7);
+    override_param("F", "MLP width d_ff (an MoE: one expert's) (0: the model's)", 1e7);
+constexpr Param kN = override_param("N", "query heads (0: the model's)", 1e5);
+constexpr Param kK = override_param("K", "KV heads: N for MHA, 1 for MQA (0: the model's)", 1e5);
+constexpr Param kH = override_param("H", "head dimension (0: the model's; custom: D / N)", 1e5);
+constexpr Param kV = override_param("V", "vocabulary (0: the model's; custom: none)", 1e7);
+// The one rule every widget follows: the model's own MLP unless the reader picks the chapter's.
 constexpr Param kMlp =
-    choice("mlp", "book", "book|model",
-           "book = the chapter's 2-matrix MLP; model = the model's own (3 matrices if gated)");
-constexpr Param kChip = chip_param("v5p", "TPU from the hardware tables");
+    choice("mlp", "model", "model|book",
+           "the MLP's matrices: the model's own (3 when gated), or the chapter's simplification "
+           "(2, as its formulas and several exercises take it)");
+constexpr Param kLayer = choice("layer", "mlp", "mlp|full",
+                                "the layer timed: the MLP alone, as the chapter does, or the whole "
+                                "layer (attention, MLP and the output matmul)");
+constexpr Param kSeqLen = zero_ok(
+    num("seq_len", "tokens", 4096, "sequence length (the whole layer's attention core)", 0, 1e7));
+constexpr Param kGradBuffers = choice(
+    "grad_buffers", "no", "no|yes",
+    "count bf16 gradient buffers besides the weights and Adam state (12 bytes per parameter)");
+constexpr Param kChip = chip_param("v5p", "a TPU of the tables (the mesh lies on its ICI torus)");
 constexpr Param kChips = zero_ok(
-    num("chips", "chips", 0, "chips N (per pod for DP over DCN); 0 = one full pod", 0, 1e8, true));
-constexpr Param kBatch =
-    num("B", "tokens", 4194304, "global batch in tokens (4M = 4 x 2^20 = 4,194,304)", 1, 1e15);
+    num("chips", "chips", 0, "chips N (per pod for DP over DCN); 0: one full pod", 0, 1e8, true));
+constexpr Param kBatch = num("B", "tokens", 4194304,
+                             "global batch in tokens (4M read as 4 x 2^20 = 4,194,304)", 1, 1e15);
 constexpr Param kAxes = zero_ok(
-    num("axes", "count", 0, "ICI axes of the slice; 0 = the chip's torus rank", 0, 3, true));
+    num("axes", "count", 0, "ICI axes of the slice (0: the chip's torus rank)", 0, 3, true));
 constexpr Param kMY =
     num("M_Y", "count", 1, "axes given to TP in FSDP + TP (FSDP gets the rest)", 0.1, 2.9);
 
@@ -62,25 +74,19 @@ inline tf::Config config_of(const Inputs& in) {
   return model_config(in.text("model"), {in.num("L"), in.num("D"), in.num("F"), in.num("N"),
                                          in.num("K"), in.num("H"), in.num("V")});
 }
+// "LLaMA 3 70B", or "custom model" (calculators.cpp).
+std::string model_name(const Inputs& in);
 
-inline Layer layer_from(const Inputs& in, const tf::Config& c) {
-  Layer l = layer_of(c);
-  if (in.text("mlp") == "book") l.n_mats = 2;
-  return l;
+inline bool book_mlp(const Inputs& in) { return in.text("mlp") == "book"; }
+
+inline StateBytes state_of(const Inputs& in) {
+  StateBytes s;
+  if (in.text("grad_buffers") == "yes") s.grads = 2;
+  return s;
 }
 
-inline const hw::Chip& tpu(const Inputs& in) {
-  const hw::Chip& c = hw::chip(in.text("chip"));
-  if (c.kind != "tpu")
-    fail("chip",
-         c.name + " has no ICI torus: this chapter shards over TPU slices (GPUs come in Part 12)",
-         "no_figure");
-  return c;
-}
-
-inline double pod_chips(const hw::Chip& c) {
-  return tpus::chip_count(tpus::topology_of(c).max_pod);
-}
+// The chip of the inputs: a TPU (a GPU is an error naming the chip field).
+inline const hw::Chip& tpu(const Inputs& in) { return tpu_chip(in.text("chip"), "chip"); }
 
 inline double chips_of(const Inputs& in, const hw::Chip& c) {
   return in.num("chips") > 0 ? in.num("chips") : pod_chips(c);
@@ -95,5 +101,10 @@ inline std::string n_text(double v) { return units::number(v, 6); }
 inline json layer_json(const Layer& l, const tf::Config& c) {
   return {{"L", c.L}, {"D", l.D}, {"F", l.F}, {"n_mats", l.n_mats}};
 }
+
+// The payloads the pages draw, each a plain JSON object written by one function (wasm/scaling.d.ts
+// declares their types): memory per chip by what it holds, and a step's timeline.
+json memory_json(const MemoryBar& m, double hbm);
+json timeline_json(const Timeline& t);
 
 }  // namespace sb::training::calc

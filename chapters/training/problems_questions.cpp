@@ -93,8 +93,8 @@ constexpr Problem kQ1{
                                       c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
                                       p.embed + p.unembed, "count");
           a["total_params"] =
-              tr.step("Total", "\\text{FFW} + \\text{attention} + \\text{vocab}", "# + # + #",
-                      {p.mlp, p.attn, p.embed + p.unembed}, p.total, "count");
+              tr.sum("Total", "P", "count",
+                     {{"P_FFW", p.mlp}, {"P_attn", p.attn}, {"P_vocab", p.embed + p.unembed}});
           // The other MLP and the other embedding, as a reader who misread the config counts.
           tf::Config other = c;
           other.gated = !c.gated;
@@ -154,17 +154,15 @@ constexpr Problem kQ2{
           const double P = in.num("params"), B = in.num("batch_tokens"), L = in.num("n_layers");
           const Layer l{in.num("d_model"), in.num("d_ff"), in.num("checkpoints_per_layer")};
           const double w = tf::param_bytes(P, in.num("bytes_per_param_bf16"));
-          const double o = tf::optimizer_bytes(P, in.num("bytes_adam_state_fp32"));
           Answers a;
-          a["params_and_optimizer_bytes"] = tr.step(
-              "Weights and Adam", "(b_w + b_{opt}) P", "(# + #) \\cdot #",
-              {in.num("bytes_per_param_bf16"), in.num("bytes_adam_state_fp32"), P}, w + o, "B");
-          a["activation_bytes"] = tr.step(
-              "Checkpoints", "2 L B (D + (c - 1) F)", "2 \\cdot # \\cdot # \\cdot (# + # \\cdot #)",
-              {L, B, l.D, l.n_mats - 1, l.F}, checkpoint_bytes(l, L, B), "B");
+          a["params_and_optimizer_bytes"] =
+              tr.step("Weights and Adam", kStateBytes,
+                      {in.num("bytes_per_param_bf16"), in.num("bytes_adam_state_fp32"), P});
+          a["activation_bytes"] = tr.step("Checkpoints ($n$ = the checkpoints per layer)",
+                                          kCheckpointBytes, {L, B, l.D, l.n_mats, l.F});
           a["total_bytes"] =
-              tr.step("Total", "\\text{weights} + \\text{checkpoints}", "# + #",
-                      {w + o, a["activation_bytes"]}, w + o + a["activation_bytes"], "B");
+              tr.sum("Total", "M", "B",
+                     {{"S", a["params_and_optimizer_bytes"]}, {"A", a["activation_bytes"]}});
           a.slip("params_and_optimizer_bytes", w, kSlipNoAdam);
           a.slip("activation_bytes", checkpoint_bytes({l.D, l.D, l.n_mats}, L, B), kSlipAllD);
           return a;
@@ -202,16 +200,11 @@ Q3 q3_setup(const Inputs& in, Trace& tr) {
   q.N = in.num("n_chips");
   q.B = in.num("batch_tokens");
   const Layer l{in.num("d_model"), in.num("d_ff"), 3};
-  q.act = tr.step(
-      "Checkpoints (3 per layer)", "2 L B (D + 2F)", "2 \\cdot # \\cdot # \\cdot (# + 2 \\cdot #)",
-      {in.num("n_layers"), q.B, l.D, l.F}, checkpoint_bytes(l, in.num("n_layers"), q.B), "B");
-  q.state =
-      tr.step("Weights and Adam", "10 P", "10 \\cdot #", {q.P}, params_optimizer_bytes(q.P), "B");
-  Hardware h;
-  h.C = in.num("peak_bf16_flops_per_s");
-  h.W_ici = in.num("w_ici_Bps");
-  q.alpha = tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici},
-                    alpha_ici(h), "tokens");
+  q.act = tr.step("Checkpoints (3 per layer)", kCheckpointBytes,
+                  {in.num("n_layers"), q.B, l.D, l.n_mats, l.F});
+  q.state = tr.step("Weights and Adam", kParamsOptimizerBytes, {q.P});
+  q.alpha =
+      tr.step("ICI intensity", kAlpha, {in.num("peak_bf16_flops_per_s"), in.num("w_ici_Bps")});
   return q;
 }
 
@@ -235,10 +228,8 @@ constexpr Problem kQ3a{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("batch_tokens"), T = in.num("seq_len"), P = in.num("params");
-          const double per_chip = tr.step("Replicated on every chip", "10 P", "10 \\cdot #", {P},
-                                          params_optimizer_bytes(P), "B");
-          Answers a{{"sequences_per_batch", tr.step("Sequences", "B / T", "\\frac{#}{#}", {B, T},
-                                                    sequences(B, T), "count")},
+          const double per_chip = tr.step("Replicated on every chip", kParamsOptimizerBytes, {P});
+          Answers a{{"sequences_per_batch", tr.step("Sequences", kSequences, {B, T})},
                     {"params_opt_bytes_per_chip", per_chip},
                     {"pure_dp_fits", per_chip <= in.num("hbm_per_chip_B") ? 1 : 0}};
           a.book("sequences_per_batch", sequences(binary_millions(B), T),
@@ -292,19 +283,15 @@ constexpr Problem kQ3b{
           const double M = in.num("fsdp_mesh_axes"), hbm = in.num("hbm_per_chip_B");
           Answers a;
           a["activation_bytes"] = q.act;
-          a["total_bytes"] = q.act + q.state;
-          a["slice_hbm_bytes"] =
-              tr.step("HBM of the slice", "N \\cdot HBM", "# \\cdot #", {q.N, hbm}, q.N * hbm, "B");
+          a["total_bytes"] = tr.sum("In total", "M", "B", {{"S", q.state}, {"A", q.act}});
+          a["slice_hbm_bytes"] = tr.step("HBM of the slice", kSliceHbm, {q.N, hbm});
           a["fits_in_slice"] = a["total_bytes"] <= a["slice_hbm_bytes"] ? 1 : 0;
           a["bytes_per_chip"] =
-              tr.step("Per chip", "(10 P + \\text{checkpoints}) / N", "\\frac{# + #}{#}",
-                      {q.state, q.act, q.N}, memory_per_chip(q.P, q.act, {q.N, 1, M, 0}), "B");
-          const double floor = dp_min_batch_per_chip(q.alpha, M);
+              tr.step("Per chip under FSDP", kMemoryFsdp, {q.state, q.act, q.N, 1, 1});
+          const double floor = tr.step("FSDP floor", kDpFloor, {q.alpha, M});
           a["min_batch_fsdp_3axes_tokens"] =
-              tr.step("Smallest compute-bound batch", "N \\alpha / M_X", "# \\cdot \\frac{#}{#}",
-                      {q.N, q.alpha, M}, q.N * floor, "tokens");
-          a["per_chip_batch_tokens"] =
-              tr.step("Per chip", "B / N", "\\frac{#}{#}", {q.B, q.N}, q.B / q.N, "tokens");
+              tr.step("Smallest compute-bound batch", kGlobalBatch, {floor, q.N});
+          a["per_chip_batch_tokens"] = tr.step("Per chip", kPerChipBatch, {q.B, q.N});
           a["fsdp_compute_bound"] = q.B / q.N > floor ? 1 : 0;
           a.slip("min_batch_fsdp_3axes_tokens", q.N * dp_min_batch_per_chip(q.alpha, 1),
                  kSlipOneAxis);
@@ -358,28 +345,19 @@ constexpr Problem kQ3c{
           const Q3 q = q3_setup(in, tr);
           const double F = in.num("d_ff"), MX = in.num("m_x_axes"), MY = in.num("m_y_axes");
           Answers a;
-          const double floor = tr.step("Per-chip floor", "\\alpha^2 / (M_X M_Y F)",
-                                       "\\frac{#^2}{# \\cdot # \\cdot #}", {q.alpha, MX, MY, F},
-                                       mixed_min_batch_per_chip(q.alpha, F, MX, MY), "tokens");
+          const double floor = tr.step("Per-chip floor", kMixedFloor, {q.alpha, MX, MY, F});
           a["min_batch_per_chip_tokens"] = floor;
           a["mixed_compute_bound"] = q.B / q.N > floor ? 1 : 0;
-          const double x = tr.step("Optimal FSDP degree", "\\sqrt{(B/F)(M_X/M_Y) N}",
-                                   "\\sqrt{(# / #)(# / #) \\cdot #}", {q.B, F, MX, MY, q.N},
-                                   x_opt(q.B, F, q.N, MX, MY), "count");
+          const double x = tr.step("Optimal FSDP degree", kXOpt, {q.B, F, MX, MY, q.N});
           a["x_opt"] = x;
-          a["x_fsdp"] = tr.step("Nearest power of two", "2^{\\mathrm{round}(\\log_2 X)}",
-                                "2^{\\mathrm{round}(\\log_2 #)}", {x}, round_pow2(x), "count");
-          a["y_tp"] = tr.step("TP degree", "N / X", "\\frac{#}{#}", {q.N, a["x_fsdp"]},
-                              q.N / a["x_fsdp"], "count");
-          a["bytes_per_chip"] =
-              tr.step("Per chip (every byte sharded)", "(10 P + \\text{checkpoints}) / N",
-                      "\\frac{# + #}{#}", {q.state, q.act, q.N},
-                      memory_per_chip(q.P, q.act, {a["x_fsdp"], a["y_tp"], MX, MY}), "B");
+          a["x_fsdp"] = tr.step("Nearest power of two", kRoundPow2, {x});
+          const Recipe rc = mixed_recipe(x, q.N, 0, 0, 0);
+          a["y_tp"] = tr.value("TP degree: the largest that fits beside it, N / X", rc.Y, "count");
+          if (rc.idle > 0) tr.note(recipe_words(rc, x) + ".");
+          a["bytes_per_chip"] = tr.step("Per chip (every byte sharded)", kMemoryFsdp,
+                                        {q.state, q.act, a["x_fsdp"], a["y_tp"], 1});
           const double C = in.num("peak_flops_for_step_time"), mfu = in.num("mfu");
-          a["step_time_s"] =
-              tr.step("Step time", "6 B P / (N C \\cdot MFU)",
-                      "\\frac{6 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {q.B, q.P, q.N, C, mfu},
-                      step_time_at_mfu(q.B, q.P, q.N, C, mfu), "s");
+          a["step_time_s"] = tr.step("Step time", kStepTimeAtMfu, {q.B, q.P, q.N, C, mfu});
           a.slip("min_batch_per_chip_tokens", mixed_min_batch_per_chip_additive(q.alpha, F, MX, MY),
                  kSlipAdditive);
           a.slip("x_opt", x_opt(F, q.B, q.N, MX, MY), kSlipInverted);
