@@ -205,23 +205,30 @@ Reason reason_for(const Plan& p, const Plan& best, bool any_fits) {
 
 namespace {
 
-// The configurations of one slice's search for a microbatch step, counted without costing them.
-using AxisOpts = std::array<std::vector<AxisOpt>, 3>;
+// The microbatch steps the search may take, finest first: 1, 4, 16, ... up to the coarsest, 1 and
+// 4096 alone.
+constexpr int kSteps[] = {4, 16, 64, kMaxMicro};
+constexpr int kNumSteps = 4;
 
-long long count_configs(const Ctx& c, const AxisOpts& opts, int step, long long* assignments) {
-  long long n = 0;
-  for (const AxisOpt& o0 : opts[0])
-    for (const AxisOpt& o1 : opts[1])
+// The configurations of one slice's search for each microbatch step, counted without costing
+// them (one pass over its assignments).
+void count_configs(const Ctx& c, const AxisOpts& opts, long long (&n)[kNumSteps]) {
+  for (const AxisOpt& o0 : opts[0]) {
+    if (n[kNumSteps - 1] > c.budget) return;  // even the coarsest search passes the bound
+    if (!partial_ok(c, o0.y, o0.z)) continue;
+    for (const AxisOpt& o1 : opts[1]) {
+      if (!partial_ok(c, o0.y * o1.y, o0.z * o1.z)) continue;
       for (const AxisOpt& o2 : opts[2]) {
         const AxisOpt o[3] = {o0, o1, o2};
         const Layout lay = layout_of(o);
         if (!allowed(c, lay)) continue;
-        if (assignments) ++*assignments;
         int modes[4];
-        n += static_cast<long long>(x_modes(c, lay.X, modes)) * kRemats *
-             micro_count(micro_limit(c, lay), step);
+        const long long per = static_cast<long long>(x_modes(c, lay.X, modes)) * kRemats;
+        const int limit = micro_limit(c, lay);
+        for (int i = 0; i < kNumSteps; ++i) n[i] += per * micro_count(limit, kSteps[i]);
       }
-  return n;
+    }
+  }
 }
 
 // The search's running state: the best plan of each strategy class, and the best of all.
@@ -288,13 +295,17 @@ struct Search {
   // Every way to factor each axis of slice s into X, Y and Z.
   void slice(int s, const Slice& sl, const AxisOpts& opts) {
     const int n_axes = static_cast<int>(sl.dims.size());
-    for (const AxisOpt& o0 : opts[0])
-      for (const AxisOpt& o1 : opts[1])
+    for (const AxisOpt& o0 : opts[0]) {
+      if (!partial_ok(c, o0.y, o0.z)) continue;
+      for (const AxisOpt& o1 : opts[1]) {
+        if (!partial_ok(c, o0.y * o1.y, o0.z * o1.z)) continue;
         for (const AxisOpt& o2 : opts[2]) {
           if (res.cut) return;
           const AxisOpt o[3] = {o0, o1, o2};
           assignment(s, o, n_axes);
         }
+      }
+    }
   }
 };
 
@@ -312,35 +323,36 @@ std::vector<AxisOpts> all_opts(const PlanInput& in, const Ctx& c) {
   return out;
 }
 
-// The microbatch step that keeps the search within its bound (the coarsest tried last), and the
-// size of the unbounded search.
+// The microbatch step that keeps the search within its bound (the coarsest when none does), and
+// the size of the unbounded search.
+// The counting itself stops once even the coarsest search passes the bound: `full` is then a
+// lower bound.
 int micro_step_for(const Ctx& c, const std::vector<AxisOpts>& opts, long long* full) {
-  int chosen = 0;
-  for (int step : {4, 16, 64, kMaxMicro}) {
-    long long n = 0;
-    for (const AxisOpts& o : opts) n += count_configs(c, o, step, nullptr);
-    if (step == 4) *full = n;
-    if (n <= c.budget) return step;
-    chosen = step;
-  }
-  return chosen;
+  long long n[kNumSteps] = {};
+  for (const AxisOpts& o : opts) count_configs(c, o, n);
+  *full = n[0];
+  for (int i = 0; i < kNumSteps; ++i)
+    if (n[i] <= c.budget) return kSteps[i];
+  return kSteps[kNumSteps - 1];
 }
 
 }  // namespace
 
 std::string bound_words(const PlanResult& r) {
   std::string s;
-  if (r.micro_step > 4)
-    s = "To stay within its bound of work, the search tried the microbatch counts 1, " +
-        std::to_string(r.micro_step) + ", " + std::to_string(r.micro_step * r.micro_step) +
-        ", ... only (the full search has " + count_text(static_cast<double>(r.full)) +
-        " configurations).";
+  if (r.micro_step > 4) {
+    std::string counts;
+    for (long long m = 1; m <= kMaxMicro; m *= r.micro_step)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(m);
+    s = "To stay within its bound of work, the search tried the microbatch counts " + counts +
+        " only (the full search has " + (r.cut ? "more than " : "") +
+        units::number(static_cast<double>(r.full), 3) + " configurations).";
+  }
   if (r.cut)
-    s += std::string(s.empty() ? "" : " ") + "The search stopped at its bound of " +
-         count_text(static_cast<double>(r.configs)) + " configurations, of " +
-         count_text(static_cast<double>(r.full)) +
-         ": the best plan is the best of those it reached. Fewer chips, fewer layers or no "
-         "pipelining search in full.";
+    s += std::string(s.empty() ? "" : " ") + "It stopped at its bound of " +
+         units::number(static_cast<double>(r.configs), 3) +
+         " configurations: the best plan is the best of those it reached. Fewer chips, fewer "
+         "layers or no pipelining let it search in full.";
   return s;
 }
 

@@ -3,6 +3,8 @@
 // training chapter.
 #pragma once
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -62,6 +64,9 @@ inline std::vector<AxisOpt> axis_opts(int a, bool wrap, bool pipeline, const Har
   return out;
 }
 
+// The options of each of a slice's three axes (one option, all ones, for an axis it lacks).
+using AxisOpts = std::array<std::vector<AxisOpt>, 3>;
+
 // The layout of three axis options.
 inline Layout layout_of(const AxisOpt* o) {
   Layout lay;
@@ -75,6 +80,15 @@ inline Layout layout_of(const AxisOpt* o) {
 // Whether the search takes a layout: Z at most the layers, Y a TP degree the model takes.
 inline bool allowed(const Ctx& c, const Layout& lay) {
   return lay.Z <= c.lc.L && (lay.Y == 1 || tp_degree_fits(lay.Y, c.D, c.heads, c.kv));
+}
+
+// Whether some layout can still follow from axes factored so far (y and z, the products of their Y
+// and Z factors): Z at most the layers, and Y a divisor of what a TP degree must divide. The
+// searches skip the rest of the axes when not.
+inline bool partial_ok(const Ctx& c, int y, int z) {
+  if (z > c.lc.L) return false;
+  if (c.heads <= 0 || y == 1) return true;
+  return std::fmod(c.heads, y) == 0 && std::fmod(c.D, y) == 0;
 }
 
 // The X modes of a layout: none for X = 1; DP and FSDP; for an MoE whose experts split over X

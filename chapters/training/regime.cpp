@@ -66,7 +66,8 @@ Row row_windows(const PlanInput& base, const hw::Chip& chip, double N) {
       opts[i] =
           i < n ? axis_opts(sl.dims[i], sl.wrap[i], false, c.h) : std::vector<AxisOpt>{AxisOpt{}};
     for (const AxisOpt& o0 : opts[0])
-      for (const AxisOpt& o1 : opts[1])
+      for (const AxisOpt& o1 : opts[1]) {
+        if (!partial_ok(c, o0.y * o1.y, 1)) continue;
         for (const AxisOpt& o2 : opts[2]) {
           const AxisOpt o[3] = {o0, o1, o2};
           const Layout lay = layout_of(o);
@@ -86,6 +87,7 @@ Row row_windows(const PlanInput& base, const hw::Chip& chip, double N) {
             }
           }
         }
+      }
   }
   return row;
 }
