@@ -24,14 +24,24 @@ namespace tr = training;
 
 constexpr double kIQ1Ls[] = {32, 80, 126};
 constexpr double kIQ1Vs[] = {32000, 128256};
-constexpr Param kIQ1Given[] = {
-    width("L", 80, "layers L", kIQ1Ls),         kD70, kF70,        kN70,  kK70, kH70,
-    width("V", 128256, "vocabulary V", kIQ1Vs), kMlp, kEmbeddings, kNorms};
-constexpr Slot kIQ1Slots[] = {number("ffw_params", "count", "MLP parameters"),
-                              number("vocab_params", "count", "vocabulary parameters"),
-                              number("attention_params", "count", "attention parameters"),
-                              number("total_params", "count", "total parameters"),
-                              number("mlp_fraction", "ratio", "MLP share of the total")};
+constexpr double kIQ1Ds[] = {4096, 5120, 8192, 16384};
+constexpr double kIQ1Fs[] = {14336, 28672, 53248};
+constexpr Param kIQ1Given[] = {width("L", 80, "layers L", kIQ1Ls),
+                               width("D", 8192, "model width D", kIQ1Ds),
+                               width("F", 28672, "MLP width F", kIQ1Fs),
+                               kN70,
+                               kK70,
+                               kH70,
+                               width("V", 128256, "vocabulary V", kIQ1Vs),
+                               kMlp,
+                               kEmbeddings,
+                               kNorms};
+constexpr Slot kIQ1Slots[] = {
+    decimal_prefixes(number("ffw_params", "count", "MLP parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("attention_params", "count", "attention parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters")),
+    number("mlp_fraction", "ratio", "MLP share of the total")};
 constexpr Problem kIQ1{
     .id = "applied-training.IQ1",
     .title = "LLaMA 3-70B parameter count",
@@ -98,7 +108,8 @@ constexpr Problem kIQ2{
     .hint = "6 FLOPs per parameter per token: 2 forward, 4 backward.",
 };
 
-constexpr Param kIQ3Given[] = {kL70,
+constexpr double kIQ3Tokens[] = {1e12, 2e12, 5e12, 15e12, 18e12, 30e12};
+constexpr Param kIQ3Given[] = {width("L", 80, "layers L", kIQ1Ls),
                                kD70,
                                kF70,
                                kN70,
@@ -108,7 +119,7 @@ constexpr Param kIQ3Given[] = {kL70,
                                kMlp,
                                kEmbeddings,
                                kNorms,
-                               tokens("tokens", 15e12, "training tokens", kTrainTokens),
+                               tokens("tokens", 15e12, "training tokens", kIQ3Tokens),
                                kPeak,
                                kP70};
 constexpr Slot kIQ3Slots[] = {number("total_flops", "flop", "training FLOPs"),
@@ -205,12 +216,13 @@ constexpr Param kIQ5Given[] = {
     mfu_given(0.4, kIQ4Mfus),
     tokens("tokens", 15e12, "training tokens"),
     kP70};
-constexpr Slot kIQ5Slots[] = {number("param_bytes", "B", "bf16 parameters"),
-                              number("optimizer_bytes", "B", "optimizer state"),
-                              number("checkpoint_bytes", "B", "gradient checkpoints"),
-                              number("total_bytes", "B", "total"),
-                              number("min_chips", "chips", "fewest chips"),
-                              number("train_time_on_min_chips", "s", "training time on them")};
+constexpr Slot kIQ5Slots[] = {
+    decimal_prefixes(number("param_bytes", "B", "bf16 parameters")),
+    decimal_prefixes(number("optimizer_bytes", "B", "optimizer state")),
+    decimal_prefixes(number("checkpoint_bytes", "B", "gradient checkpoints")),
+    decimal_prefixes(number("total_bytes", "B", "total")),
+    number("min_chips", "chips", "fewest chips"),
+    number("train_time_on_min_chips", "s", "training time on them")};
 constexpr Problem kIQ5{
     .id = "applied-training.IQ5",
     .title = "Fewest chips that hold training state",
@@ -280,8 +292,9 @@ constexpr Param kIQ6Given[] = {
     per_param("bytes_per_param", 2, "bytes per bf16 weight"),
     per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter"),
     kP70};
-constexpr Slot kIQ6Slots[] = {number("bytes_per_chip", "B", "per chip, baseline checkpoints"),
-                              number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03)};
+constexpr Slot kIQ6Slots[] = {
+    decimal_prefixes(number("bytes_per_chip", "B", "per chip, baseline checkpoints")),
+    decimal_prefixes(number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03))};
 constexpr Problem kIQ6{
     .id = "applied-training.IQ6",
     .title = "Memory per chip on a full pod",

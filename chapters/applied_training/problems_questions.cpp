@@ -83,6 +83,7 @@ constexpr Param kN405 = width("N", 128, "query heads N");
 constexpr Param kK405 = width("K", 8, "key/value heads K");
 constexpr Param kH405 = width("H", 128, "head dimension H");
 constexpr Param kV405 = width("V", 128256, "vocabulary V");
+constexpr double kQ2aTokens[] = {1e12, 2e12, 5e12, 15e12, 18e12, 30e12};
 constexpr Param kQ2aGiven[] = {kL405,
                                kD405,
                                kF405,
@@ -93,13 +94,14 @@ constexpr Param kQ2aGiven[] = {kL405,
                                kMlp,
                                kEmbeddings,
                                kNorms,
-                               tokens("tokens", 15e12, "training tokens", kTrainTokens)};
-constexpr Slot kQ2aSlots[] = {number("ffw_params", "count", "MLP parameters"),
-                              number("attention_params", "count", "attention parameters"),
-                              number("vocab_params", "count", "vocabulary parameters"),
-                              number("total_params", "count", "total parameters"),
-                              number("flops_per_token", "flop", "training FLOPs per token"),
-                              number("total_flops", "flop", "training FLOPs")};
+                               tokens("tokens", 15e12, "training tokens", kQ2aTokens)};
+constexpr Slot kQ2aSlots[] = {
+    decimal_prefixes(number("ffw_params", "count", "MLP parameters")),
+    decimal_prefixes(number("attention_params", "count", "attention parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters")),
+    number("flops_per_token", "flop", "training FLOPs per token"),
+    number("total_flops", "flop", "training FLOPs")};
 constexpr Problem kQ2a{
     .id = "applied-training.Q2.a",
     .title = "LLaMA 3-405B params and FLOPs",

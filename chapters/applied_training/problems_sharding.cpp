@@ -51,11 +51,13 @@ constexpr Problem kIQ7{
         },
 };
 
+constexpr double kIQ8Chips[] = {2048, 4096, 8960, 17920};
+constexpr double kIQ8Axes[] = {1, 2, 3};
 constexpr Param kIQ8Given[] = {
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ7Batches),
-    chip_count("chips", 8960, "chips (a full v5p pod)"), kPeak,
+    chip_count("chips", 8960, "chips (the chapter's: a full v5p pod)", kIQ8Chips), kPeak,
     rate("ici_bw_bidir_Bps", "B_per_s", 1.8e11, "ICI per axis, both directions, W_ici"),
-    count("M_X", 3, "ICI axes FSDP spans", {}, 1, 3)};
+    count("M_X", 3, "ICI axes FSDP spans", kIQ8Axes, 1, 3)};
 constexpr Slot kIQ8Slots[] = {number("per_chip_batch", "tokens", "batch per chip"),
                               number("fsdp_threshold", "tokens", "FSDP floor"),
                               boolean("compute_bound", "FSDP compute-bound?")};

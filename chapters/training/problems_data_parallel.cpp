@@ -56,7 +56,7 @@ constexpr Param kEx2Given[] = {
     chip_spec(memory("hbm_per_chip_B", 96e9, "HBM per chip"), "hbm_bytes"),
     per_param("bytes_per_param", 10, "bytes per parameter: bf16 weights 2 + Adam fp32 m and v 8",
               kEx2BytesPerParam)};
-constexpr Slot kEx2Slots[] = {number("max_params", "count", "parameters", 0.07)};
+constexpr Slot kEx2Slots[] = {decimal_prefixes(number("max_params", "count", "parameters", 0.07))};
 constexpr Problem kEx2{
     .id = "training.Ex2",
     .title = "Largest model for pure data parallelism",

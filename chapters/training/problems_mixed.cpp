@@ -19,8 +19,8 @@ namespace tf = transformers;
 
 // ---- FSDP + TP --------------------------------------------------------------------------------
 
-constexpr double kEx10Batches[] = {24000, 48000, 96000, 192000};
-constexpr double kEx10Fs[] = {16384, 32768};
+constexpr double kEx10Batches[] = {24000, 48000, 96000, 192000, 384000, 768000};
+constexpr double kEx10Fs[] = {16384, 32768, 65536};
 constexpr Param kEx10Given[] = {chip_count("n_chips", 64, "chips N (a 4x4x4 slice)"),
                                 tokens("batch_tokens", 48000, "global batch B", kEx10Batches),
                                 width("d_ff", 32768, "MLP width F", kEx10Fs),

@@ -51,10 +51,11 @@ constexpr Param kQ1Given[] = {
     choice("mlp", "gated", "gated|plain", "MLP: gated (3 matrices) or plain (2)"),
     choice("embeddings", "untied", "untied|tied",
            "input and output embeddings: separate matrices (untied) or one shared (tied)")};
-constexpr Slot kQ1Slots[] = {number("ffw_params", "count", "feed-forward parameters"),
-                             number("attn_params", "count", "attention parameters"),
-                             number("vocab_params", "count", "vocabulary parameters"),
-                             number("total_params", "count", "total parameters")};
+constexpr Slot kQ1Slots[] = {
+    decimal_prefixes(number("ffw_params", "count", "feed-forward parameters")),
+    decimal_prefixes(number("attn_params", "count", "attention parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters"))};
 constexpr Problem kQ1{
     .id = "training.Q1",
     .title = "Parameter count of LLaMA-2 13B",
@@ -132,8 +133,9 @@ constexpr Param kQ2Given[] = {
     count("checkpoints_per_layer", 3, "bf16 checkpoints per layer: one [B, D], the rest [B, F]",
           kQ2Ckpts, 1, 3)};
 constexpr Slot kQ2Slots[] = {
-    number("params_and_optimizer_bytes", "B", "parameters and optimizer state"),
-    number("activation_bytes", "B", "saved activations"), number("total_bytes", "B", "total")};
+    decimal_prefixes(number("params_and_optimizer_bytes", "B", "parameters and optimizer state")),
+    decimal_prefixes(number("activation_bytes", "B", "saved activations")),
+    decimal_prefixes(number("total_bytes", "B", "total"))};
 constexpr Problem kQ2{
     .id = "training.Q2",
     .title = "Training memory: weights, Adam state, checkpoints",
@@ -172,7 +174,7 @@ constexpr Problem kQ2{
 
 // ---- Question 3: LLaMA-2 13B on a v5p 16x16x16 -------------------------------------------------
 
-constexpr double kQ3Batches[] = {1.5e6, 3e6, 6e6};
+constexpr double kQ3Batches[] = {1e6, 1.5e6, 2e6, 3e6, 4e6, 6e6};
 constexpr Param kQ3Params = param_count("params", 13e9, "parameters P (LLaMA-2 13B)");
 constexpr Param kQ3Chips = chip_count("n_chips", 4096, "chips N (a v5p 16x16x16)");
 constexpr Param kQ3Hbm = memory("hbm_per_chip_B", 96e9, "HBM per chip");
@@ -210,9 +212,10 @@ Q3 q3_setup(const Inputs& in, Trace& tr) {
 
 constexpr Param kQ3aGiven[] = {kQ3Params, kQ3Chips, kQ3HbmSpec, kQ3Seq,      kQ3Batch,
                                kQ3Layers, kQ3D,     kQ3F,       kQ3PeakSpec, kQ3WIciSpec};
-constexpr Slot kQ3aSlots[] = {number("sequences_per_batch", "count", "sequences per batch"),
-                              number("params_opt_bytes_per_chip", "B", "weights and Adam per chip"),
-                              boolean("pure_dp_fits", "does pure DP fit?")};
+constexpr Slot kQ3aSlots[] = {
+    number("sequences_per_batch", "count", "sequences per batch"),
+    decimal_prefixes(number("params_opt_bytes_per_chip", "B", "weights and Adam per chip")),
+    boolean("pure_dp_fits", "does pure DP fit?")};
 constexpr Problem kQ3a{
     .id = "training.Q3.a",
     .title = "Pure data parallelism on 16x16x16",
@@ -255,11 +258,11 @@ constexpr Param kQ3bGiven[] = {kQ3Params,
                                kQ3WIciSpec,
                                count("fsdp_mesh_axes", 3, "ICI axes FSDP spans", kQ3Axes, 1, 3)};
 constexpr Slot kQ3bSlots[] = {
-    number("activation_bytes", "B", "checkpoints (3 per layer)"),
-    number("total_bytes", "B", "total memory"),
-    number("slice_hbm_bytes", "B", "HBM of the slice"),
+    decimal_prefixes(number("activation_bytes", "B", "checkpoints (3 per layer)")),
+    decimal_prefixes(number("total_bytes", "B", "total memory")),
+    decimal_prefixes(number("slice_hbm_bytes", "B", "HBM of the slice")),
     boolean("fits_in_slice", "fits in the slice?"),
-    number("bytes_per_chip", "B", "bytes per chip under FSDP"),
+    decimal_prefixes(number("bytes_per_chip", "B", "bytes per chip under FSDP")),
     number("min_batch_fsdp_3axes_tokens", "tokens", "smallest compute-bound global batch"),
     number("per_chip_batch_tokens", "tokens", "batch per chip"),
     boolean("fsdp_compute_bound", "is FSDP compute-bound?")};
@@ -301,7 +304,7 @@ constexpr Problem kQ3b{
         },
 };
 
-constexpr double kQ3cMfus[] = {0.3, 0.4, 0.5};
+constexpr double kQ3cMfus[] = {0.3, 0.35, 0.4, 0.45, 0.5};
 constexpr Param kQ3cGiven[] = {
     kQ3Params,
     kQ3Chips,
@@ -323,7 +326,7 @@ constexpr Slot kQ3cSlots[] = {number("min_batch_per_chip_tokens", "tokens", "per
                               number("x_opt", "count", "X_opt"),
                               number("x_fsdp", "count", "FSDP degree X"),
                               number("y_tp", "count", "TP degree Y"),
-                              number("bytes_per_chip", "B", "bytes per chip"),
+                              decimal_prefixes(number("bytes_per_chip", "B", "bytes per chip")),
                               derived(number("step_time_s", "s", "step time", 0.04), From::Flops)};
 constexpr Problem kQ3c{
     .id = "training.Q3.c",
