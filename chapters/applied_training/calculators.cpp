@@ -2,7 +2,9 @@
 // (applied-training.case), and the chapter's sharding recipe beside the training planner's best
 // plan for the same setup (applied-training.plan). The arithmetic is in model.hpp and in the
 // training chapter's model, strategy and planner; the derivations come from their records.
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "chapters/applied_training/model.hpp"
@@ -12,7 +14,7 @@
 #include "chapters/training/planner.hpp"
 #include "chapters/training/strategy.hpp"
 #include "chapters/transformers/model.hpp"
-#include "chapters/transformers/models.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -32,27 +34,19 @@ constexpr Param zero_ok(Param p) {
   return p;
 }
 
-// The ids of data/models.json (a test checks them against the table), and custom.
-constexpr Param kModel = choice(
-    "model", "llama-3-70b",
-    "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
-    "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
-    "a model of the table, or custom to enter its sizes below");
-constexpr Param field(Text name, Text doc, double max) {
-  return zero_ok(num(name, "count", 0, doc, 0, max, true));
+// The model: the transformers chapter's one model input, with the chapter's table's count of norm
+// vectors as the default: none.
+constexpr auto model_input() {
+  auto in = tf::kModelInput;
+  for (Param& p : in)
+    if (p.name == "norms") p.def_text = "0";
+  return in;
 }
-constexpr Param kFields[] = {
-    field("L", "layers (0: the model's)", 1000),
-    field("D", "model width d_model (0: the model's)", 1e6),
-    field("F", "MLP width d_ff (an MoE: one expert's) (0: the model's)", 1e7),
-    field("N", "query heads (0: the model's)", 1e5),
-    field("K", "KV heads: N for MHA, 1 for MQA (0: the model's)", 1e5),
-    field("H", "head dimension (0: the model's; custom: D / N)", 1e5),
-    field("V", "vocabulary (0: the model's; custom: none)", 1e7)};
-constexpr Param kNorms = choice("norms", "book", "book|model",
-                                "book: leave the norm vectors out, as the chapter's table does; "
-                                "model: count them as the checkpoint stores them");
+template <size_t M>
+constexpr auto params(const std::array<Param, M>& own) {
+  return tf::join(model_input(), own);
+}
+
 constexpr Param kMlp = choice(
     "mlp", "model", "model|book",
     "the MLP's matrices: the model's own (3 when gated), or the chapter's simplification (2)");
@@ -67,17 +61,7 @@ constexpr Param kSeq = num("seq_len", "tokens", 4096, "sequence length", 1, 1e7)
 constexpr Param kPods = count("pods", 1, "pods (DP across pods over DCN)", {}, 1, 1e4);
 constexpr Param kMfu = num("mfu", "ratio", 0.4, "model FLOPs utilisation", 1e-3, 1);
 
-tf::Config config_of(const Inputs& in) {
-  tf::Config c = tr::model_config(
-      in.text("model"),
-      {in.num("L"), in.num("D"), in.num("F"), in.num("N"), in.num("K"), in.num("H"), in.num("V")});
-  if (in.text("norms") == "book") {
-    c.norms_per_layer = 0;
-    c.final_norm = false;
-    c.qk_norm = false;
-  }
-  return c;
-}
+tf::Config config_of(const Inputs& in) { return tf::chosen_model(in).config; }
 
 CaseInput case_input(const Inputs& in, const hw::Chip& chip) {
   CaseInput ci;
@@ -340,29 +324,13 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
 
 namespace {
 
-constexpr Param kCaseParams[] = {
-    kModel,
-    kFields[0],
-    kFields[1],
-    kFields[2],
-    kFields[3],
-    kFields[4],
-    kFields[5],
-    kFields[6],
-    kNorms,
-    kMlp,
-    kChip,
-    kTokens,
-    kBatch,
-    kSeq,
-    kPods,
-    kMfu,
-    zero_ok(num("checkpoints_per_layer", "count", 4,
-                "bf16 [batch, D] checkpoints per layer (the chapter: 4; aggressive: 12)", 0,
-                1000))};
-constexpr Param kPlanParams[] = {
-    kModel, kFields[0], kFields[1], kFields[2], kFields[3], kFields[4], kFields[5], kFields[6],
-    kNorms, kMlp,       kChip,      kTokens,    kBatch,     kSeq,       kPods,      kMfu};
+constexpr auto kCaseParams = params(std::to_array<Param>(
+    {kMlp, kChip, kTokens, kBatch, kSeq, kPods, kMfu,
+     zero_ok(num("checkpoints_per_layer", "count", 4,
+                 "bf16 [batch, D] checkpoints per layer (the chapter: 4; aggressive: 12)", 0,
+                 1000))}));
+constexpr auto kPlanParams =
+    params(std::to_array<Param>({kMlp, kChip, kTokens, kBatch, kSeq, kPods, kMfu}));
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "applied-training.case",
@@ -378,7 +346,8 @@ constexpr Calculator kCalculators[] = {
                       "and the training planner's best layout for the same model, pods and batch: "
                       "step time, MFU bound, memory per chip.",
                .params = kPlanParams,
-               .run = plan_calc},
+               .run = plan_calc,
+               .heavy = true},
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 // beside the training planner's best plan for the same inputs (applied-training.plan). Every
 // number is the module's.
 import '../lib/page.js';
-import { SbCalc, fmtQuantity, fmtNumber, fmtValue, h } from '../lib/widgets.js';
+import { SbCalc, compute, fmtQuantity, fmtNumber, fmtValue, h } from '../lib/widgets.js';
 
 const GROUPS = [
   ['Counting parameters and FLOPs', ['params', 'active_params', 'mlp_params', 'attn_params', 'vocab_params', 'flops_per_token', 'flops_per_token_book',
@@ -17,7 +17,8 @@ const GROUPS = [
     'x_min', 'x_max', 'fsdp_degree', 'tp_degree', 'idle_chips', 'recipe_compute_bound', 'per_pod_batch', 'dcn_threshold']],
 ];
 
-const PLAN_INPUTS = ['model', 'L', 'D', 'F', 'N', 'K', 'H', 'V', 'norms', 'mlp', 'chip', 'tokens', 'batch', 'seq_len', 'pods', 'mfu'];
+// The plan takes every input of the case but its checkpoint count (the planner picks the remat).
+const NOT_PLAN_INPUTS = ['checkpoints_per_layer'];
 
 function group(title, keys, values) {
   const rows = keys.filter((k) => values[k]).map((k) => {
@@ -37,24 +38,36 @@ function side(title, p, extraLines) {
         .map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v))))));
 }
 
-function drawCase(r, extra, calc) {
-  const v = r.values;
-  const inputs = Object.fromEntries(Object.entries(calc.inputs()).filter(([k]) => PLAN_INPUTS.includes(k)));
-  const p = calc.sb.calc('applied-training.plan', inputs);
-  const compare = p.ok
+function comparison(p) {
+  return [p.ok
     ? h('div', { class: 'sb-train-compare', 'data-verdict': p.verdict },
       side('The chapter\u2019s recipe', p.book, `${fmtNumber(p.book.X, 5)}-way FSDP x ${fmtNumber(p.book.Y, 5)}-way TP (M_X ${p.book.M_X}, M_Y ${p.book.M_Y})` +
         (p.book.idle > 0 ? `, ${fmtNumber(p.book.idle, 6)} chips idle` : '')),
       side('The planner\u2019s plan', p.plan, `${p.plan.strategy}: X ${p.plan.X} x Y ${p.plan.Y}${p.plan.Z > 1 ? ` x Z ${p.plan.Z}` : ''}`))
-    : h('p', { class: 'sb-error' }, p.error.message);
+    : h('p', { class: 'sb-error' }, p.error.message),
+  p.ok ? h('p', { class: 'sb-muted sb-small sb-case-plan-verdict' }, `${p.verdict}. At its step-time bound the planner\u2019s plan takes ` +
+    `${fmtNumber(p.values.plan_days.value, 3)} days for the tokens (an MFU near its bound, not the MFU above).`) : null];
+}
+
+// The case's answers at once; the planner's plan (a search: in a worker, lib/core.js compute) when
+// it arrives, the last one staying until then.
+function drawCase(r, extra, calc) {
+  const v = r.values;
+  const inputs = Object.fromEntries(Object.entries(calc.inputs()).filter(([k]) => !NOT_PLAN_INPUTS.includes(k)));
+  calc.planBox ??= h('div', { class: 'sb-case-plan', 'aria-live': 'polite' });
   extra.replaceChildren(
     h('div', { class: 'sb-case-groups' }, GROUPS.map(([t, keys]) => group(t, keys, v))),
     h('h4', {}, 'The chapter\u2019s recipe beside the planner\u2019s'),
     h('p', { class: 'sb-muted sb-small' }, 'The chapter rounds X_opt to a split of the pod and puts FSDP on two axes and TP on one. The planner tries ' +
       'every split of the pod\u2019s axes (pipelining too) and keeps the fastest plan that fits; among equally fast ones, the simplest with the most comms headroom.'),
-    compare,
-    p.ok ? h('p', { class: 'sb-muted sb-small sb-case-plan-verdict' }, `${p.verdict}. At its step-time bound the planner\u2019s plan takes ` +
-      `${fmtNumber(p.values.plan_days.value, 3)} days for the tokens (an MFU near its bound, not the MFU above).`) : null);
+    calc.planBox);
+  const seq = (calc.planSeq = (calc.planSeq || 0) + 1);
+  calc.planBox.setAttribute('aria-busy', 'true');
+  compute('applied-training.plan', inputs).then((p) => {
+    if (seq !== calc.planSeq) return;
+    calc.planBox.removeAttribute('aria-busy');
+    calc.planBox.replaceChildren(...comparison(p).filter(Boolean));
+  });
 }
 SbCalc.addRenderer('applied-training.case', drawCase);
 

@@ -4,7 +4,8 @@
 // run function is in its calculators_*.cpp.
 #include "chapters/training/calculators.hpp"
 
-#include "chapters/transformers/models.hpp"
+#include <array>
+
 #include "core/registry.hpp"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -12,11 +13,6 @@
 namespace sb::training {
 
 namespace calc {
-
-std::string model_name(const Inputs& in) {
-  const std::string& id = in.text("model");
-  return id == kCustomModel ? std::string("custom model") : tf::model(id, "model").name;
-}
 
 json memory_json(const MemoryBar& m, double hbm) {
   return {{"weights", m.weights},         {"grads", m.grads},   {"optimizer", m.optimizer},
@@ -39,56 +35,27 @@ constexpr Text kStrategies = "DP|FSDP|TP|FSDP+TP|pipeline|DCN";
 
 // ------------------------------------------------------------------ the records
 
-constexpr Param kStrategyParams[] = {
-    choice("strategy", "FSDP+TP", kStrategies,
-           "DP, FSDP, TP, FSDP+TP, pipeline, or DCN (DP across pods, FSDP and TP inside)"),
-    kModel,
-    kL,
-    kD,
-    kF,
-    kN,
-    kK,
-    kH,
-    kV,
-    kMlp,
-    kChip,
-    kChips,
-    kBatch,
-    kAxes,
-    kMY,
-    zero_ok(num("Y", "count", 0,
-                "TP degree for FSDP+TP and DCN (0: the chapter's recipe, X_opt rounded to a power "
-                "of two; for DCN 1 is FSDP alone inside a pod)",
-                0, 1e8, true)),
-    count("Z", 4, "pipeline stages"),
-    count("m", 16, "pipeline microbatches", {}, 1, 4096),
-    count("pods", 2, "pods for DP over DCN", {}, 1, 1e4),
-    kGradBuffers};
+constexpr auto kStrategyParams = params(std::to_array<Param>(
+    {choice("strategy", "FSDP+TP", kStrategies,
+            "DP, FSDP, TP, FSDP+TP, pipeline, or DCN (DP across pods, FSDP and TP inside)"),
+     kMlp, kChip, kChips, kBatch, kAxes, kMY,
+     zero_ok(num("Y", "count", 0,
+                 "TP degree for FSDP+TP and DCN (0: the chapter's recipe, X_opt rounded to a power "
+                 "of two; for DCN 1 is FSDP alone inside a pod)",
+                 0, 1e8, true)),
+     count("Z", 4, "pipeline stages"), count("m", 16, "pipeline microbatches", {}, 1, 4096),
+     count("pods", 2, "pods for DP over DCN", {}, 1, 1e4), kGradBuffers}));
 
-constexpr Param kSplitParams[] = {kModel, kL,   kD,    kF,     kN,     kK,    kH,
-                                  kV,     kMlp, kChip, kChips, kBatch, kAxes, kMY};
+constexpr auto kSplitParams =
+    params(std::to_array<Param>({kMlp, kChip, kChips, kBatch, kAxes, kMY}));
 
-constexpr Param kPlanParams[] = {
-    kModel,
-    kL,
-    kD,
-    kF,
-    kN,
-    kK,
-    kH,
-    kV,
-    kMlp,
-    kLayer,
-    kSeqLen,
-    kChip,
-    kChips,
-    text("shape", "", "slice shape like 16x20x28; empty: every shape with that many chips"),
-    kBatch,
-    kGradBuffers,
-    choice("pipeline", "yes", "yes|no", "try pipeline stages too")};
+constexpr auto kPlanParams = params(std::to_array<Param>(
+    {kMlp, kLayer, kSeqLen, kChip, kChips,
+     text("shape", "", "slice shape like 16x20x28; empty: every shape with that many chips"),
+     kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too")}));
 
-constexpr Param kRegimeParams[] = {kModel, kL,     kD,      kF,    kN,     kK,     kH,          kV,
-                                   kMlp,   kLayer, kSeqLen, kChip, kChips, kBatch, kGradBuffers};
+constexpr auto kRegimeParams =
+    params(std::to_array<Param>({kMlp, kLayer, kSeqLen, kChip, kChips, kBatch, kGradBuffers}));
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "training.strategy",
@@ -113,7 +80,8 @@ constexpr Calculator kCalculators[] = {
                       "step-time and MFU bounds; the best plan, its memory and its step's "
                       "timeline, and why each other strategy loses.",
                .params = kPlanParams,
-               .run = plan_calc},
+               .run = plan_calc,
+               .heavy = true},
     Calculator{.name = "training.regime",
                .title = "Regime map",
                .doc = "Chips against batch per chip: where DP, FSDP, TP, FSDP + TP (and expert "

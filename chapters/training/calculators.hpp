@@ -2,6 +2,8 @@
 // model of the table or a custom one, a TPU, chips, batch, the layer model), their readers, and
 // the calculators' run functions, which calculators.cpp lists as records.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <string>
 
 #include "chapters/tpus/model.hpp"
@@ -9,6 +11,7 @@
 #include "chapters/training/model.hpp"
 #include "chapters/training/planner.hpp"
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
@@ -28,24 +31,13 @@ constexpr Param zero_ok(Param p) {
   p.positive = false;
   return p;
 }
-constexpr Param override_param(Text name, Text doc, double max) {
-  return zero_ok(num(name, "count", 0, doc, 0, max, true));
+// The model: the transformers chapter's one model input (a model of the table with the reader's
+// fields laid over it, or custom), followed by a calculator's own params: params(...).
+template <size_t M>
+constexpr auto params(const std::array<Param, M>& own) {
+  return tf::join(tf::kModelInput, own);
 }
-// The ids of data/models.json (a test checks them against the table), and custom.
-constexpr Param kModel = choice(
-    "model", "llama-3-70b",
-    "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
-    "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
-    "a model of the table, or custom to enter its sizes below");
-constexpr Param kL = override_param("L", "layers (0: the model's)", 1000);
-constexpr Param kD = override_param("D", "model width d_model (0: the model's)", 1e6);
-constexpr Param kF =
-    override_param("F", "MLP width d_ff (an MoE: one expert's) (0: the model's)", 1e7);
-constexpr Param kN = override_param("N", "query heads (0: the model's)", 1e5);
-constexpr Param kK = override_param("K", "KV heads: N for MHA, 1 for MQA (0: the model's)", 1e5);
-constexpr Param kH = override_param("H", "head dimension (0: the model's; custom: D / N)", 1e5);
-constexpr Param kV = override_param("V", "vocabulary (0: the model's; custom: none)", 1e7);
+
 // The one rule every widget follows: the model's own MLP unless the reader picks the chapter's.
 constexpr Param kMlp =
     choice("mlp", "model", "model|book",
@@ -69,13 +61,9 @@ constexpr Param kAxes = zero_ok(
 constexpr Param kMY =
     num("M_Y", "count", 1, "axes given to TP in FSDP + TP (FSDP gets the rest)", 0.1, 2.9);
 
-// The model of the inputs: a table entry with the reader's fields laid over it, or custom.
-inline tf::Config config_of(const Inputs& in) {
-  return model_config(in.text("model"), {in.num("L"), in.num("D"), in.num("F"), in.num("N"),
-                                         in.num("K"), in.num("H"), in.num("V")});
-}
-// "LLaMA 3 70B", or "custom model" (calculators.cpp).
-std::string model_name(const Inputs& in);
+// The model of the inputs, validated, and its name ("LLaMA 3 70B", "custom model").
+inline tf::Config config_of(const Inputs& in) { return tf::chosen_model(in).config; }
+inline std::string model_name(const Inputs& in) { return tf::chosen_model(in).name; }
 
 inline bool book_mlp(const Inputs& in) { return in.text("mlp") == "book"; }
 

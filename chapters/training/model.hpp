@@ -112,18 +112,6 @@ inline constexpr Formula kWDcnPerChip =
     record("W_dcn", "W_host / n_host", "B_per_s", "A.1", "W_host n_host", kSymbols,
            [](const double* x) { return w_dcn_per_chip(x[0], x[1]); });
 
-// ------------------------------------------------------------------ the model trained
-
-// The model a calculator trains: one of the table's (data/models.json, by id or alias) with the
-// reader's non-zero fields laid over it, or "custom": the book's plain transformer (gated MLP,
-// untied embeddings) from the fields alone (L, D, F, N and K required; H = D / N by default; V = 0:
-// no vocabulary). On an MoE model F sets one expert's width. InputError naming the field.
-struct ModelFields {
-  double L = 0, D = 0, F = 0, N = 0, K = 0, H = 0, V = 0;
-};
-inline constexpr std::string_view kCustomModel = "custom";
-transformers::Config model_config(std::string_view id, const ModelFields& f);
-
 // ------------------------------------------------------------------ A.2 the layer
 
 struct Layer {

@@ -7,8 +7,7 @@
 // that re-run the whole search as they move; the best plan's memory per chip and step timeline,
 // and the plan table that says why each strategy loses.
 // <sb-regime-map>: training.regime drawn as the chapter's map: chips against batch per chip,
-// coloured by the simplest strategy that is compute-bound and fits; a cell's details on click or
-// with the arrow keys.
+// coloured by the simplest strategy that is compute-bound and fits, as the planner costs it.
 // <sb-training-strategy>: training.strategy with its collectives, the compute against comms bars per
 // phase, the compute-bound conditions and the six strategies side by side.
 // <sb-fsdp-tp-split>: training.split with the FSDP and TP comm terms against X (log-log).
@@ -25,7 +24,6 @@ function s(tag, attrs = {}, ...children) {
 
 const pct = (x) => `${fmtNumber(100 * x, 3)}%`;
 const yesNo = (b) => (b ? 'yes' : 'no');
-
 
 // ---------------------------------------------------------------- memory and timeline
 
@@ -107,8 +105,9 @@ function drawPlan(r, extra) {
   const banner = r.fits ? null
     : h('p', { class: 'sb-train-nowhere', role: 'status' }, 'Fits nowhere: no layout of this model fits in these chips\u2019 HBM. The table shows the least memory each strategy needs.');
   const b = r.best;
-  const searched = h('p', { class: 'sb-muted sb-small sb-train-searched' },
-    `Searched ${fmtNumber(r.searched.configs, 6)} configurations.${r.searched.text ? ` ${r.searched.text}` : ''}`);
+  // What the bound on the search's work changed, if anything (the search's size is the planner's
+  // own line, above).
+  const searched = r.searched.text ? h('p', { class: 'sb-muted sb-small sb-train-searched' }, r.searched.text) : null;
   extra.replaceChildren(...[banner,
     h('h4', {}, `The best plan: ${b.strategy}, ${layoutText(b)} (${b.remat})`),
     h('div', { class: 'sb-train-phases' }, memoryBar(b.memory), timelineBars(b.timeline)),
@@ -133,15 +132,18 @@ class SbTrainingPlanner extends HTMLElement {
     const chips = h('input', { type: 'range', min: 0, max: 0, step: 1, value: 0, name: 'chips-slider', 'aria-label': 'chips' });
     this.batchOut = h('output', { class: 'sb-train-out' });
     this.chipsOut = h('output', { class: 'sb-train-out' });
+    this.timing = h('p', { class: 'sb-muted sb-small sb-train-timing', 'aria-live': 'polite' });
     const calc = h('sb-calc', { name: 'training.plan' });
     this.calc = calc;
-    batch.addEventListener('input', () => calc.setInputs({ B: String(batchAt(Number(batch.value))) }));
+    batch.addEventListener('input', () => this.move({ B: String(batchAt(Number(batch.value))) }));
     chips.addEventListener('input', () => {
       const n = this.counts[Number(chips.value)];
-      if (n) calc.setInputs({ chips: String(n), shape: '' });
+      if (n) this.move({ chips: String(n), shape: '' });
     });
     calc.addEventListener('sb-result', (e) => {
       const r = e.detail.response;
+      // The search's size with every answer (it runs in a worker: lib/calc.js), never a stale one.
+      this.timing.textContent = r.ok && r.values.configs ? `Searched ${fmtNumber(r.values.configs.value, 6)} configurations.` : '';
       if (!r.ok) return;
       this.counts = r.chip_counts || [];
       const n = r.values.chips.value;
@@ -151,6 +153,7 @@ class SbTrainingPlanner extends HTMLElement {
       batch.value = posOfBatch(r.inputs.B);
       this.batchOut.textContent = fmtQuantity(r.inputs.B, 'tokens');
       this.chipsOut.textContent = `${fmtNumber(n, 6)} chips`;
+      // A screen reader hears the value, not the slider's index.
       batch.setAttribute('aria-valuetext', this.batchOut.textContent);
       chips.setAttribute('aria-valuetext', this.chipsOut.textContent);
     });
@@ -162,7 +165,13 @@ class SbTrainingPlanner extends HTMLElement {
       h('div', { class: 'sb-train-sliders' },
         h('label', {}, h('span', {}, 'global batch'), batch, this.batchOut),
         h('label', {}, h('span', {}, 'chips'), chips, this.chipsOut)),
+      this.timing,
       calc);
+  }
+
+  // A slider moved: set the inputs; the calculator recomputes (off the main thread).
+  move(inputs) {
+    this.calc.setInputs(inputs);
   }
 }
 
@@ -195,6 +204,31 @@ function cellText(bits, b, chips, per) {
   return `${fmtNumber(chips, 6)} chips, ${fmtNumber(per, 3)} tokens per chip: ${ok.length ? `compute-bound with ${ok.join(', ')}` : 'no strategy compute-bound and fitting'}${pods}`;
 }
 
+// A cell's details on hover, click or keyboard: the map takes focus, the arrow keys move a cursor
+// over the cells, and the line under the map says what the cell holds. textOf(k): cell k's words.
+function regimeDetail(svg, cols, textOf) {
+  const line = h('p', { class: 'sb-small sb-train-cell', 'aria-live': 'polite' }, 'Point at a cell, or focus the map and use the arrow keys.');
+  const rects = [...svg.querySelectorAll('rect[data-regime]')];
+  let at = -1;
+  const show = (k) => {
+    rects[at]?.removeAttribute('stroke');
+    at = Math.max(0, Math.min(rects.length - 1, k));
+    rects[at].setAttribute('stroke', '#111827');
+    rects[at].setAttribute('stroke-width', '2');
+    line.textContent = textOf(at);
+  };
+  svg.setAttribute('tabindex', '0');
+  for (const ev of ['click', 'mousemove']) svg.addEventListener(ev, (e) => { const k = rects.indexOf(e.target); if (k >= 0 && k !== at) show(k); });
+  svg.addEventListener('keydown', (e) => {
+    // rects run row by row from the bottom row (fewest chips) up; a step is one cell or one row.
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: cols, ArrowDown: -cols }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    show(at < 0 ? 0 : at + step);
+  });
+  return line;
+}
+
 function drawRegime(r, extra) {
   const m = r.map;
   const rows = m.chips.length, cols = m.batch_per_chip.length;
@@ -202,25 +236,13 @@ function drawRegime(r, extra) {
   const W = left + cols * cw + 20, H = top + rows * ch + bottom;
   const lx = (b) => left + (Math.log2(b / m.batch_per_chip[0]) / Math.log2(m.batch_per_chip[cols - 1] / m.batch_per_chip[0])) * (cols - 1) * cw + cw / 2;
   const ly = (n) => top + (rows - 1 - Math.log2(n / m.chips[0]) / Math.log2(m.chips[rows - 1] / m.chips[0]) * (rows - 1)) * ch + ch / 2;
-  const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'sb-train-map', role: 'img', tabindex: 0,
-    'aria-label': `Regime map: ${rows} chip counts by ${cols} batches per chip; arrow keys move between cells` });
-  const details = h('p', { class: 'sb-train-cell', 'aria-live': 'polite' }, 'Click a cell (or focus the map and use the arrow keys) for every strategy that works there.');
-  const cursor = s('rect', { width: cw, height: ch, fill: 'none', stroke: '#111827', 'stroke-width': 2, visibility: 'hidden' });
-  let at = [0, 0];
-  const show = (i, j) => {
-    at = [i, j];
-    cursor.setAttribute('x', left + j * cw);
-    cursor.setAttribute('y', top + (rows - 1 - i) * ch);
-    cursor.setAttribute('visibility', 'visible');
-    details.textContent = cellText(m.cells[i * cols + j], m.bits, m.chips[i], m.batch_per_chip[j]);
-  };
+  const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'sb-train-map', role: 'img',
+    'aria-label': `Regime map: ${rows} chip counts by ${cols} batches per chip` });
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       const bits = m.cells[i * cols + j];
       const g = regimeOf(bits, m.bits);
       const rect = s('rect', { x: left + j * cw, y: top + (rows - 1 - i) * ch, width: cw, height: ch, fill: g.color, 'data-regime': g.key });
-      rect.append(s('title', {}, cellText(bits, m.bits, m.chips[i], m.batch_per_chip[j])));
-      rect.addEventListener('click', () => show(i, j));
       svg.append(rect);
     }
   }
@@ -245,21 +267,18 @@ function drawRegime(r, extra) {
     dot.append(s('title', {}, `your setup: ${fmtNumber(p.chips, 6)} chips, ${fmtNumber(p.batch_per_chip, 4)} tokens per chip`));
     svg.append(dot);
   }
-  svg.append(cursor);
-  svg.addEventListener('keydown', (e) => {
-    const step = { ArrowUp: [1, 0], ArrowDown: [-1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
-    if (!step) return;
-    e.preventDefault();
-    show(Math.min(rows - 1, Math.max(0, at[0] + step[0])), Math.min(cols - 1, Math.max(0, at[1] + step[1])));
-  });
   const legend = h('ul', { class: 'sb-train-legend' }, REGIMES.map((g) =>
     h('li', {}, h('span', { class: 'sb-train-swatch', 'data-color': g.color }), g.label)));
   for (const [i, sw] of [...legend.querySelectorAll('.sb-train-swatch')].entries()) sw.style.background = REGIMES[i].color;
-  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), details, legend,
+  // A cell's words are made when the reader points at it (hundreds of <title>s cost the page a
+  // long task on every change).
+  const detail = regimeDetail(svg, cols, (k) => cellText(m.cells[k], m.bits, m.chips[Math.floor(k / cols)], m.batch_per_chip[k % cols]));
+  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), detail, legend,
     h('p', { class: 'sb-muted sb-small' }, 'Each cell asks the planner\u2019s question: is some layout of the strategy (without pipelining) ' +
       `compute-bound and within HBM, with one of the planner\u2019s remat policies (${m.remat.join('; ')})? It takes the simplest that is, ` +
       'in the chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
-      'The dashed lines are the chapter\u2019s closed-form floors; the ring marks the chips and batch of the form.'));
+      'The dashed lines are the chapter\u2019s closed-form floors; the ring marks the chips and batch of the form. The line under the map ' +
+      'names every strategy that works in the cell you point at.'));
 }
 SbCalc.addRenderer('training.regime', drawRegime);
 
