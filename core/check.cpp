@@ -281,7 +281,7 @@ Result answer(const std::string& text, const Slot& slot, double want,
   // 3. A decimal prefix meant as a power of 1024 ("2M" tokens = 2^21), for sizes and counts.
   const Quantity q = quantity_of(slot);
   const bool sized = q == Quantity::Bytes || q == Quantity::Tokens || q == Quantity::Count;
-  if (sized && b.binary && near(*b.binary, want, tol))
+  if (sized && !slot.decimal && b.binary && near(*b.binary, want, tol))
     return correct("binary",
                    "read with binary prefixes (k = 2^10, M = 2^20, G = 2^30), as the book means "
                    "them here; " +

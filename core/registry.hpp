@@ -270,7 +270,11 @@ struct Slot {
   Quantity quantity = Quantity::Auto;
   From from = From::None;
   Bound bound = Bound::None;
-  Text label;          // what the input is labelled with on the page
+  Text label;  // what the input is labelled with on the page
+  // The book writes this quantity with decimal prefixes (GB = 1e9 B, 70B parameters = 70e9): an
+  // answer that only matches when read with binary ones (GiB typed as GB) is the GB/GiB slip, with
+  // its hint, not the book's reading. Left false, such a reading of a size or count is accepted.
+  bool decimal = false;
   double tol_rel = 0;  // relative tolerance; number() sets 0.02 (zero by default, as for Param)
   // Formula slots: the book's symbols (name, what it means, sampling range for grading) and the
   // model evaluated at a point. The expected expression is the model itself, never a string.
@@ -371,6 +375,11 @@ constexpr Slot at_most(Slot s) {
 }
 constexpr Slot at_least(Slot s) {
   s.bound = Slot::Bound::Lower;
+  return s;
+}
+// A size or count the book writes with decimal prefixes (see Slot::decimal).
+constexpr Slot decimal_prefixes(Slot s) {
+  s.decimal = true;
   return s;
 }
 // The quantity a slot measures, Auto resolved from its unit.

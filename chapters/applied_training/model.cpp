@@ -5,17 +5,24 @@
 #include <string>
 #include <utility>
 
+#include "chapters/training/strategy.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace sb::applied_training {
 
 namespace tf = transformers;
 namespace tr = training;
 
-TrainingState training_state(double P, double tokens, double D, double L, double c) {
-  return {tf::param_bytes(P), tf::optimizer_bytes(P), tf::activation_bytes(tokens, D, L, c)};
+double checkpoint_bytes(double D, double tokens, double c, double L) {
+  return tf::activation_bytes(tokens, D, L, c);
 }
 
+TrainingState training_state(double P, double tokens, double D, double L, double c) {
+  return {tf::param_bytes(P), tf::optimizer_bytes(P), checkpoint_bytes(D, tokens, c, L)};
+}
+
+double mlp_share(double mlp_params, double params) { return mlp_params / params; }
 double min_chips(double total, double hbm) { return std::ceil(total / hbm); }
 double bytes_per_chip(double total, double chips) { return total / chips; }
 
@@ -26,10 +33,7 @@ void positive(double v, const char* field, const char* what) {
     fail(field, std::string(field) + " must be " + what, "out_of_range");
 }
 
-}  // namespace
-
-CaseStudy case_study(const CaseInput& in) {
-  const tf::Config c = tf::validated(in.model);
+void check_case(const CaseInput& in) {
   positive(in.hw.C, "C", "a positive FLOPs/s");
   positive(in.hw.W_ici, "W_ici", "a positive bandwidth");
   positive(in.hw.hbm, "hbm", "a positive number of bytes");
@@ -47,22 +51,33 @@ CaseStudy case_study(const CaseInput& in) {
     positive(v, field, "a positive number of axes");
   if (!(in.batch >= in.pod_chips * in.pods) || !std::isfinite(in.batch))
     fail("batch", "the batch must hold at least one token per chip", "out_of_range");
-  const tr::Layer layer = tr::layer_of(c);
-  CaseStudy s;
+}
+
+// Parameters, FLOPs under both conventions, and the time on the pods (A.3, A.5, A.12).
+void counting(const CaseInput& in, const tf::Config& c, CaseStudy& s) {
   s.params = tf::params(c);
-  const double P = s.params.total;
-  s.flops_per_token = tf::six_p_tokens(P, 1);
-  s.total_flops = tf::six_p_tokens(P, in.tokens);
+  const double P = s.params.total, P_active = s.params.matmul_active;
+  s.flops_per_token = tf::six_p_tokens(P_active, 1);
+  s.flops_per_token_book = tf::six_p_tokens(P, 1);
+  s.total_flops = tf::six_p_tokens(P_active, in.tokens);
+  s.total_flops_book = tf::six_p_tokens(P, in.tokens);
   s.time_one_chip = tr::train_time(s.total_flops, 1, in.hw.C, 1);
   s.chips = in.pod_chips * in.pods;
   s.time = tr::train_time(s.total_flops, s.chips, in.hw.C, in.mfu);
-  s.state = training_state(P, in.batch, c.D, c.L, in.checkpoints_per_layer);
+  s.time_book = tr::train_time(s.total_flops_book, s.chips, in.hw.C, in.mfu);
+}
+
+// The memory (A.11) and how to shard it (A.13): floors, X_opt, the window, the recipe.
+void sharding(const CaseInput& in, const tf::Config& c, CaseStudy& s) {
+  const tr::Layer layer = tr::layer_of(c, in.book_mlp);
+  s.state = training_state(s.params.total, in.batch, c.D, c.L, in.checkpoints_per_layer);
   s.min_chips = min_chips(s.state.total(), in.hw.hbm);
   s.time_on_min_chips = tr::train_time(s.total_flops, s.min_chips, in.hw.C, in.mfu);
   s.bytes_per_chip = bytes_per_chip(s.state.total(), s.chips);
+  s.fits = s.bytes_per_chip <= in.hw.hbm;
   s.sequences = tr::sequences(in.batch, in.seq_len);
-  s.per_chip_batch = in.batch / s.chips;
-  s.per_pod_batch = in.batch / in.pods;
+  s.per_chip_batch = tr::per_chip_batch(in.batch, s.chips);
+  s.per_pod_batch = tr::per_pod_batch(in.batch, in.pods);
   const double alpha = tr::alpha_ici(in.hw);
   s.fsdp_threshold = tr::dp_min_batch_per_chip(alpha, in.M_X_fsdp);
   s.fsdp_compute_bound = s.per_chip_batch > s.fsdp_threshold;
@@ -72,13 +87,64 @@ CaseStudy case_study(const CaseInput& in) {
   s.tp_limit = tr::tp_max_degree(layer.F, alpha, in.M_Y);
   s.x_opt = tr::x_opt(s.per_pod_batch, layer.F, in.pod_chips, in.M_X, in.M_Y);
   s.x_window = tr::x_window(s.per_pod_batch, layer.F, in.pod_chips, alpha, in.M_X, in.M_Y);
-  s.fsdp_degree = tr::round_split(s.x_opt, in.pod_chips);
-  s.tp_degree = in.pod_chips / s.fsdp_degree;
+  s.recipe = tr::mixed_recipe(s.x_opt, in.pod_chips, c.D, c.N, c.K);
   if (in.hw.W_dcn > 0) {
     s.dcn_threshold = tr::alpha_dcn(in.hw);
     s.dcn_compute_bound = in.pods > 1 && tr::dcn_compute_bound(in.batch, in.pods, in.hw);
   }
+}
+
+// FSDP alone and the chapter's recipe, costed as the planner costs them.
+void costed(const CaseInput& in, const tf::Config& c, CaseStudy& s) {
+  tr::StrategyInput si;
+  si.model = c;
+  si.book_mlp = in.book_mlp;
+  si.B = in.batch;
+  si.N = in.pod_chips;
+  si.axes = in.M_X + in.M_Y;
+  si.M_Y = in.M_Y;
+  si.pods = in.pods;
+  si.hw = in.hw;
+  const bool dcn = in.pods > 1 && in.hw.W_dcn > 0;
+  try {
+    si.Y = 1;
+    s.fsdp_costed_bound =
+        tr::strategy_cost(dcn ? tr::Strategy::DCN : tr::Strategy::FSDP, si).compute_bound;
+    si.Y = 0;
+    s.recipe_costed_bound =
+        tr::strategy_cost(dcn ? tr::Strategy::DCN : tr::Strategy::FSDP_TP, si).compute_bound;
+  } catch (const InputError&) {
+    // A layout the pods cannot hold (a batch below one token per chip of it): not compute-bound.
+  }
+}
+
+}  // namespace
+
+CaseStudy case_study(const CaseInput& in) {
+  const tf::Config c = tf::validated(in.model);
+  check_case(in);
+  CaseStudy s;
+  counting(in, c, s);
+  sharding(in, c, s);
+  costed(in, c, s);
   return s;
+}
+
+std::string case_recipe_words(const CaseStudy& s) {
+  if (!s.fits)
+    return "the training state does not fit: it needs " + units::number(s.min_chips, 6) +
+           " chips' HBM, more than the " + units::number(s.chips, 6) +
+           " here, so no sharding holds it (fewer checkpoints, a smaller batch or more pods)";
+  if (s.fsdp_costed_bound) return "it fits, and FSDP alone is compute-bound";
+  const std::string recipe = tr::recipe_words(s.recipe, s.x_opt);
+  if (s.recipe_costed_bound)
+    return "it fits; FSDP alone is comms-bound, and " + recipe + " is compute-bound";
+  if (s.mixed_compute_bound)
+    return "it fits, but FSDP alone and the chapter's " + recipe +
+           " are comms-bound as the planner costs them: the chapter's floors count the MLP width a "
+           "token uses, while FSDP gathers every expert's weights (see the planner's plan)";
+  return "it fits, but even the best FSDP + TP split is comms-bound: " +
+         tr::window_words(s.x_window, s.per_chip_batch, s.mixed_threshold);
 }
 
 }  // namespace sb::applied_training

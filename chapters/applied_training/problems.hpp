@@ -60,6 +60,23 @@ inline double params_of(const Inputs& in, Trace& t) {
       {c.L, c.gated ? 3.0 : 2.0, c.D, c.F, c.D, c.N, c.K, c.H, c.D, c.V}, p.total, "count");
 }
 
+// Recognisable mistakes (Answers::slip), the same in several problems.
+inline constexpr Text kSlipForward =
+    "That counts the forward pass only (2 FLOPs per parameter per token, 2ND); training does 6 "
+    "(6ND): 2 forward and 4 backward.";
+inline constexpr Text kSlipNoMfu =
+    "That is the time at 100% utilisation: divide by the MFU as well.";
+inline constexpr Text kSlipNoAdam =
+    "That leaves out Adam's state: two fp32 moments, 8 bytes per parameter.";
+inline constexpr Text kSlipOneAxis =
+    "That is the floor on one ICI axis: over M_X axes the collectives run M_X times faster, so "
+    "the floor is alpha / M_X.";
+inline constexpr Text kSlipAdditive =
+    "That adds the FSDP and TP comm times, as older copies of Part 5 did; it now overlaps them "
+    "(their max), which gives alpha^2 / (M_X M_Y F), 4 times lower.";
+inline constexpr Text kSlipInverted =
+    "That is sqrt((F/B)(M_X/M_Y) N): the ratio under the root is B / F, batch over MLP width.";
+
 // Values a problem's training tokens and its power-of-two batch may take instead.
 inline constexpr double kTrainTokens[] = {2e12, 15e12, 30e12};
 inline constexpr double kPow2Batches[] = {2097152, 4194304, 8388608};

@@ -24,14 +24,24 @@ namespace tr = training;
 
 constexpr double kIQ1Ls[] = {32, 80, 126};
 constexpr double kIQ1Vs[] = {32000, 128256};
-constexpr Param kIQ1Given[] = {
-    width("L", 80, "layers L", kIQ1Ls),         kD70, kF70,        kN70,  kK70, kH70,
-    width("V", 128256, "vocabulary V", kIQ1Vs), kMlp, kEmbeddings, kNorms};
-constexpr Slot kIQ1Slots[] = {number("ffw_params", "count", "MLP parameters"),
-                              number("vocab_params", "count", "vocabulary parameters"),
-                              number("attention_params", "count", "attention parameters"),
-                              number("total_params", "count", "total parameters"),
-                              number("mlp_fraction", "ratio", "MLP share of the total")};
+constexpr double kIQ1Ds[] = {4096, 5120, 8192, 16384};
+constexpr double kIQ1Fs[] = {14336, 28672, 53248};
+constexpr Param kIQ1Given[] = {width("L", 80, "layers L", kIQ1Ls),
+                               width("D", 8192, "model width D", kIQ1Ds),
+                               width("F", 28672, "MLP width F", kIQ1Fs),
+                               kN70,
+                               kK70,
+                               kH70,
+                               width("V", 128256, "vocabulary V", kIQ1Vs),
+                               kMlp,
+                               kEmbeddings,
+                               kNorms};
+constexpr Slot kIQ1Slots[] = {
+    decimal_prefixes(number("ffw_params", "count", "MLP parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("attention_params", "count", "attention parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters")),
+    number("mlp_fraction", "ratio", "MLP share of the total")};
 constexpr Problem kIQ1{
     .id = "applied-training.IQ1",
     .title = "LLaMA 3-70B parameter count",
@@ -60,8 +70,7 @@ constexpr Problem kIQ1{
           a["total_params"] = p.total;
           if (p.norms > 0)
             t.step("Norms", "2 D L", "2 \\cdot # \\cdot #", {c.D, c.L}, p.norms, "count");
-          a["mlp_fraction"] = t.step("MLP share", "\\text{MLP} / P", "\\frac{#}{#}",
-                                     {p.mlp, p.total}, p.mlp / p.total, "ratio");
+          a["mlp_fraction"] = t.step("MLP share", kMlpShare, {p.mlp, p.total});
           return a;
         },
     .hint = "Grouped-query attention: W_K and W_V have K heads, W_Q and W_O have N.",
@@ -88,15 +97,19 @@ constexpr Problem kIQ2{
           const double P = params_of(in, t), C = in.num("peak_bf16_flops_per_s");
           const double f =
               t.step("FLOPs per token", "6 P", "6 \\cdot #", {P}, tf::six_p_tokens(P, 1), "flop");
-          return Answers{
-              {"flops_per_token", f},
-              {"time_per_token_one_chip", t.step("One chip at peak", "6P / C", "\\frac{#}{#}",
-                                                 {f, C}, tr::train_time(f, 1, C, 1), "s")}};
+          Answers a{{"flops_per_token", f},
+                    {"time_per_token_one_chip",
+                     t.step("One chip at peak", tr::kTrainTime, {f, 1, C, 1})}};
+          const double fwd = tf::six_p_tokens(P, 1, 2);
+          a.slip("flops_per_token", fwd, kSlipForward);
+          a.slip("time_per_token_one_chip", tr::train_time(fwd, 1, C, 1), kSlipForward);
+          return a;
         },
     .hint = "6 FLOPs per parameter per token: 2 forward, 4 backward.",
 };
 
-constexpr Param kIQ3Given[] = {kL70,
+constexpr double kIQ3Tokens[] = {1e12, 2e12, 5e12, 15e12, 18e12, 30e12};
+constexpr Param kIQ3Given[] = {width("L", 80, "layers L", kIQ1Ls),
                                kD70,
                                kF70,
                                kN70,
@@ -106,7 +119,7 @@ constexpr Param kIQ3Given[] = {kL70,
                                kMlp,
                                kEmbeddings,
                                kNorms,
-                               tokens("tokens", 15e12, "training tokens", kTrainTokens),
+                               tokens("tokens", 15e12, "training tokens", kIQ3Tokens),
                                kPeak,
                                kP70};
 constexpr Slot kIQ3Slots[] = {number("total_flops", "flop", "training FLOPs"),
@@ -127,10 +140,13 @@ constexpr Problem kIQ3{
                        C = in.num("peak_bf16_flops_per_s");
           const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
                                   "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
-          const double s = t.step("One chip", "\\text{FLOPs} / C", "\\frac{#}{#}", {f, C},
-                                  tr::train_time(f, 1, C, 1), "s");
+          const double s = t.step("One chip", tr::kTrainTime, {f, 1, C, 1});
           t.note("That is " + units::number(s / (365.25 * 86400), 3) + " years.");
-          return Answers{{"total_flops", f}, {"time_one_chip", s}};
+          Answers a{{"total_flops", f}, {"time_one_chip", s}};
+          const double fwd = tf::six_p_tokens(P, T, 2);
+          a.slip("total_flops", fwd, kSlipForward);
+          a.slip("time_one_chip", tr::train_time(fwd, 1, C, 1), kSlipForward);
+          return a;
         },
 };
 
@@ -166,12 +182,14 @@ constexpr Problem kIQ4{
         [](const Inputs& in, Trace& t) {
           const double P = params_of(in, t), T = in.num("tokens"), N = in.num("chips"),
                        C = in.num("peak_bf16_flops_per_s"), mfu = in.num("mfu");
-          const double f = tf::six_p_tokens(P, T);
-          const double s = t.step(
-              "Training time", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
-              "\\frac{#}{# \\cdot # \\cdot #}", {f, N, C, mfu}, tr::train_time(f, N, C, mfu), "s");
+          const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
+                                  "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
+          const double s = t.step("Training time", tr::kTrainTime, {f, N, C, mfu});
           t.note("That is " + units::number(s / 86400, 3) + " days.");
-          return Answers{{"train_time", s}};
+          Answers a{{"train_time", s}};
+          a.slip("train_time", tr::train_time(f, N, C, 1), kSlipNoMfu);
+          a.slip("train_time", tr::train_time(tf::six_p_tokens(P, T, 2), N, C, mfu), kSlipForward);
+          return a;
         },
 };
 
@@ -198,12 +216,13 @@ constexpr Param kIQ5Given[] = {
     mfu_given(0.4, kIQ4Mfus),
     tokens("tokens", 15e12, "training tokens"),
     kP70};
-constexpr Slot kIQ5Slots[] = {number("param_bytes", "B", "bf16 parameters"),
-                              number("optimizer_bytes", "B", "optimizer state"),
-                              number("checkpoint_bytes", "B", "gradient checkpoints"),
-                              number("total_bytes", "B", "total"),
-                              number("min_chips", "chips", "fewest chips"),
-                              number("train_time_on_min_chips", "s", "training time on them")};
+constexpr Slot kIQ5Slots[] = {
+    decimal_prefixes(number("param_bytes", "B", "bf16 parameters")),
+    decimal_prefixes(number("optimizer_bytes", "B", "optimizer state")),
+    decimal_prefixes(number("checkpoint_bytes", "B", "gradient checkpoints")),
+    decimal_prefixes(number("total_bytes", "B", "total")),
+    number("min_chips", "chips", "fewest chips"),
+    number("train_time_on_min_chips", "s", "training time on them")};
 constexpr Problem kIQ5{
     .id = "applied-training.IQ5",
     .title = "Fewest chips that hold training state",
@@ -230,21 +249,20 @@ constexpr Problem kIQ5{
                                     {in.num("bytes_per_param"), P}, s.params, "B");
           a["optimizer_bytes"] = t.step("Adam", "b_{opt} P", "# \\cdot #",
                                         {in.num("opt_bytes_per_param"), P}, s.optimizer, "B");
-          a["checkpoint_bytes"] =
-              t.step("Checkpoints", "2 D \\cdot \\text{batch} \\cdot c L",
-                     "2 \\cdot # \\cdot # \\cdot # \\cdot #", {D, B, c, L}, s.checkpoints, "B");
-          a["total_bytes"] = s.total();
+          a["checkpoint_bytes"] = t.step("Checkpoints", kCheckpointBytes, {D, B, c, L});
+          a["total_bytes"] =
+              t.sum("In total", "M", "B",
+                    {{"M_w", s.params}, {"M_opt", s.optimizer}, {"A", a["checkpoint_bytes"]}});
           const double hbm = in.num("hbm_per_chip_B");
-          a["min_chips"] =
-              t.step("Fewest chips", "\\lceil \\text{total} / HBM \\rceil", "\\lceil # / # \\rceil",
-                     {s.total(), hbm}, min_chips(s.total(), hbm), "chips");
+          a["min_chips"] = t.step("Fewest chips", kMinChips, {a["total_bytes"], hbm});
           const double f = tf::six_p_tokens(P, in.num("tokens"));
-          a["train_time_on_min_chips"] = t.step(
-              "Training time on them", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
-              "\\frac{#}{# \\cdot # \\cdot #}",
-              {f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")},
-              tr::train_time(f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")),
-              "s");
+          a["train_time_on_min_chips"] =
+              t.step("Training time on them", tr::kTrainTime,
+                     {f, a["min_chips"], in.num("peak_bf16_flops_per_s"), in.num("mfu")});
+          a.slip("total_bytes", s.params + a["checkpoint_bytes"], kSlipNoAdam);
+          a.slip("min_chips", min_chips(s.params + a["checkpoint_bytes"], hbm), kSlipNoAdam);
+          a.slip("train_time_on_min_chips",
+                 tr::train_time(f, a["min_chips"], in.num("peak_bf16_flops_per_s"), 1), kSlipNoMfu);
           return a;
         },
     .hint =
@@ -274,8 +292,9 @@ constexpr Param kIQ6Given[] = {
     per_param("bytes_per_param", 2, "bytes per bf16 weight"),
     per_param("opt_bytes_per_param", 8, "bytes of Adam state per parameter"),
     kP70};
-constexpr Slot kIQ6Slots[] = {number("bytes_per_chip", "B", "per chip, baseline checkpoints"),
-                              number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03)};
+constexpr Slot kIQ6Slots[] = {
+    decimal_prefixes(number("bytes_per_chip", "B", "per chip, baseline checkpoints")),
+    decimal_prefixes(number("bytes_per_chip_12_ckpt", "B", "per chip, aggressive", 0.03))};
 constexpr Problem kIQ6{
     .id = "applied-training.IQ6",
     .title = "Memory per chip on a full pod",
@@ -296,11 +315,11 @@ constexpr Problem kIQ6{
             TrainingState s = training_state(P, B, D, L, c);
             s.params = tf::param_bytes(P, in.num("bytes_per_param"));
             s.optimizer = tf::optimizer_bytes(P, in.num("opt_bytes_per_param"));
-            t.step(std::string("State with ") + what,
-                   "2P + 8P + 2 D \\cdot \\text{batch} \\cdot c L", "# + # + #",
-                   {s.params, s.optimizer, s.checkpoints}, s.total(), "B");
-            return t.step("Per chip", "\\text{state} / N", "\\frac{#}{#}", {s.total(), N},
-                          bytes_per_chip(s.total(), N), "B");
+            const double A =
+                t.step(std::string("Checkpoints with ") + what, kCheckpointBytes, {D, B, c, L});
+            const double M = t.sum(std::string("State with ") + what, "M", "B",
+                                   {{"M_w", s.params}, {"M_opt", s.optimizer}, {"A", A}});
+            return t.step("Per chip", kBytesPerChip, {M, N});
           };
           return Answers{
               {"bytes_per_chip", per_chip(in.num("checkpoints_per_layer"), "the baseline")},

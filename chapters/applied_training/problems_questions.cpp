@@ -56,24 +56,19 @@ constexpr Problem kQ1{
           const double F = in.num("F"), B = in.num("tokens_per_batch"), pods = in.num("pods"),
                        pod = in.num("chips_per_pod"), alpha = in.num("alpha"), MX = in.num("M_X"),
                        MY = in.num("M_Y");
-          tr::Hardware h;
-          h.C = in.num("peak_bf16_flops_per_s");
-          h.W_dcn = in.num("dcn_bw_per_chip_Bps");
           Answers a;
-          a["per_chip_batch"] =
-              t.step("Per chip", "B / (n_{pods} N_{pod})", "\\frac{#}{# \\cdot #}", {B, pods, pod},
-                     B / (pods * pod), "tokens");
-          a["mixed_threshold"] = t.step("Per-chip floor", "\\alpha^2 / (M_X M_Y F)",
-                                        "\\frac{#^2}{# \\cdot # \\cdot #}", {alpha, MX, MY, F},
-                                        tr::mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
-          a["per_pod_batch"] =
-              t.step("Per pod", "B / n_{pods}", "\\frac{#}{#}", {B, pods}, B / pods, "tokens");
-          a["dcn_threshold"] = t.step("DCN floor", "\\alpha_{dcn} = C / W_{dcn}", "\\frac{#}{#}",
-                                      {h.C, h.W_dcn}, tr::alpha_dcn(h), "tokens");
+          const double chips = t.step("Chips", tr::kTotalChips, {pod, pods});
+          a["per_chip_batch"] = t.step("Per chip", tr::kPerChipBatch, {B, chips});
+          a["mixed_threshold"] = t.step("Per-chip floor", tr::kMixedFloor, {alpha, MX, MY, F});
+          a["per_pod_batch"] = t.step("Per pod", tr::kPerPodBatch, {B, pods});
+          a["dcn_threshold"] =
+              t.step("DCN floor", tr::kAlphaDcn,
+                     {in.num("peak_bf16_flops_per_s"), in.num("dcn_bw_per_chip_Bps")});
           a["x_opt_per_pod"] =
-              t.step("$X_{opt}$ within a pod", "\\sqrt{(B_{pod}/F)(M_X/M_Y) N_{pod}}",
-                     "\\sqrt{(# / #)(# / #) \\cdot #}", {a["per_pod_batch"], F, MX, MY, pod},
-                     tr::x_opt(a["per_pod_batch"], F, pod, MX, MY), "count");
+              t.step("$X_{opt}$ within a pod", tr::kXOpt, {a["per_pod_batch"], F, MX, MY, pod});
+          a.slip("mixed_threshold", tr::mixed_min_batch_per_chip_additive(alpha, F, MX, MY),
+                 kSlipAdditive);
+          a.slip("x_opt_per_pod", tr::x_opt(F, a["per_pod_batch"], pod, MX, MY), kSlipInverted);
           t.note(a["per_chip_batch"] > a["mixed_threshold"]
                      ? "Just above the floor: FSDP x TP stays compute-bound inside each pod."
                      : "Below the floor: even the best FSDP x TP split is comms-bound.");
@@ -88,6 +83,7 @@ constexpr Param kN405 = width("N", 128, "query heads N");
 constexpr Param kK405 = width("K", 8, "key/value heads K");
 constexpr Param kH405 = width("H", 128, "head dimension H");
 constexpr Param kV405 = width("V", 128256, "vocabulary V");
+constexpr double kQ2aTokens[] = {1e12, 2e12, 5e12, 15e12, 18e12, 30e12};
 constexpr Param kQ2aGiven[] = {kL405,
                                kD405,
                                kF405,
@@ -98,13 +94,14 @@ constexpr Param kQ2aGiven[] = {kL405,
                                kMlp,
                                kEmbeddings,
                                kNorms,
-                               tokens("tokens", 15e12, "training tokens", kTrainTokens)};
-constexpr Slot kQ2aSlots[] = {number("ffw_params", "count", "MLP parameters"),
-                              number("attention_params", "count", "attention parameters"),
-                              number("vocab_params", "count", "vocabulary parameters"),
-                              number("total_params", "count", "total parameters"),
-                              number("flops_per_token", "flop", "training FLOPs per token"),
-                              number("total_flops", "flop", "training FLOPs")};
+                               tokens("tokens", 15e12, "training tokens", kQ2aTokens)};
+constexpr Slot kQ2aSlots[] = {
+    decimal_prefixes(number("ffw_params", "count", "MLP parameters")),
+    decimal_prefixes(number("attention_params", "count", "attention parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters")),
+    number("flops_per_token", "flop", "training FLOPs per token"),
+    number("total_flops", "flop", "training FLOPs")};
 constexpr Problem kQ2a{
     .id = "applied-training.Q2.a",
     .title = "LLaMA 3-405B params and FLOPs",
@@ -173,21 +170,18 @@ constexpr Problem kQ2b{
           const double F = in.num("F"), pods = in.num("pods"), pod = in.num("chips_per_pod"),
                        B = in.num("tokens_per_batch_assumed"), alpha = in.num("alpha"),
                        MX = in.num("M_X"), MY = in.num("M_Y");
-          const double N = pods * pod;
           Answers a;
-          a["mixed_threshold"] = t.step("Per-chip floor", "\\alpha^2 / (M_X M_Y F)",
-                                        "\\frac{#^2}{# \\cdot # \\cdot #}", {alpha, MX, MY, F},
-                                        tr::mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
+          const double N = t.step("Chips", tr::kTotalChips, {pod, pods});
+          a["mixed_threshold"] = t.step("Per-chip floor", tr::kMixedFloor, {alpha, MX, MY, F});
           a["min_global_batch"] =
-              t.step("Smallest batch", "N \\alpha^2 / (M_X M_Y F)", "# \\cdot #",
-                     {N, a["mixed_threshold"]}, tr::mixed_min_batch(N, alpha, F, MX, MY), "tokens");
-          a["per_chip_batch_4M"] =
-              t.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens");
+              t.step("Smallest batch", tr::kMixedMinBatch, {N, alpha, MX, MY, F});
+          a["per_chip_batch_4M"] = t.step("Per chip", tr::kPerChipBatch, {B, N});
           a["comms_bound_4M"] = a["per_chip_batch_4M"] > a["mixed_threshold"] ? 0 : 1;
-          a["tp_limit"] = t.step("TP limit", "M_Y F / \\alpha", "\\frac{# \\cdot #}{#}",
-                                 {MY, F, alpha}, tr::tp_max_degree(F, alpha, MY), "count");
-          a["per_pod_batch_4M"] =
-              t.step("Per pod", "B / n_{pods}", "\\frac{#}{#}", {B, pods}, B / pods, "tokens");
+          a["tp_limit"] = t.step("TP limit", tr::kTpMaxDegree, {MY, F, alpha});
+          a["per_pod_batch_4M"] = t.step("Per pod", tr::kPerPodBatch, {B, pods});
+          const double additive = tr::mixed_min_batch_per_chip_additive(alpha, F, MX, MY);
+          a.slip("mixed_threshold", additive, kSlipAdditive);
+          a.slip("min_global_batch", N * additive, kSlipAdditive);
           return a;
         },
 };

@@ -43,8 +43,7 @@ constexpr Problem kIQ7{
     .solve =
         [](const Inputs& in, Trace& t) {
           const double B = in.num("tokens_per_batch"), T = in.num("seq_len"), N = in.num("chips");
-          const double s =
-              t.step("Sequences", "B / T", "\\frac{#}{#}", {B, T}, tr::sequences(B, T), "count");
+          const double s = t.step("Sequences", tr::kSequences, {B, T});
           t.note(s >= N ? "Enough sequences for one per chip."
                         : "Fewer sequences than chips: the sequences must be split (sequence "
                           "sharding) or another axis used.");
@@ -52,11 +51,13 @@ constexpr Problem kIQ7{
         },
 };
 
+constexpr double kIQ8Chips[] = {2048, 4096, 8960, 17920};
+constexpr double kIQ8Axes[] = {1, 2, 3};
 constexpr Param kIQ8Given[] = {
     tokens("tokens_per_batch", 4194304, "global batch (4 x 2^20)", kIQ7Batches),
-    chip_count("chips", 8960, "chips (a full v5p pod)"), kPeak,
+    chip_count("chips", 8960, "chips (the chapter's: a full v5p pod)", kIQ8Chips), kPeak,
     rate("ici_bw_bidir_Bps", "B_per_s", 1.8e11, "ICI per axis, both directions, W_ici"),
-    count("M_X", 3, "ICI axes FSDP spans", {}, 1, 3)};
+    count("M_X", 3, "ICI axes FSDP spans", kIQ8Axes, 1, 3)};
 constexpr Slot kIQ8Slots[] = {number("per_chip_batch", "tokens", "batch per chip"),
                               number("fsdp_threshold", "tokens", "FSDP floor"),
                               boolean("compute_bound", "FSDP compute-bound?")};
@@ -74,16 +75,14 @@ constexpr Problem kIQ8{
     .solve =
         [](const Inputs& in, Trace& t) {
           const double B = in.num("tokens_per_batch"), N = in.num("chips"), M = in.num("M_X");
-          tr::Hardware h;
-          h.C = in.num("peak_bf16_flops_per_s");
-          h.W_ici = in.num("ici_bw_bidir_Bps");
-          const double alpha = t.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}",
-                                      {h.C, h.W_ici}, tr::alpha_ici(h), "tokens");
-          const double b = t.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens");
-          const double f = t.step("FSDP floor", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
-                                  tr::dp_min_batch_per_chip(alpha, M), "tokens");
-          return Answers{
-              {"per_chip_batch", b}, {"fsdp_threshold", f}, {"compute_bound", b > f ? 1 : 0}};
+          const double alpha =
+              t.step("ICI intensity", tr::kAlpha,
+                     {in.num("peak_bf16_flops_per_s"), in.num("ici_bw_bidir_Bps")});
+          const double b = t.step("Per chip", tr::kPerChipBatch, {B, N});
+          const double f = t.step("FSDP floor", tr::kDpFloor, {alpha, M});
+          Answers a{{"per_chip_batch", b}, {"fsdp_threshold", f}, {"compute_bound", b > f ? 1 : 0}};
+          a.slip("fsdp_threshold", tr::dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
+          return a;
         },
 };
 
@@ -119,32 +118,25 @@ constexpr Problem kIQ9{
           const double F = in.num("F"), B = in.num("tokens_per_batch"), N = in.num("chips"),
                        alpha = in.num("alpha"), MX = in.num("M_X"), MY = in.num("M_Y");
           Answers a;
-          a["mixed_threshold"] = t.step("Per-chip floor", "\\alpha^2 / (M_X M_Y F)",
-                                        "\\frac{#^2}{# \\cdot # \\cdot #}", {alpha, MX, MY, F},
-                                        tr::mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
-          a["compute_bound"] = B / N > a["mixed_threshold"] ? 1 : 0;
-          const double x = t.step("Optimal FSDP degree", "\\sqrt{(B/F)(M_X/M_Y) N}",
-                                  "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, MX, MY, N},
-                                  tr::x_opt(B, F, N, MX, MY), "count");
+          a["mixed_threshold"] = t.step("Per-chip floor", tr::kMixedFloor, {alpha, MX, MY, F});
+          const double b = t.step("Per chip", tr::kPerChipBatch, {B, N});
+          a["compute_bound"] = b > a["mixed_threshold"] ? 1 : 0;
+          const double x = t.step("Optimal FSDP degree", tr::kXOpt, {B, F, MX, MY, N});
           a["x_opt"] = x;
-          const double X =
-              t.step("Nearest power of two", "2^{\\mathrm{round}(\\log_2 X)}",
-                     "2^{\\mathrm{round}(\\log_2 #)}", {x}, tr::round_pow2(x), "count");
-          a["fsdp_degree"] = X;
-          a["tp_degree"] = t.step("TP degree (whole)", "\\lfloor N / X \\rfloor",
-                                  "\\lfloor # / # \\rfloor", {N, X}, std::floor(N / X), "count");
-          const tr::XWindow w = tr::x_window(B, F, N, alpha, MX, MY);
+          a["fsdp_degree"] = t.step("Nearest power of two", tr::kRoundPow2, {x});
+          const tr::Recipe rc = tr::mixed_recipe(x, N, 0, 0, 0);
+          a["tp_degree"] =
+              t.value("TP degree: the largest whole number beside it, N / X", rc.Y, "count");
           a["x_min_compute_bound"] =
-              t.step("Smallest X (TP term)", "N \\alpha / (F M_Y)",
-                     "\\frac{# \\cdot #}{# \\cdot #}", {N, alpha, F, MY}, w.lo, "count");
-          a["x_max_compute_bound"] = t.step("Largest X (FSDP term)", "B M_X / \\alpha",
-                                            "\\frac{# \\cdot #}{#}", {B, MX, alpha}, w.hi, "count");
-          const double d = tr::round_split(x, N);
-          t.note("A power of two does not divide " + units::number(N) +
-                 " chips: " + units::number(X) + " x " + units::number(a["tp_degree"]) + " uses " +
-                 units::number(X * a["tp_degree"]) +
-                 " of them. The nearest divisor of the pod is " + units::number(d) + " (x " +
-                 units::number(N / d) + "); every X in the window keeps the layer compute-bound.");
+              t.step("Smallest X (TP term)", tr::kXWindowLo, {N, alpha, F, MY});
+          a["x_max_compute_bound"] =
+              t.step("Largest X (FSDP term)", tr::kFsdpMaxChips, {B, MX, alpha});
+          const tr::XWindow w{a["x_min_compute_bound"], a["x_max_compute_bound"]};
+          t.note("The chapter's recipe: " + tr::recipe_words(rc, x) + "; " +
+                 tr::window_words(w, b, a["mixed_threshold"]) + ".");
+          a.slip("mixed_threshold", tr::mixed_min_batch_per_chip_additive(alpha, F, MX, MY),
+                 kSlipAdditive);
+          a.slip("x_opt", tr::x_opt(F, B, N, MX, MY), kSlipInverted);
           return a;
         },
     .hint =

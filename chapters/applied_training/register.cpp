@@ -1,4 +1,5 @@
 // Registers the case study's calculators and problems (its record comes from chapter.json).
+#include "chapters/applied_training/model.hpp"
 #include "core/registry.hpp"
 
 namespace sb::applied_training {
@@ -6,6 +7,7 @@ void add_calculators(Registry& r);  // calculators.cpp
 void add_problems(Registry& r);     // problems.cpp
 
 void register_chapter(Registry& r) {
+  r.add(kFormulas);
   add_calculators(r);
   add_problems(r);
 }

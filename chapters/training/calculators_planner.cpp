@@ -1,26 +1,16 @@
-// The training chapter's planner (training.plan: every way to split a slice's axes, the best plan
-// and why each other strategy loses) and its regime map (training.regime).
+// training.plan: every way to split a slice's axes, the best plan (its memory per chip and its
+// step's timeline) and why each other strategy loses. The best plan's terms are derived from
+// model.hpp's records; the search itself is a value no expression gives.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "chapters/training/calculators.hpp"
-#include "chapters/training/model.hpp"
-#include "chapters/training/planner.hpp"
-#include "chapters/transformers/models.hpp"
-#include "core/error.hpp"
-#include "core/hardware.hpp"
-#include "core/registry.hpp"
-#include "core/trace.hpp"
-#include "core/units.hpp"
 
 namespace sb::training::calc {
 namespace {
-
-// ------------------------------------------------------------------ training.plan
 
 std::string factors_text(const std::array<int, 3>& f, size_t axes) {
   std::string s;
@@ -28,7 +18,7 @@ std::string factors_text(const std::array<int, 3>& f, size_t axes) {
   return s;
 }
 
-json plan_json(const Plan& p, const Slice& sl) {
+json plan_json(const Plan& p, const Slice& sl, double hbm) {
   const size_t n = sl.dims.size();
   return {{"strategy", strategy_name(p.strategy)},
           {"X", p.X},
@@ -40,10 +30,10 @@ json plan_json(const Plan& p, const Slice& sl) {
           {"z", factors_text(p.z, n)},
           {"M_X", p.M_X},
           {"M_Y", p.M_Y},
-          {"remat", p.remat == tf::Remat::Block     ? "block"
-                    : p.remat == tf::Remat::SaveAll ? "save all"
-                                                    : "big matmuls"},
+          {"ep_degree", p.ep_degree},
+          {"remat", remat_label(p.remat)},
           {"mem", p.mem},
+          {"memory", memory_json(p.memory, hbm)},
           {"fits", p.fits},
           {"t_step", p.t_step},
           {"mfu", p.mfu},
@@ -52,30 +42,38 @@ json plan_json(const Plan& p, const Slice& sl) {
           {"compute_bound", p.compute_bound},
           {"reason", reason_name(p.reason)},
           {"why", reason_text(p.reason)},
+          {"timeline", timeline_json(p.timeline)},
           {"slice", tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()))}};
+}
+
+LayerChoice layer_choice(const Inputs& in) {
+  LayerChoice c;
+  c.book_mlp = book_mlp(in);
+  c.full = in.text("layer") == "full";
+  c.seq_len = in.num("seq_len");
+  return c;
 }
 
 PlanInput plan_input(const Inputs& in, const hw::Chip& chip) {
   PlanInput pi;
   pi.model = config_of(in);
+  pi.layer = layer_choice(in);
   pi.hw = hardware_of(chip);
   const std::string shape = in.text("shape");
   pi.topo = shape.empty() ? topology_for_chips(chip, chips_of(in, chip), "chips")
                           : topology_for_shape(chip, shape, 1, "shape");
   pi.B = in.num("B");
-  pi.layer = in.text("layer") == "full" ? LayerModel::Full : LayerModel::Book;
-  pi.seq_len = in.num("seq_len");
-  pi.state_bytes_per_param = in.text("grad_buffers") == "yes" ? 12 : 10;
+  pi.state = state_of(in);
   pi.pipeline = in.text("pipeline") == "yes";
   return pi;
 }
 
 // The best plan of each strategy: the best first, then those that fit, fastest first.
-json plan_rows(const PlanResult& res, const Topology& topo) {
+json plan_rows(const PlanResult& res, const Topology& topo, double hbm) {
   json plans = json::array();
   for (int i = 0; i < kStrategyClasses; ++i)
     if (res.has[i])
-      plans.push_back(plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice]));
+      plans.push_back(plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice], hbm));
   std::sort(plans.begin(), plans.end(), [](const json& a, const json& c) {
     if (a["reason"] == "best" || c["reason"] == "best") return a["reason"] == "best";
     if (a["fits"] != c["fits"]) return a["fits"].get<bool>();
@@ -105,7 +103,71 @@ const std::vector<double>& slider_counts(const hw::Chip& chip) {
   return it->second;
 }
 
-void run_plan(const Inputs& in, Trace& tr, Result& r) {
+// The best plan's terms for one microbatch of one layer, from the chapter's records.
+void best_trace(const PlanInput& pi, const LayerCosts& lc, const Plan& b, Trace& tr) {
+  const Hardware& h = pi.hw;
+  const double B = pi.B / pi.topo.pods / b.m;  // tokens a microbatch of one pod carries
+  const double chips = double(b.X) * b.Y;
+  const bool ep = b.strategy & kEP;
+  tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
+  const double f =
+      tr.value("Forward FLOPs per token of a layer (2 per weight a token uses)", lc.flops, "flop");
+  tr.step("Forward $T_{math}$ per layer (one microbatch)", kTMathLayer, {f, B, chips, h.C});
+  const double V_w = tr.value(ep ? "Bytes of a layer's weights besides the routed experts"
+                                 : "Bytes of a layer's weights (bf16, every expert's)",
+                              ep ? lc.w_bytes - lc.w_expert : lc.w_bytes, "B");
+  if (b.strategy & kFSDP)
+    tr.step("FSDP weight gathers", kTWeightGather, {V_w, double(b.Y), h.W_ici, b.M_X});
+  if (b.strategy & kDP)
+    tr.step("DP gradient all-reduce", kTGradAllReduce, {V_w, double(b.Y), h.W_ici, b.M_X});
+  if (b.Y > 1) {
+    const double t = tr.step("TP gather and reduce-scatter of one block", kTActGatherScatter,
+                             {lc.row * B, double(b.X), h.W_ici, b.M_Y});
+    if (lc.tp_blocks > 1)
+      tr.sum("TP collectives of the attention and the MLP blocks", "T_TP", "s",
+             {{"T_attn", t}, {"T_mlp", t}});
+  }
+  if (ep)
+    tr.step("Expert all-to-alls (dispatch and return)", kTExpertAllToAll,
+            {lc.routed * B / chips,
+             std::min<double>(b.ep_degree, *std::max_element(b.x.begin(), b.x.end())), h.W_ici});
+  if (pi.topo.pods > 1)
+    tr.step("All-reduce across pods over DCN", kTGradAllReduceDcn, {lc.w_bytes, chips, h.W_dcn});
+  if (b.Z > 1)
+    tr.step("Pipeline bubble (beyond the chapter)", kPipelineBubble, {double(b.Z), double(b.m)});
+  tr.sum("Memory per chip", "mem", "B",
+         {{"M_w", tr.value("Weights per chip", b.memory.weights, "B")},
+          {"M_g", tr.value("Gradient buffers per chip", b.memory.grads, "B")},
+          {"M_opt", tr.value("Adam state per chip", b.memory.optimizer, "B")},
+          {"M_act", tr.value(std::string("Activations per chip (") + remat_label(b.remat) + ")",
+                             b.memory.activations, "B")}});
+}
+
+void plan_values(const PlanInput& pi, const PlanResult& res, double chips, Result& r) {
+  const Plan& b = res.best;
+  r.value("chips", chips, "chips", "chips");
+  r.value("per_chip_batch", pi.B / chips, "tokens", "batch per chip");
+  r.value("X", b.X, "count", "best X (data / FSDP)");
+  r.value("Y", b.Y, "count", "best Y (tensor parallel)");
+  r.value("Z", b.Z, "count", "best Z (pipeline stages)");
+  r.value("m", b.m, "count", "microbatches");
+  if (b.strategy & kEP) r.value("ep_degree", b.ep_degree, "count", "chips with distinct experts");
+  r.value("mem", b.mem, "B", "memory per chip");
+  r.value("mem_weights", b.memory.weights, "B", "weights per chip");
+  r.value("mem_grads", b.memory.grads, "B", "gradient buffers per chip");
+  r.value("mem_optimizer", b.memory.optimizer, "B", "Adam state per chip");
+  r.value("mem_activations", b.memory.activations, "B", "activations per chip");
+  r.value("hbm", pi.hw.hbm, "B", "HBM per chip");
+  r.value("step", b.t_step, "s", "step-time bound");
+  r.value("mfu", b.mfu, "ratio", "MFU bound");
+  r.value("fits", res.fits ? 1 : 0, "bool", "some plan fits");
+  r.value("configs", static_cast<double>(res.configs), "count", "configurations evaluated");
+  r.value("assignments", static_cast<double>(res.assignments), "count", "axis assignments");
+}
+
+}  // namespace
+
+void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& chip = tpu(in);
   const PlanInput pi = plan_input(in, chip);
   const PlanResult res = plan(pi);
@@ -115,87 +177,27 @@ void run_plan(const Inputs& in, Trace& tr, Result& r) {
   tr.note("Searched " + std::to_string(res.assignments) +
           " ways to split the axes into X, Y and Z (" + std::to_string(res.configs) +
           " configurations with the X mode, remat policy and microbatches).");
-  r.value("chips", chips, "chips", "chips");
-  r.value("per_chip_batch", pi.B / chips, "tokens", "batch per chip");
-  r.value("X", b.X, "count", "best X (data / FSDP)");
-  r.value("Y", b.Y, "count", "best Y (tensor parallel)");
-  r.value("Z", b.Z, "count", "best Z (pipeline stages)");
-  r.value("m", b.m, "count", "microbatches");
-  r.value("mem", b.mem, "B", "memory per chip");
-  r.value("hbm", pi.hw.hbm, "B", "HBM per chip");
-  r.value("step", b.t_step, "s", "step-time bound");
-  r.value("mfu", b.mfu, "ratio", "MFU bound");
-  r.value("fits", res.fits ? 1 : 0, "bool", "some plan fits");
-  r.value("configs", static_cast<double>(res.configs), "count", "configurations evaluated");
-  r.value("assignments", static_cast<double>(res.assignments), "count", "axis assignments");
+  best_trace(pi, layer_costs(pi.model, pi.layer), b, tr);
+  plan_values(pi, res, chips, r);
   if (!res.fits)
     r.note(
         "No layout of this model fits on these chips: more chips, a smaller batch, or a chip "
         "with more HBM.");
-  r.note(pi.layer == LayerModel::Book
-             ? "Layer model: the chapter's MLP (attention and embeddings left out of the time)."
-             : "Layer model: the whole transformer layer (attention projections, MLP, TP around "
-               "both blocks, the attention core at the sequence length).");
+  r.note(layer_words(pi.layer));
+  r.note(
+      "Remat policies tried for every layout: save the big matmuls' outputs, save every "
+      "activation, block remat (replay the forward pass).");
+  if (const std::string bound = bound_words(res); !bound.empty()) r.note(bound);
   r.extra["verdict"] = plan_verdict(res, chips, pi.hw.hbm);
   r.extra["fits"] = res.fits;
   r.extra["chip_counts"] = slider_counts(chip);
-  r.extra["best"] = plan_json(b, sl);
-  r.extra["plans"] = plan_rows(res, pi.topo);
+  r.extra["best"] = plan_json(b, sl, pi.hw.hbm);
+  r.extra["plans"] = plan_rows(res, pi.topo, pi.hw.hbm);
+  r.extra["searched"] = {{"configs", res.configs},
+                         {"full", res.full},
+                         {"micro_step", res.micro_step},
+                         {"cut", res.cut},
+                         {"text", bound_words(res)}};
 }
-
-// ------------------------------------------------------------------ training.regime
-
-void run_regime(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
-  const Hardware h = hardware_of(chip);
-  const tf::Config cfg = config_of(in);
-  const Layer l = layer_of(cfg);
-  const tpus::Topology topo = tpus::topology_of(chip);
-  const double pod = tpus::chip_count(topo.max_pod);
-  const double alpha = alpha_ici(h);
-  const double axes = topo.torus_dims;
-  // Rows: 4 chips to 8 pods, two per octave; columns: 8 to 32768 tokens per chip, four per octave.
-  std::vector<double> rows, cols;
-  for (double n = 4; n <= 8 * pod * 1.0001; n *= std::sqrt(2.0)) rows.push_back(std::round(n));
-  for (double b = 8; b <= 32768 * 1.0001; b *= std::pow(2.0, 0.25)) cols.push_back(b);
-  const RegimeMap map = regime_map(cfg, h, topo.torus_dims, pod, rows, cols);
-  tr.step("FSDP floor on every axis", "\\alpha / M_X", "\\frac{#}{#}", {alpha, axes},
-          dp_min_batch_per_chip(alpha, axes), "tokens");
-  tr.step("FSDP + TP floor", "\\alpha^2 / (M_X M_Y F)", "\\frac{#^2}{# \\cdot 1 \\cdot #}",
-          {alpha, axes - 1, l.F}, mixed_min_batch_per_chip(alpha, l.F, axes - 1, 1), "tokens");
-  r.value("fsdp_floor", dp_min_batch_per_chip(alpha, axes), "tokens",
-          "DP/FSDP floor on every axis, alpha / M_X");
-  if (axes >= 2)
-    r.value("mixed_floor", mixed_min_batch_per_chip(alpha, l.F, axes - 1, 1), "tokens",
-            "FSDP + TP floor, alpha^2 / (M_X M_Y F)");
-  r.value("tp_max_chips", tp_max_degree(l.F, alpha, axes), "count",
-          "TP over every axis: chips below M_Y F / alpha");
-  if (h.W_dcn > 0) r.value("alpha_dcn", alpha_dcn(h), "tokens", "batch per pod for DCN, alpha_dcn");
-  r.value("pod_chips", pod, "chips", "chips in a pod");
-  const double B = in.num("B"), N = chips_of(in, chip);
-  r.value("per_chip_batch", B / N, "tokens", "your batch per chip");
-  json cells = json::array();
-  for (uint8_t c : map.cells) cells.push_back(c);
-  const std::string name = in.text("model") == kCustomModel ? std::string("custom model")
-                                                            : tf::model(in.text("model")).name;
-  r.extra["verdict"] = chip.name + ", " + name +
-                       ": which strategies are compute-bound and fit, by chips and batch per chip";
-  r.extra["map"] = {{"chips", map.chips},
-                    {"batch_per_chip", map.batch_per_chip},
-                    {"cells", std::move(cells)},
-                    {"bits",
-                     {{"DP", kRegimeDP},
-                      {"FSDP", kRegimeFSDP},
-                      {"TP", kRegimeTP},
-                      {"FSDP+TP", kRegimeMixed},
-                      {"DCN", kRegimeDCN},
-                      {"multi_pod", kRegimeMultiPod}}},
-                    {"point", {{"chips", N}, {"batch_per_chip", B / N}}}};
-}
-
-}  // namespace
-
-void plan_calc(const Inputs& in, Trace& tr, Result& r) { run_plan(in, tr, r); }
-void regime_calc(const Inputs& in, Trace& tr, Result& r) { run_regime(in, tr, r); }
 
 }  // namespace sb::training::calc

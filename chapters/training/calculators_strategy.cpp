@@ -1,21 +1,14 @@
-// The training chapter's calculators of one strategy (training.strategy: what it shards, its
-// collectives per layer with their bytes, T_math against T_comms, the compute-bound conditions,
-// memory per chip, the six side by side) and of the FSDP x TP split (training.split).
+// training.strategy: one strategy of the chapter in full (what it shards, its collectives per layer
+// with their bytes, T_math against T_comms, the compute-bound conditions, memory per chip and the
+// step's timeline, the six side by side). Its derivation is rendered from model.hpp's records.
 #include <string>
 #include <vector>
 
 #include "chapters/training/calculators.hpp"
-#include "chapters/training/model.hpp"
-#include "core/error.hpp"
-#include "core/hardware.hpp"
-#include "core/registry.hpp"
-#include "core/trace.hpp"
-#include "core/units.hpp"
+#include "chapters/training/strategy.hpp"
 
 namespace sb::training::calc {
 namespace {
-
-// ------------------------------------------------------------------ training.strategy
 
 constexpr Strategy kAllStrategies[] = {Strategy::DP,      Strategy::FSDP,     Strategy::TP,
                                        Strategy::FSDP_TP, Strategy::Pipeline, Strategy::DCN};
@@ -61,12 +54,12 @@ const char* activations_text(Strategy s) {
   return "";
 }
 
-StrategyInput strategy_input(const Inputs& in, const tf::Config& c, const Layer& l,
-                             const hw::Chip& chip, const Hardware& h) {
+StrategyInput strategy_input(const Inputs& in, const tf::Config& c, const hw::Chip& chip,
+                             const Hardware& h) {
   StrategyInput s;
-  s.layer = l;
-  s.L = c.L;
-  s.P = tf::params(c).total;
+  s.model = c;
+  s.book_mlp = book_mlp(in);
+  s.state = state_of(in);
   s.B = in.num("B");
   s.N = chips_of(in, chip);
   s.axes = axes_of(in, chip);
@@ -103,13 +96,9 @@ json condition_json(const Condition& k) {
 }
 
 json phase_json(const Phase& p) {
-  return {{"math", p.math},
-          {"fsdp", p.fsdp},
-          {"tp", p.tp},
-          {"dp", p.dp},
-          {"dcn", p.dcn},
-          {"comms", p.comms()},
-          {"compute_bound", p.compute_bound()}};
+  return {{"math", p.math}, {"fsdp", p.fsdp},     {"tp", p.tp},
+          {"dp", p.dp},     {"dcn", p.dcn},       {"hbm", p.hbm},
+          {"ep", p.ep},     {"comms", p.comms()}, {"compute_bound", p.compute_bound()}};
 }
 
 // One row of the side-by-side table.
@@ -123,7 +112,8 @@ json summary_json(const StrategyCost& c) {
           {"mfu", c.mfu},
           {"mem", c.mem},
           {"fits", c.fits},
-          {"compute_bound", c.compute_bound()},
+          {"compute_bound", c.compute_bound},
+          {"remat", remat_label(c.remat)},
           {"per_chip_batch", c.per_chip_batch},
           {"bubble", c.bubble}};
 }
@@ -131,6 +121,7 @@ json summary_json(const StrategyCost& c) {
 // One strategy as the calculator sees it.
 struct StrategyRun {
   Layer l;
+  LayerCosts lc;
   tf::Config cfg;
   Hardware h;
   StrategyInput si;
@@ -138,37 +129,69 @@ struct StrategyRun {
   StrategyCost c;
 };
 
+// The bytes of a layer's weights: the chapter's b n D F for a dense layer; an MoE's every expert.
+double weight_bytes_step(const StrategyRun& u, Trace& tr) {
+  if (u.lc.E == 0)
+    return tr.step("Bytes of a layer's weights", kLayerWeightBytes, {2, u.l.n_mats, u.l.D, u.l.F});
+  return tr.value("Bytes of a layer's weights, every expert's (averaged over the layers)",
+                  u.lc.w_bytes, "B");
+}
+
 // The derivation: alpha, each term of the forward (and backward) pass, the conditions.
 void strategy_trace(const StrategyRun& u, Trace& tr) {
   const Layer& l = u.l;
   const Hardware& h = u.h;
   const Split& s = u.c.split;
   const LayerTimes& t = u.c.t;
-  tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici}, alpha_ici(h),
-          "tokens");
-  const double B = u.st == Strategy::Pipeline ? u.si.B / u.si.m : u.si.B / s.pods;
-  tr.step("Forward $T_{math}$ per layer", "2 n B D F / (N C)",
-          "\\frac{2 \\cdot # \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-          {l.n_mats, B, l.D, l.F, s.X * s.Y, h.C}, t.fwd.math, "s");
-  if (t.fwd.fsdp > 0)
-    tr.step("FSDP weight gathers", "n \\cdot 2 D F / (Y W_{ici} M_X)",
-            "\\frac{# \\cdot 2 \\cdot # \\cdot #}{# \\cdot # \\cdot #}",
-            {l.n_mats, l.D, l.F, s.Y, h.W_ici, s.M_X}, t.fwd.fsdp, "s");
+  tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
+  const bool pipe = u.st == Strategy::Pipeline;
+  const double B = pipe ? u.si.B / u.si.m : u.si.B / s.pods;
+  tr.step("Forward $T_{math}$ per layer", kTMathFwd, {l.n_mats, B, l.D, l.F, s.X * s.Y, h.C});
+  const double V_w = weight_bytes_step(u, tr);
+  tr.step("Weight loads from HBM (hidden while the local batch is large)", kTWeightLoad,
+          {V_w, s.Y, h.W_hbm});
+  if (t.fwd.fsdp > 0) tr.step("FSDP weight gathers", kTWeightGather, {V_w, s.Y, h.W_ici, s.M_X});
   if (t.fwd.tp > 0)
-    tr.step("TP activation gather + reduce-scatter", "4 B D / (X W_{ici} M_Y)",
-            "\\frac{4 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {B, l.D, s.X, h.W_ici, s.M_Y},
-            t.fwd.tp, "s");
+    tr.step("TP activation gather + reduce-scatter", kTTpFwd, {B, l.D, s.X, h.W_ici, s.M_Y});
   if (t.bwd.dp > 0)
-    tr.step("DP gradient all-reduce (backward)", "2 \\cdot n \\cdot 2 D F / (W_{ici} M_X)",
-            "\\frac{4 \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-            {l.n_mats, l.D, l.F, h.W_ici, s.M_X}, t.bwd.dp, "s");
+    tr.step("DP gradient all-reduce (backward)", kTGradAllReduce, {V_w, s.Y, h.W_ici, s.M_X});
   if (t.bwd.dcn > 0)
-    tr.step("All-reduce across pods over DCN (backward)", "2 \\cdot n \\cdot 2 D F / (M W_{dcn})",
-            "\\frac{4 \\cdot # \\cdot # \\cdot #}{# \\cdot #}",
-            {l.n_mats, l.D, l.F, s.X * s.Y, h.W_dcn}, t.bwd.dcn, "s");
+    tr.step("All-reduce across pods over DCN (backward)", kTGradAllReduceDcn,
+            {V_w, s.X * s.Y, h.W_dcn});
+  if (pipe) {
+    const double V = tr.step("Rows a stage passes on (one microbatch)", kStageCopyBytes,
+                             {2, l.D, u.si.B, u.si.m, s.X});
+    tr.step("Copy to the next stage", kTPipelineHop, {V, 1, h.w_uni});
+    tr.step("Pipeline bubble (beyond the chapter)", kPipelineBubble, {u.si.Z, u.si.m});
+  }
   for (const Condition& k : u.c.conditions)
     tr.note(std::string(k.words) + ": $" + n_text(k.lhs) + (k.upper ? " < " : " > ") +
             n_text(k.rhs) + "$" + (k.holds() ? " holds" : " fails"));
+}
+
+// Memory per chip: the state over the chips that shard it, the checkpoints over those that split
+// them (A.6); under a pipeline's 1F1B schedule a stage holds at most Z microbatches' checkpoints.
+void memory_trace(const StrategyRun& u, Trace& tr) {
+  const StrategyCost& c = u.c;
+  const double P = u.lc.P;
+  const double b_w = u.si.state.weights + u.si.state.grads;
+  const double S = tr.step(
+      u.si.state.grads > 0 ? "Weights, gradient buffers and Adam state" : "Weights and Adam state",
+      kStateBytes, {b_w, u.si.state.optimizer, P});
+  if (u.st == Strategy::Pipeline) {
+    tr.value("Memory per chip (a stage's layers; 1F1B: at most Z microbatches in flight)", c.mem,
+             "B");
+    return;
+  }
+  const double B = u.si.B;
+  const double A = c.remat == tf::Remat::BigMatmuls
+                       ? tr.step("Checkpoints after the big matmuls", kCheckpointBytes,
+                                 {u.cfg.L, B, u.l.D, u.l.n_mats, u.l.F})
+                       : tr.value(std::string("Activations saved: ") + remat_label(c.remat),
+                                  u.lc.act[remat_index(c.remat)] * u.cfg.L * B, "B");
+  const Split& s = c.split;
+  tr.step("Memory per chip", s.x_mode == XMode::FSDP && s.X > 1 ? kMemoryFsdp : kMemoryDp,
+          {S, A, s.X, s.Y, s.pods});
 }
 
 void strategy_values(const StrategyRun& u, Result& r) {
@@ -181,6 +204,7 @@ void strategy_values(const StrategyRun& u, Result& r) {
     r.value("m", u.si.m, "count", "microbatches");
   }
   if (u.st == Strategy::DCN) r.value("pods", u.si.pods, "count", "pods");
+  if (c.recipe.idle > 0) r.value("idle_chips", c.recipe.idle, "chips", "chips left idle");
   r.value("per_chip_batch", c.per_chip_batch, "tokens", "batch per chip");
   r.value("t_math_fwd", c.t.fwd.math, "s", "forward T_math per layer");
   r.value("t_comms_fwd", c.t.fwd.comms(), "s", "forward T_comms per layer");
@@ -191,11 +215,11 @@ void strategy_values(const StrategyRun& u, Result& r) {
     r.value("bubble", c.bubble, "ratio", "idle share (GPipe estimate, not the chapter's)");
   }
   r.value("step", c.step, "s", "step-time bound");
-  r.value("mfu", c.mfu, "ratio", "MFU bound (math share of the step)");
-  r.value("mem", c.mem, "B", "memory per chip (10 P + checkpoints)");
+  r.value("mfu", c.mfu, "ratio", "MFU bound (useful FLOPs over the step)");
+  r.value("mem", c.mem, "B", "memory per chip");
   r.value("hbm", u.h.hbm, "B", "HBM per chip");
   r.value("fits", c.fits ? 1 : 0, "bool", "fits in HBM");
-  r.value("compute_bound", c.compute_bound() ? 1 : 0, "bool", "compute-bound");
+  r.value("compute_bound", c.compute_bound ? 1 : 0, "bool", "compute-bound");
   for (size_t i = 0; i < c.conditions.size(); ++i)
     r.value("threshold_" + std::to_string(i + 1), c.conditions[i].rhs, c.conditions[i].unit,
             std::string("threshold: ") + c.conditions[i].text);
@@ -207,22 +231,38 @@ void strategy_values(const StrategyRun& u, Result& r) {
 }
 
 void strategy_notes(const StrategyRun& u, const Inputs& in, Result& r) {
+  const StrategyCost& c = u.c;
+  if (c.from_recipe) r.note("The chapter's recipe: " + recipe_words(c.recipe, c.x_opt) + ".");
+  if (c.x_opt > 0 && c.window.empty())
+    r.note("No compute-bound split: " +
+           window_words(c.window, u.si.B / u.si.N / c.split.pods,
+                        mixed_min_batch_per_chip(alpha_ici(u.h), u.l.F, c.split.M_X, c.split.M_Y)) +
+           ".");
+  r.note(std::string("Memory with the remat policy the planner would pick (the fastest that "
+                     "fits): ") +
+         remat_label(c.remat) + ".");
   if (u.st == Strategy::Pipeline)
     r.note(
         "The chapter gives no bubble formula; the idle share (Z - 1) / (m + Z - 1) is the standard "
         "GPipe estimate.");
-  if (u.st == Strategy::FSDP_TP || (u.st == Strategy::DCN && u.c.split.Y > 1))
+  if (u.st == Strategy::FSDP_TP || (u.st == Strategy::DCN && c.split.Y > 1))
     r.note(
         "The FSDP (X) and TP (Y) collectives run on different axes and overlap: T_comms is their "
         "max, as in the chapter.");
-  if (in.text("mlp") == "model" && u.l.n_mats == 3)
+  if (!book_mlp(in) && u.l.n_mats == 3)
     r.note(
-        "Gated MLP: 3 matrices. The chapter's closed forms count 2; TP moves the same activations "
-        "for 3 matrices of work, so its real limit is 1.5x the closed form's.");
+        "Gated MLP: 3 matrices (the model's own). The chapter's closed forms count 2; TP moves the "
+        "same activations for 3 matrices of work, so its real limit is 1.5 times the closed "
+        "form's.");
+  if (u.lc.E > 0)
+    r.note(
+        "A mixture of experts: the math counts the experts a token uses, FSDP gathers every "
+        "expert's weights, so the chapter's conditions (on the width a token uses) are looser than "
+        "the times. The planner also tries expert parallelism.");
 }
 
-// What the page draws: the sharding, the collectives, the conditions, both phases, and the six
-// strategies side by side on the same inputs.
+// What the page draws: the sharding, the collectives, the conditions, both phases, memory, the
+// timeline, and the six strategies side by side on the same inputs.
 void strategy_extra(const StrategyRun& u, Result& r) {
   const StrategyCost& c = u.c;
   json sides = json::array();
@@ -236,9 +276,11 @@ void strategy_extra(const StrategyRun& u, Result& r) {
   json colls = json::array(), conds = json::array();
   for (const Collective& k : c.collectives) colls.push_back(collective_json(k));
   for (const Condition& k : c.conditions) conds.push_back(condition_json(k));
+  const double used = c.split.X * c.split.Y * c.Z * c.split.pods;
   json& x = r.extra;
-  x["verdict"] = std::string(strategy_label(u.st)) + " on " + n_text(u.si.N * c.split.pods) +
-                 " chips: " + (c.compute_bound() ? "compute-bound" : "comms-bound") + ", " +
+  x["verdict"] = std::string(strategy_label(u.st)) + " on " + n_text(used) + " chips" +
+                 (c.recipe.idle > 0 ? " (" + n_text(c.recipe.idle * c.split.pods) + " idle)" : "") +
+                 ": " + (c.compute_bound ? "compute-bound" : "comms-bound") + ", " +
                  (c.fits ? "fits" : "does not fit") + " in " + units::format(u.h.hbm, "B") +
                  " of HBM (" + units::format(c.mem, "B") + " per chip)";
   x["strategy"] = strategy_label(u.st);
@@ -248,128 +290,31 @@ void strategy_extra(const StrategyRun& u, Result& r) {
   x["conditions"] = std::move(conds);
   x["fwd"] = phase_json(c.t.fwd);
   x["bwd"] = phase_json(c.t.bwd);
+  x["remat"] = remat_label(c.remat);
+  x["memory"] = memory_json(c.memory, u.h.hbm);
+  x["timeline"] = timeline_json(c.timeline);
   x["strategies"] = std::move(sides);
-}
-
-void run_strategy(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
-  StrategyRun u;
-  u.h = hardware_of(chip);
-  u.cfg = config_of(in);
-  u.l = layer_from(in, u.cfg);
-  u.si = strategy_input(in, u.cfg, u.l, chip, u.h);
-  u.st = strategy_of(in.text("strategy"));
-  u.c = strategy_cost(u.st, u.si);
-  strategy_trace(u, tr);
-  strategy_values(u, r);
-  strategy_notes(u, in, r);
-  strategy_extra(u, r);
-}
-
-// ------------------------------------------------------------------ training.split
-
-// The divisors of a whole N, in order.
-std::vector<double> divisors(double N) {
-  std::vector<double> lo, hi;
-  const long long n = static_cast<long long>(N);
-  for (long long d = 1; d * d <= n; ++d)
-    if (n % d == 0) {
-      lo.push_back(static_cast<double>(d));
-      if (d * d != n) hi.push_back(static_cast<double>(n / d));
-    }
-  lo.insert(lo.end(), hi.rbegin(), hi.rend());
-  return lo;
-}
-
-// FSDP over M_X axes and TP over M_Y of N chips at batch B.
-struct SplitRun {
-  Layer l;
-  Hardware h;
-  double N = 0, B = 0, M_X = 0, M_Y = 0, alpha = 0;
-};
-
-SplitRun split_run(const Inputs& in) {
-  const hw::Chip& chip = tpu(in);
-  SplitRun u;
-  u.h = hardware_of(chip);
-  u.l = layer_from(in, config_of(in));
-  u.N = chips_of(in, chip);
-  u.B = in.num("B");
-  const double axes = axes_of(in, chip);
-  u.M_Y = in.num("M_Y");
-  u.M_X = axes - u.M_Y;
-  if (!(u.M_X > 0))
-    fail("M_Y", "TP takes M_Y of the " + n_text(axes) + " axes and FSDP the rest", "out_of_range");
-  if (!(u.B >= u.N))
-    fail("B",
-         "the batch (" + n_text(u.B) + " tokens) is smaller than the chip count (" + n_text(u.N) +
-             ")",
-         "out_of_range");
-  u.alpha = alpha_ici(u.h);
-  return u;
-}
-
-// Each forward term against X over the divisors of N, for the plot.
-json split_plot(const SplitRun& u, double xo, const XWindow& w, double X) {
-  json xs = json::array(), fsdp = json::array(), tp = json::array(), math = json::array();
-  for (double d : divisors(u.N)) {
-    const LayerTimes t = layer_times(u.l, u.B, {d, u.N / d, u.M_X, u.M_Y, XMode::FSDP, 1}, u.h);
-    xs.push_back(d);
-    fsdp.push_back(t.fwd.fsdp);
-    tp.push_back(t.fwd.tp);
-    math.push_back(t.fwd.math);
-  }
-  return {{"x", std::move(xs)},  {"fsdp", std::move(fsdp)},
-          {"tp", std::move(tp)}, {"math", std::move(math)},
-          {"x_opt", xo},         {"lo", w.lo},
-          {"hi", w.hi},          {"X", X}};
-}
-
-void run_split(const Inputs& in, Trace& tr, Result& r) {
-  const SplitRun u = split_run(in);
-  const double N = u.N, B = u.B, F = u.l.F, M_X = u.M_X, M_Y = u.M_Y, alpha = u.alpha;
-  const double xo = tr.step("Optimal FSDP degree", "X_{opt} = \\sqrt{(B/F)(M_X/M_Y) N}",
-                            "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, M_X, M_Y, N},
-                            x_opt(B, F, N, M_X, M_Y), "count");
-  const XWindow w = x_window(B, F, N, alpha, M_X, M_Y);
-  tr.step("Smallest compute-bound X (TP term)", "N \\alpha / (F M_Y)",
-          "\\frac{# \\cdot #}{# \\cdot #}", {N, alpha, F, M_Y}, w.lo, "count");
-  tr.step("Largest compute-bound X (FSDP term)", "B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
-          {B, M_X, alpha}, w.hi, "count");
-  const double floor =
-      tr.step("Per-chip batch floor", "\\alpha^2 / (M_X M_Y F)", "\\frac{#^2}{# \\cdot # \\cdot #}",
-              {alpha, M_X, M_Y, F}, mixed_min_batch_per_chip(alpha, F, M_X, M_Y), "tokens");
-  const double X = round_split(xo, N), Y = N / X;
-  const LayerTimes t = layer_times(u.l, B, {X, Y, M_X, M_Y, XMode::FSDP, 1}, u.h);
-  r.value("x_opt", xo, "count", "X_opt");
-  r.value("y_opt", N / xo, "count", "Y at X_opt");
-  r.value("x_min", w.lo, "count", "smallest compute-bound X");
-  r.value("x_max", w.hi, "count", "largest compute-bound X");
-  r.value("per_chip_batch", B / N, "tokens", "batch per chip B/N");
-  r.value("min_batch_per_chip", floor, "tokens", "per-chip floor alpha^2/(M_X M_Y F)");
-  r.value("ratio_at_opt", mixed_ratio(B, F, N, alpha, M_X, M_Y), "ratio",
-          "T_math / T_comms at X_opt");
-  r.value("X", X, "count", "X rounded (nearest divisor of N)");
-  r.value("Y", Y, "count", "Y = N / X");
-  r.value("X_pow2", round_pow2(xo), "count", "X rounded to a power of two");
-  r.value("t_math", t.fwd.math, "s", "forward T_math per layer");
-  r.value("t_fsdp", t.fwd.fsdp, "s", "forward FSDP gathers per layer");
-  r.value("t_tp", t.fwd.tp, "s", "forward TP collectives per layer");
-  r.value("compute_bound", t.fwd.compute_bound() ? 1 : 0, "bool", "compute-bound at X, Y");
-  if (w.empty())
-    r.note("No X keeps both terms under T_math: the batch per chip is below the floor.");
-  if (std::fmod(N, round_pow2(xo)) != 0)
-    r.note("The power of two nearest X_opt does not divide " + n_text(N) + " chips.");
-  r.extra["verdict"] = "X = " + n_text(X) + ", Y = " + n_text(Y) + ": " +
-                       (t.fwd.compute_bound() ? "compute-bound" : "comms-bound") +
-                       " (X_opt = " + n_text(xo) + ", window " + n_text(w.lo) + " to " +
-                       n_text(w.hi) + ")";
-  r.extra["plot"] = split_plot(u, xo, w, X);
 }
 
 }  // namespace
 
-void strategy_calc(const Inputs& in, Trace& tr, Result& r) { run_strategy(in, tr, r); }
-void split_calc(const Inputs& in, Trace& tr, Result& r) { run_split(in, tr, r); }
+void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
+  const hw::Chip& chip = tpu(in);
+  StrategyRun u;
+  u.h = hardware_of(chip);
+  u.cfg = config_of(in);
+  u.l = layer_of(u.cfg, book_mlp(in));
+  LayerChoice choice;
+  choice.book_mlp = book_mlp(in);
+  u.lc = layer_costs(u.cfg, choice);
+  u.si = strategy_input(in, u.cfg, chip, u.h);
+  u.st = strategy_of(in.text("strategy"));
+  u.c = strategy_cost(u.st, u.si);
+  strategy_trace(u, tr);
+  memory_trace(u, tr);
+  strategy_values(u, r);
+  strategy_notes(u, in, r);
+  strategy_extra(u, r);
+}
 
 }  // namespace sb::training::calc

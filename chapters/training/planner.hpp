@@ -1,17 +1,24 @@
 // Part 5's planner: for a model, a chip, a slice (or a chip count) and a global batch, every way to
 // lay the batch and the weights over the slice, with its memory per chip, step-time bound, MFU
 // bound and bottleneck; the best plan, and why each other plan loses. Also the regime map: which
-// strategies are compute-bound for a per-chip batch and a chip count (the chapter's figure).
+// strategies are compute-bound and fit, by chip count and batch per chip (the chapter's figure).
+// Every configuration is costed by costs.hpp, as the strategy widget's are.
 //
 // What the search enumerates. Each axis of the slice (a) is split into ordered factors
 // a = x * y * z: x chips to the data axis X (DP or FSDP), y to tensor parallelism Y, z to pipeline
 // stages Z (z = 1 when pipelining is off). Whole axes are the cases where one factor is the axis;
 // a split axis puts Y's chips side by side (a contiguous segment), Z's next, X's strided outermost.
-// For each assignment: X as DP or FSDP (one mode when X = 1), each rematerialisation policy, and
-// for Z > 1 the microbatch counts 1, 4, 16, ..., 4096 (at least one token per X group); Z may not
-// exceed the layers. Across pods, DP over DCN. On a full v5p pod (16x20x28) that is
-// 15 x 18 x 18 = 4860 assignments (180 without pipelining: 1077 configurations); with LLaMA 3-70B
-// (80 layers, 4M tokens) 3961 of them and 157,632 configurations (bench/planner.cpp).
+// Y must be a TP degree the model's layers take (tp_degree_fits: it divides D and the heads), and
+// Z at most the layers. For each assignment: X as DP or FSDP (one mode when X = 1), for an MoE
+// also with its experts sharded over X (expert parallelism), each rematerialisation policy, and
+// for Z > 1 the microbatch counts 1, 4, 16, ..., 4096 (at least one token per X group). Across
+// pods, DP over DCN. On a full v5p pod (16x20x28) with LLaMA 3-70B (64 query heads, D = 8192) that
+// is 15 x 18 x 18 = 4860 factorisations, of which those with a TP degree of 1, 2, 4, 8 or 16
+// remain (bench/planner.cpp measures the search).
+//
+// The search is bounded by its work: when the configurations would pass max_configs, the
+// microbatch counts thin out (1, 16, 256, ...), and past that the search stops at the bound; the
+// result says which (PlanResult::bound).
 //
 // Bandwidth of a split axis (our extension; the book counts whole axes, M_X + M_Y = 3 on a 3D
 // torus): a group's collective runs over the sum, over the axes it spans, of the axis weight
@@ -25,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chapters/training/costs.hpp"
 #include "chapters/training/model.hpp"
 #include "chapters/transformers/model.hpp"
 
@@ -57,34 +65,36 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
 // The chip counts a slider may offer: the powers of two up to a pod that some slice has, the full
 // pod, and 2 to `max_pods` whole pods.
 std::vector<double> chip_counts(const hw::Chip& chip, double max_pods = 8);
+// The chips of a full pod of the chip.
+double pod_chips(const hw::Chip& chip);
 
-// Which layer the planner times: the chapter's MLP (Book), or the whole transformer layer (Full:
-// attention projections and MLP, TP collectives around both blocks, the attention core at seq_len).
-enum class LayerModel : uint8_t { Book, Full };
+// The work a search may do: about 20 ms of the page's time in wasm.
+inline constexpr double kMaxConfigs = 250000;
 
 struct PlanInput {
   transformers::Config model;  // validated by plan()
-  LayerModel layer = LayerModel::Book;
-  double seq_len = 0;  // Full: attention core per token at this context (0: left out)
+  LayerChoice layer;
   Hardware hw;
   Topology topo;
-  double B = 0;                       // global batch, tokens
-  double state_bytes_per_param = 10;  // bf16 weights 2 + Adam 8; 12 with bf16 gradient buffers
-  bool pipeline = true;               // enumerate pipeline stages
+  double B = 0;  // global batch, tokens
+  StateBytes state;
+  bool pipeline = true;  // enumerate pipeline stages
+  double max_configs = kMaxConfigs;
 };
 
 // ------------------------------------------------------------------ plans
 
-// A strategy is a set of these bits: "FSDP+TP", "DP+PP". DCN marks DP across pods.
-enum StrategyBit : uint8_t { kDP = 1, kFSDP = 2, kTP = 4, kPP = 8, kDCN = 16 };
+// A strategy is a set of these bits: "FSDP+TP", "DP+PP". DCN marks DP across pods, EP an MoE's
+// experts sharded over the data axis.
+enum StrategyBit : uint8_t { kDP = 1, kFSDP = 2, kTP = 4, kPP = 8, kDCN = 16, kEP = 32 };
 std::string strategy_name(uint8_t strategy);
-// The 12 strategy classes within a pod ({none, DP, FSDP} x {TP?} x {PP?}), indexed by
-// strategy_class(); 0 is the single chip.
-inline constexpr int kStrategyClasses = 12;
+// The strategy classes within a pod: {none, DP, FSDP} x {TP?} x {PP?}, DP and FSDP also with EP;
+// indexed by strategy_class(); 0 is the single chip.
+inline constexpr int kStrategyClasses = 20;
 int strategy_class(uint8_t strategy);
 
 // The term a plan's time is bound by.
-enum class Term : uint8_t { Math, Hbm, Fsdp, Tp, Dp, Dcn, Hop };
+enum class Term : uint8_t { Math, Hbm, Fsdp, Tp, Ep, Dp, Dcn, Hop };
 const char* term_name(Term t);  // "compute", "HBM", "FSDP gathers", ...
 
 // Why a plan is not the best.
@@ -93,6 +103,7 @@ enum class Reason : uint8_t {
   OutOfMemory,     // needs more HBM than the chip has
   CommsFsdp,       // FSDP weight gathers outlast the math
   CommsTp,         // TP activation collectives outlast the math
+  CommsEp,         // expert parallelism's all-to-alls outlast the math
   CommsDp,         // DP gradient all-reduces outlast the math
   CommsDcn,        // the all-reduce across pods outlasts the math
   HbmBound,        // the local batch is too small to hide the weight loads (C / W_hbm)
@@ -109,10 +120,12 @@ struct Plan {
   std::array<int, 3> x{1, 1, 1}, y{1, 1, 1}, z{1, 1, 1};  // factors per axis
   int X = 1, Y = 1, Z = 1, m = 1;                         // degrees and microbatches
   double M_X = 0, M_Y = 0;                                // effective axes of X and Y
+  double ep_degree = 1;                                   // EP: chips holding distinct experts
   uint8_t strategy = 0;
   transformers::Remat remat = transformers::Remat::BigMatmuls;
   // Results.
   double mem = 0;  // bytes per chip
+  MemoryBar memory;
   bool fits = false;
   double t_step = 0;       // step-time bound, s
   double mfu = 0;          // MFU bound: useful FLOPs / (t_step chips C)
@@ -120,6 +133,7 @@ struct Plan {
   Term bottleneck = Term::Math;
   bool compute_bound = false;  // every phase: T_math the largest term
   Reason reason = Reason::Tie;
+  Timeline timeline;
 };
 
 struct PlanResult {
@@ -129,26 +143,32 @@ struct PlanResult {
   std::array<bool, kStrategyClasses> has{};        // ... when the class occurs
   long long assignments = 0;  // ways to factor the axes into X, Y, Z (summed over slices)
   long long configs = 0;      // configurations evaluated
+  long long full = 0;         // configurations the unbounded search has
+  int micro_step = 4;         // the microbatch counts tried: 1, step, step^2, ...
+  bool cut = false;           // the search stopped at its bound before the end
   double pods = 1;
 };
+// In words, when the bound changed the search: "" when it ran in full.
+std::string bound_words(const PlanResult& r);
 
 // The search. With `all`, every configuration's plan is appended, with its reason.
 PlanResult plan(const PlanInput& in, std::vector<Plan>* all = nullptr);
 // One layout (slice, factors, X mode, remat, microbatches) evaluated as the search does it;
-// `strategy` takes kDP or kFSDP for the X axis (ignored when X = 1). InputError for factors that do
-// not multiply to the slice's axes.
+// `strategy` takes kDP or kFSDP for the X axis (with kEP for experts over X; ignored when X = 1).
+// InputError for factors that do not multiply to the slice's axes.
 Plan evaluate(const PlanInput& in, int slice, std::array<int, 3> x, std::array<int, 3> y,
               std::array<int, 3> z, uint8_t x_mode, transformers::Remat remat, int m = 1);
 
 // ------------------------------------------------------------------ the regime map
 
 enum RegimeBit : uint8_t {
-  kRegimeDP = 1,        // DP compute-bound and the replicated state fits
-  kRegimeFSDP = 2,      // FSDP compute-bound (and fits)
-  kRegimeTP = 4,        // TP over every chip compute-bound (and fits)
-  kRegimeMixed = 8,     // FSDP + TP at the best split compute-bound (and fits)
-  kRegimeDCN = 16,      // more than one pod and the batch per pod above alpha_dcn
-  kRegimeMultiPod = 32  // the chip count spans more than one pod
+  kRegimeDP = 1,         // some DP layout compute-bound and fits
+  kRegimeFSDP = 2,       // some FSDP layout (alone on the data axis)
+  kRegimeTP = 4,         // TP over every chip
+  kRegimeMixed = 8,      // some FSDP + TP layout
+  kRegimeDCN = 16,       // more than one pod and DP across them keeps up
+  kRegimeMultiPod = 32,  // the chip count spans more than one pod
+  kRegimeEP = 64         // some layout with the experts sharded over the data axis (MoE)
 };
 struct RegimeMap {
   std::vector<double> chips;           // rows
@@ -156,11 +176,11 @@ struct RegimeMap {
   std::vector<uint8_t> cells;          // rows x columns, RegimeBit set
   uint8_t at(size_t row, size_t col) const { return cells[row * batch_per_chip.size() + col]; }
 };
-// The chapter's closed forms on the model's layer (layer_of) and a chip: a slice of N chips spans
-// min(torus rank, log2 N) axes; FSDP + TP gives one of them to TP. Memory: 10 P plus Part 5's
-// checkpoints, replicated for DP, over N chips otherwise.
-RegimeMap regime_map(const transformers::Config& model, const Hardware& hw, int torus_rank,
-                     double pod_chips, const std::vector<double>& chips,
+// The planner's own question at each cell: on the chip counts' slices (and pods), with the
+// planner's costs and its three remat policies, which strategies have a layout without pipelining
+// that is compute-bound and fits at that batch per chip. Rows are chip counts the chip comes in
+// (chip_counts).
+RegimeMap regime_map(const PlanInput& base, const hw::Chip& chip, const std::vector<double>& chips,
                      const std::vector<double>& batch_per_chip);
 
 }  // namespace sb::training

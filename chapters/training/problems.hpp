@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "chapters/training/model.hpp"
+#include "chapters/transformers/model.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 
@@ -29,7 +30,7 @@ constexpr Param kPeak460 = rate("peak_bf16_flops_per_s", "flop_per_s", 4.6e14,
                                 "peak bf16 FLOPs/s per chip, C (the text's rounded figure)");
 constexpr Param kWIci =
     rate("w_ici_Bps", "B_per_s", 1.8e11, "ICI bandwidth per axis, both directions, W_ici");
-constexpr Param kAlpha = tokens("alpha_ici_tokens", 2550, "ICI intensity alpha = C / W_ici");
+constexpr Param kAlphaGiven = tokens("alpha_ici_tokens", 2550, "ICI intensity alpha = C / W_ici");
 constexpr Param kPod = chip_count("pod_chips", 8960, "chips in a v5p pod");
 
 // alpha = C / W_ici from the problem's givens peak_bf16_flops_per_s and w_ici_Bps.
@@ -37,8 +38,13 @@ inline double alpha_of(const Inputs& in, Trace& tr) {
   Hardware h;
   h.C = in.num("peak_bf16_flops_per_s");
   h.W_ici = in.num("w_ici_Bps");
-  return tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici},
-                 alpha_ici(h), "tokens");
+  return tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
+}
+
+// The transformers chapter's 6 P tokens (A.5) as a step.
+inline double six_p_step(Trace& tr, Text what, double P, double tokens) {
+  return tr.step(what, "6 P \\cdot \\text{tokens}", "6 \\cdot # \\cdot #", {P, tokens},
+                 transformers::six_p_tokens(P, tokens), "flop");
 }
 
 // Recognisable mistakes (Answers::slip), the same in several problems.

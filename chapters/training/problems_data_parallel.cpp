@@ -44,9 +44,8 @@ constexpr Problem kEx1{
           tr.note(
               "A [b, D] x [D, F] bf16 matmul does 2bDF FLOPs and loads 2DF bytes of weights: "
               "its intensity is b FLOPs per byte.");
-          return Answers{
-              {"b_crit_tokens", tr.step("Critical batch", "b > C / W_{hbm}", "\\frac{#}{#}", {C, W},
-                                        roofline::critical_intensity(C, W), "tokens")}};
+          return Answers{{"b_crit_tokens", tr.step("Critical batch: $b > C / W_{hbm}$",
+                                                   roofline::kCriticalIntensity, {C, W})}};
         },
     .hint =
         "Intensity of the matmul against HBM is the local batch; compare with the chip's ratio.",
@@ -57,7 +56,7 @@ constexpr Param kEx2Given[] = {
     chip_spec(memory("hbm_per_chip_B", 96e9, "HBM per chip"), "hbm_bytes"),
     per_param("bytes_per_param", 10, "bytes per parameter: bf16 weights 2 + Adam fp32 m and v 8",
               kEx2BytesPerParam)};
-constexpr Slot kEx2Slots[] = {number("max_params", "count", "parameters", 0.07)};
+constexpr Slot kEx2Slots[] = {decimal_prefixes(number("max_params", "count", "parameters", 0.07))};
 constexpr Problem kEx2{
     .id = "training.Ex2",
     .title = "Largest model for pure data parallelism",
@@ -72,8 +71,7 @@ constexpr Problem kEx2{
         [](const Inputs& in, Trace& tr) {
           const double hbm = in.num("hbm_per_chip_B"), b = in.num("bytes_per_param");
           Answers a{
-              {"max_params", tr.step("Largest replicated model", "P = HBM / b", "\\frac{#}{#}",
-                                     {hbm, b}, max_params_pure_dp(hbm, b), "count")}};
+              {"max_params", tr.step("Largest replicated model", kMaxParamsPureDp, {hbm, b})}};
           a.slip("max_params", max_params_pure_dp(hbm, tf::param_bytes(1)), kSlipNoAdam);
           return a;
         },
@@ -124,11 +122,9 @@ constexpr Problem kEx4{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double alpha = alpha_of(in, tr), M = in.num("m_axes"), N = in.num("pod_chips");
-          const double b = tr.step("Per-chip batch", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
-                                   dp_min_batch_per_chip(alpha, M), "tokens");
+          const double b = tr.step("Per-chip batch", kDpFloor, {alpha, M});
           Answers a{{"per_chip_batch_tokens", b},
-                    {"per_pod_batch_tokens",
-                     tr.step("Per pod", "N \\alpha / M_X", "# \\cdot #", {N, b}, N * b, "tokens")}};
+                    {"per_pod_batch_tokens", tr.step("Per pod", kGlobalBatch, {b, N})}};
           a.slip("per_chip_batch_tokens", dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
           a.slip("per_pod_batch_tokens", N * dp_min_batch_per_chip(alpha, 1), kSlipOneAxis);
           return a;
@@ -139,8 +135,8 @@ constexpr Problem kEx4{
 // ---- FSDP -------------------------------------------------------------------------------------
 
 constexpr double kEx5Batches[] = {16e6, 40e6, 60e6, 100e6};
-constexpr Param kEx5Given[] = {tokens("batch_tokens", 40e6, "global batch B", kEx5Batches), kAlpha,
-                               axes("m_axes", 3, "ICI axes FSDP spans"), kPod};
+constexpr Param kEx5Given[] = {tokens("batch_tokens", 40e6, "global batch B", kEx5Batches),
+                               kAlphaGiven, axes("m_axes", 3, "ICI axes FSDP spans"), kPod};
 constexpr Slot kEx5Slots[] = {number("max_chips", "chips", "chips"),
                               number("pods", "count", "pods", 0.06)};
 constexpr Problem kEx5{
@@ -158,11 +154,8 @@ constexpr Problem kEx5{
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("batch_tokens"), alpha = in.num("alpha_ici_tokens"),
                        M = in.num("m_axes"), pod = in.num("pod_chips");
-          const double n = tr.step("Most chips", "N = B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
-                                   {B, M, alpha}, fsdp_max_chips(B, alpha, M), "chips");
-          Answers a{
-              {"max_chips", n},
-              {"pods", tr.step("Pods", "N / N_{pod}", "\\frac{#}{#}", {n, pod}, n / pod, "count")}};
+          const double n = tr.step("Most chips", kFsdpMaxChips, {B, M, alpha});
+          Answers a{{"max_chips", n}, {"pods", tr.step("Pods", kPodsOf, {n, pod})}};
           a.slip("max_chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
           a.slip("pods", fsdp_max_chips(B, alpha, 1) / pod, kSlipOneAxis);
           return a;
@@ -177,7 +170,7 @@ constexpr Param kEx6Given[] = {
     tokens("train_tokens", 15e12, "training tokens"),
     tokens("batch_tokens", 16e6, "global batch B", kEx6Batches),
     kPeak459,
-    kAlpha,
+    kAlphaGiven,
     axes("m_axes", 3, "ICI axes FSDP spans"),
     mfu_given(0.5, kEx6Mfus),
     kPod};
@@ -203,17 +196,12 @@ constexpr Problem kEx6{
                        C = in.num("peak_bf16_flops_per_s"), alpha = in.num("alpha_ici_tokens"),
                        M = in.num("m_axes"), mfu = in.num("mfu"), pod = in.num("pod_chips");
           Answers a;
-          const double f = tr.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
-                                   "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
-          const double n =
-              tr.step("Chips at the FSDP limit", "B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
-                      {B, M, alpha}, fsdp_max_chips(B, alpha, M), "chips");
+          const double f = six_p_step(tr, "Training FLOPs", P, T);
+          const double n = tr.step("Chips at the FSDP limit", kFsdpMaxChips, {B, M, alpha});
           a["train_flops"] = f;
           a["chips"] = n;
-          a["pods"] = tr.step("Pods", "N / N_{pod}", "\\frac{#}{#}", {n, pod}, n / pod, "count");
-          a["train_time_s"] = tr.step(
-              "Training time", "\\frac{6 P \\cdot \\text{tokens}}{N C \\cdot MFU}",
-              "\\frac{#}{# \\cdot # \\cdot #}", {f, n, C, mfu}, train_time(f, n, C, mfu), "s");
+          a["pods"] = tr.step("Pods", kPodsOf, {n, pod});
+          a["train_time_s"] = tr.step("Training time", kTrainTime, {f, n, C, mfu});
           a.slip("train_flops", tf::six_p_tokens(P, T, 2), kSlipForward);
           a.slip("chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
           a.slip("train_time_s", train_time(f, n, C, 1), kSlipNoMfu);

@@ -19,8 +19,8 @@ namespace tf = transformers;
 
 // ---- FSDP + TP --------------------------------------------------------------------------------
 
-constexpr double kEx10Batches[] = {24000, 48000, 96000, 192000};
-constexpr double kEx10Fs[] = {16384, 32768};
+constexpr double kEx10Batches[] = {24000, 48000, 96000, 192000, 384000, 768000};
+constexpr double kEx10Fs[] = {16384, 32768, 65536};
 constexpr Param kEx10Given[] = {chip_count("n_chips", 64, "chips N (a 4x4x4 slice)"),
                                 tokens("batch_tokens", 48000, "global batch B", kEx10Batches),
                                 width("d_ff", 32768, "MLP width F", kEx10Fs),
@@ -45,15 +45,13 @@ constexpr Problem kEx10{
         [](const Inputs& in, Trace& tr) {
           const double N = in.num("n_chips"), B = in.num("batch_tokens"), F = in.num("d_ff"),
                        MX = in.num("m_x_axes"), MY = in.num("m_y_axes");
-          const double x = tr.step("Optimal FSDP degree", "X_{opt} = \\sqrt{(B/F)(M_X/M_Y) N}",
-                                   "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, MX, MY, N},
-                                   x_opt(B, F, N, MX, MY), "count");
-          const double X = tr.step("Nearest power of two", "2^{\\mathrm{round}(\\log_2 X)}",
-                                   "2^{\\mathrm{round}(\\log_2 #)}", {x}, round_pow2(x), "count");
-          Answers a{
-              {"x_opt", x},
-              {"x_fsdp", X},
-              {"y_tp", tr.step("TP degree", "Y = N / X", "\\frac{#}{#}", {N, X}, N / X, "count")}};
+          const double x = tr.step("Optimal FSDP degree", kXOpt, {B, F, MX, MY, N});
+          const Recipe rc = mixed_recipe(x, N, 0, 0, 0);
+          Answers a{{"x_opt", x},
+                    {"x_fsdp", tr.step("Nearest power of two", kRoundPow2, {x})},
+                    {"y_tp",
+                     tr.value("TP degree: the largest that fits beside it, N / X", rc.Y, "count")}};
+          if (rc.idle > 0) tr.note(recipe_words(rc, x) + ".");
           a.book("x_opt", x_opt(B, thousands(F), N, MX, MY),
                  "reads F as its round thousands (32,768 as 32k = 32,000)");
           a.slip("x_opt", x_opt(F, B, N, MX, MY), kSlipInverted);
@@ -64,7 +62,7 @@ constexpr Problem kEx10{
 };
 
 constexpr double kEx11Fs[] = {16384, 28672, 32768, 53248};
-constexpr Param kEx11Given[] = {kAlpha, width("d_ff", 32768, "MLP width F", kEx11Fs),
+constexpr Param kEx11Given[] = {kAlphaGiven, width("d_ff", 32768, "MLP width F", kEx11Fs),
                                 axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
                                 axes("m_y_axes", 1, "ICI axes TP spans, M_Y"),
                                 axes("fsdp_axes", 3, "axes pure FSDP spans")};
@@ -86,14 +84,11 @@ constexpr Problem kEx11{
         [](const Inputs& in, Trace& tr) {
           const double alpha = in.num("alpha_ici_tokens"), F = in.num("d_ff"),
                        MX = in.num("m_x_axes"), MY = in.num("m_y_axes"), M = in.num("fsdp_axes");
-          const double b = tr.step("Mixed floor", "B/N > \\alpha^2 / (M_X M_Y F)",
-                                   "\\frac{#^2}{# \\cdot # \\cdot #}", {alpha, MX, MY, F},
-                                   mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
-          const double f = tr.step("Pure FSDP floor", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
-                                   dp_min_batch_per_chip(alpha, M), "tokens");
+          const double b = tr.step("Mixed floor: $B/N > \\alpha^2 / (M_X M_Y F)$", kMixedFloor,
+                                   {alpha, MX, MY, F});
+          const double f = tr.step("Pure FSDP floor", kDpFloor, {alpha, M});
           Answers a{{"min_batch_per_chip_tokens", b},
-                    {"gain_vs_fsdp", tr.step("Gain", "\\text{FSDP floor} / \\text{mixed floor}",
-                                             "\\frac{#}{#}", {f, b}, f / b, "ratio")}};
+                    {"gain_vs_fsdp", tr.step("Gain", kFloorGain, {f, b})}};
           const double additive = mixed_min_batch_per_chip_additive(alpha, F, MX, MY);
           a.slip("min_batch_per_chip_tokens", additive, kSlipAdditive);
           a.slip("gain_vs_fsdp", f / additive, kSlipAdditive);
@@ -105,7 +100,7 @@ constexpr double kEx12Chips[] = {1024, 4096, 8192};
 constexpr double kEx12Ds[] = {4096, 8192, 16384};
 constexpr Param kEx12Given[] = {
     chip_count("n_chips", 4096, "chips N (a 16x16x16 slice)", kEx12Chips),
-    width("d_model", 8192, "model width D", kEx12Ds), kAlpha,
+    width("d_model", 8192, "model width D", kEx12Ds), kAlphaGiven,
     axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"), axes("m_y_axes", 1, "ICI axes TP spans, M_Y")};
 constexpr Slot kEx12Slots[] = {number("crossover_batch_tokens", "tokens", "global batch")};
 constexpr Problem kEx12{
@@ -124,11 +119,9 @@ constexpr Problem kEx12{
           const double N = in.num("n_chips"), D = in.num("d_model"),
                        alpha = in.num("alpha_ici_tokens"), MX = in.num("m_x_axes"),
                        MY = in.num("m_y_axes");
-          const double F = tr.step("MLP width", "F = 4D", "4 \\cdot #", {D}, 4 * D, "count");
+          const double F = tr.step("MLP width", kMlpWidth4D, {D});
           Answers a{{"crossover_batch_tokens",
-                     tr.step("Crossover", "B = N \\alpha^2 / (M_X M_Y F)",
-                             "\\frac{# \\cdot #^2}{# \\cdot # \\cdot #}", {N, alpha, MX, MY, F},
-                             mixed_min_batch(N, alpha, F, MX, MY), "tokens")}};
+                     tr.step("Crossover", kMixedMinBatch, {N, alpha, MX, MY, F})}};
           a.slip("crossover_batch_tokens", N * mixed_min_batch_per_chip_additive(alpha, F, MX, MY),
                  kSlipAdditive);
           return a;
@@ -138,7 +131,7 @@ constexpr Problem kEx12{
 constexpr double kEx19Fs[] = {16384, 30000, 32768};
 constexpr Param kEx19Given[] = {chip_count("n_chips", 64, "chips N (a 4x4x4 slice)"),
                                 width("d_ff", 30000, "MLP width F", kEx19Fs),
-                                kAlpha,
+                                kAlphaGiven,
                                 axes("m_x_axes", 2, "ICI axes FSDP spans in the mixed layout"),
                                 axes("m_y_axes", 1, "ICI axes TP spans in the mixed layout"),
                                 axes("fsdp_m_axes", 3, "axes pure FSDP spans"),
@@ -168,13 +161,9 @@ constexpr Problem kEx19{
                        Y = in.num("tp_only_degree"), MT = in.num("tp_only_m_axes");
           Answers a;
           a["mixed_min_batch_per_chip_tokens"] =
-              tr.step("Mixed floor", "\\alpha^2 / (M_X M_Y F)", "\\frac{#^2}{# \\cdot # \\cdot #}",
-                      {alpha, MX, MY, F}, mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
-          a["fsdp_min_batch_per_chip_tokens"] =
-              tr.step("FSDP floor", "\\alpha / M_X", "\\frac{#}{#}", {alpha, M},
-                      dp_min_batch_per_chip(alpha, M), "tokens");
-          const double lim = tr.step("TP limit", "M_Y F / \\alpha", "\\frac{# \\cdot #}{#}",
-                                     {MT, F, alpha}, tp_max_degree(F, alpha, MT), "count");
+              tr.step("Mixed floor", kMixedFloor, {alpha, MX, MY, F});
+          a["fsdp_min_batch_per_chip_tokens"] = tr.step("FSDP floor", kDpFloor, {alpha, M});
+          const double lim = tr.step("TP limit", kTpMaxDegree, {MT, F, alpha});
           a["tp_only_compute_bound"] = Y < lim ? 1 : 0;
           a.slip("mixed_min_batch_per_chip_tokens",
                  mixed_min_batch_per_chip_additive(alpha, F, MX, MY), kSlipAdditive);

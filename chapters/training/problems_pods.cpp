@@ -45,10 +45,8 @@ constexpr Problem kEx14{
           Hardware h;
           h.C = in.num("peak_bf16_flops_per_s");
           const double host = in.num("dcn_per_host_Bps"), n = in.num("chips_per_host");
-          h.W_dcn = tr.step("DCN per chip", "W_{dcn} = W_{host} / n", "\\frac{#}{#}", {host, n},
-                            w_dcn_per_chip(host, n), "B_per_s");
-          const double a = tr.step("DCN intensity", "\\alpha_{dcn} = C / W_{dcn}", "\\frac{#}{#}",
-                                   {h.C, h.W_dcn}, alpha_dcn(h), "tokens");
+          h.W_dcn = tr.step("DCN per chip", kWDcnPerChip, {host, n});
+          const double a = tr.step("DCN intensity", kAlphaDcn, {h.C, h.W_dcn});
           tr.note(
               "Across pods: $T_{math} = 8BDF/(NC)$ against $T_{comms} = 8DF/(M W_{dcn})$: "
               "compute-bound while the batch per pod $B/(N/M)$ exceeds $\\alpha_{dcn}$.");
@@ -67,7 +65,7 @@ constexpr Problem kEx14{
 };
 
 constexpr Param kEx15aGiven[] = {width("d_ff", 30000, "MLP width F (LLaMA-3 70B, about)", kLlamaFs),
-                                 kAlpha};
+                                 kAlphaGiven};
 constexpr Slot kEx15aSlots[] = {
     at_most(number("tp_limit_per_axis", "ratio", "TP degree per axis (at most)"))};
 constexpr Problem kEx15a{
@@ -83,8 +81,7 @@ constexpr Problem kEx15a{
         [](const Inputs& in, Trace& tr) {
           const double F = in.num("d_ff"), alpha = in.num("alpha_ici_tokens");
           Answers a{
-              {"tp_limit_per_axis", tr.step("TP limit per axis", "F / \\alpha", "\\frac{#}{#}",
-                                            {F, alpha}, tp_max_degree(F, alpha, 1), "ratio")}};
+              {"tp_limit_per_axis", tr.step("TP limit per axis", kTpMaxDegree, {1, F, alpha})}};
           a.book("tp_limit_per_axis", std::floor(a["tp_limit_per_axis"]),
                  "names the largest whole degree below F / alpha");
           return a;
@@ -93,7 +90,7 @@ constexpr Problem kEx15a{
 
 constexpr double kEx15Batches[] = {1e6, 2e6, 4e6, 8e6};
 constexpr Param kEx15bGiven[] = {tokens("batch_tokens", 2e6, "global batch B", kEx15Batches),
-                                 kAlpha, axes("m_x_axes", 3, "ICI axes FSDP spans"), kPod};
+                                 kAlphaGiven, axes("m_x_axes", 3, "ICI axes FSDP spans"), kPod};
 constexpr Slot kEx15bSlots[] = {number("max_chips", "chips", "chips", 0.03),
                                 number("pod_fraction", "ratio", "share of a pod", 0.06)};
 constexpr Problem kEx15b{
@@ -111,11 +108,9 @@ constexpr Problem kEx15b{
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("batch_tokens"), alpha = in.num("alpha_ici_tokens"),
                        M = in.num("m_x_axes"), pod = in.num("pod_chips");
-          const double n = tr.step("Most chips", "B M_X / \\alpha", "\\frac{# \\cdot #}{#}",
-                                   {B, M, alpha}, fsdp_max_chips(B, alpha, M), "chips");
+          const double n = tr.step("Most chips", kFsdpMaxChips, {B, M, alpha});
           Answers a{{"max_chips", n},
-                    {"pod_fraction", tr.step("Share of a pod", "N / N_{pod}", "\\frac{#}{#}",
-                                             {n, pod}, n / pod, "ratio")}};
+                    {"pod_fraction", tr.step("Share of a pod", kPodsOf, {n, pod})}};
           a.slip("max_chips", fsdp_max_chips(B, alpha, 1), kSlipOneAxis);
           return a;
         },
@@ -123,7 +118,7 @@ constexpr Problem kEx15b{
 
 constexpr Param kEx15cGiven[] = {tokens("batch_tokens", 2e6, "global batch B", kEx15Batches),
                                  width("d_ff", 30000, "MLP width F", kLlamaFs),
-                                 kAlpha,
+                                 kAlphaGiven,
                                  axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
                                  axes("m_y_axes", 1, "ICI axes TP spans, M_Y"),
                                  kPod};
@@ -146,11 +141,8 @@ constexpr Problem kEx15c{
           const double B = in.num("batch_tokens"), F = in.num("d_ff"),
                        alpha = in.num("alpha_ici_tokens"), MX = in.num("m_x_axes"),
                        MY = in.num("m_y_axes"), pod = in.num("pod_chips");
-          const double b =
-              tr.step("Mixed floor", "\\alpha^2 / (M_X M_Y F)", "\\frac{#^2}{# \\cdot # \\cdot #}",
-                      {alpha, MX, MY, F}, mixed_min_batch_per_chip(alpha, F, MX, MY), "tokens");
-          const double n = tr.step("Most chips", "B / \\text{floor}", "\\frac{#}{#}", {B, b},
-                                   mixed_max_chips(B, alpha, F, MX, MY), "chips");
+          const double b = tr.step("Mixed floor", kMixedFloor, {alpha, MX, MY, F});
+          const double n = tr.step("Most chips", kMixedMaxChips, {B, MX, MY, F, alpha});
           Answers a{{"min_batch_per_chip_tokens", b},
                     {"max_chips", n},
                     {"exceeds_one_pod", n > pod ? 1 : 0}};
@@ -165,7 +157,7 @@ constexpr double kEx15dBatches[] = {5e5, 1e6, 2e6};
 constexpr Param kEx15dGiven[] = {tokens("batch_tokens", 1e6, "global batch B", kEx15dBatches),
                                  width("d_ff", 30000, "MLP width F", kLlamaFs),
                                  chip_count("n_chips", 8192, "chips N (X = 1024 times Y = 8)"),
-                                 kAlpha,
+                                 kAlphaGiven,
                                  axes("m_x_axes", 2, "ICI axes FSDP spans, M_X"),
                                  axes("m_y_axes", 1, "ICI axes TP spans, M_Y")};
 constexpr Slot kEx15dSlots[] = {number("per_chip_batch_tokens", "tokens", "tokens per chip"),
@@ -187,16 +179,16 @@ constexpr Problem kEx15d{
           const double B = in.num("batch_tokens"), F = in.num("d_ff"), N = in.num("n_chips"),
                        alpha = in.num("alpha_ici_tokens"), MX = in.num("m_x_axes"),
                        MY = in.num("m_y_axes");
-          const double x = tr.step("Optimal FSDP degree", "\\sqrt{(B/F)(M_X/M_Y) N}",
-                                   "\\sqrt{(# / #)(# / #) \\cdot #}", {B, F, MX, MY, N},
-                                   x_opt(B, F, N, MX, MY), "count");
+          const double x = tr.step("Optimal FSDP degree", kXOpt, {B, F, MX, MY, N});
           const XWindow w = x_window(B, F, N, alpha, MX, MY);
-          tr.note("$X$ keeps both terms under $T_{math}$ on [" + units::number(w.lo) + ", " +
-                  units::number(w.hi) + "]: $X = 1024$ lies " +
-                  (1024 <= w.hi && 1024 >= w.lo ? "inside" : "outside") + " it.");
-          Answers a{{"per_chip_batch_tokens",
-                     tr.step("Per chip", "B / N", "\\frac{#}{#}", {B, N}, B / N, "tokens")},
-                    {"x_opt", x}};
+          const double b = tr.step("Per chip", kPerChipBatch, {B, N});
+          tr.note(w.empty()
+                      ? "No FSDP degree keeps both terms under $T_{math}$: " +
+                            window_words(w, b, mixed_min_batch_per_chip(alpha, F, MX, MY)) + "."
+                      : "$X$ keeps both terms under $T_{math}$ on [" + units::number(w.lo) + ", " +
+                            units::number(w.hi) + "]: $X = 1024$ lies " +
+                            (1024 <= w.hi && 1024 >= w.lo ? "inside" : "outside") + " it.");
+          Answers a{{"per_chip_batch_tokens", b}, {"x_opt", x}};
           a.slip("x_opt", x_opt(F, B, N, MX, MY), kSlipInverted);
           return a;
         },
@@ -223,13 +215,11 @@ constexpr Problem kEx15e{
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("batch_tokens"), pods = in.num("n_pods"),
                        pod = in.num("pod_chips"), a = in.num("alpha_dcn_tokens");
-          const double per_pod =
-              tr.step("Per pod", "B / n_{pods}", "\\frac{#}{#}", {B, pods}, B / pods, "tokens");
+          const double per_pod = tr.step("Per pod", kPerPodBatch, {B, pods});
+          const double chips = tr.step("Chips", kTotalChips, {pod, pods});
           return Answers{{"per_pod_batch_tokens", per_pod},
                          {"dcn_compute_bound", per_pod > a ? 1 : 0},
-                         {"per_chip_batch_tokens",
-                          tr.step("Per chip", "B / (n_{pods} N_{pod})", "\\frac{#}{# \\cdot #}",
-                                  {B, pods, pod}, B / (pods * pod), "tokens")}};
+                         {"per_chip_batch_tokens", tr.step("Per chip", kPerChipBatch, {B, chips})}};
         },
 };
 

@@ -51,10 +51,11 @@ constexpr Param kQ1Given[] = {
     choice("mlp", "gated", "gated|plain", "MLP: gated (3 matrices) or plain (2)"),
     choice("embeddings", "untied", "untied|tied",
            "input and output embeddings: separate matrices (untied) or one shared (tied)")};
-constexpr Slot kQ1Slots[] = {number("ffw_params", "count", "feed-forward parameters"),
-                             number("attn_params", "count", "attention parameters"),
-                             number("vocab_params", "count", "vocabulary parameters"),
-                             number("total_params", "count", "total parameters")};
+constexpr Slot kQ1Slots[] = {
+    decimal_prefixes(number("ffw_params", "count", "feed-forward parameters")),
+    decimal_prefixes(number("attn_params", "count", "attention parameters")),
+    decimal_prefixes(number("vocab_params", "count", "vocabulary parameters")),
+    decimal_prefixes(number("total_params", "count", "total parameters"))};
 constexpr Problem kQ1{
     .id = "training.Q1",
     .title = "Parameter count of LLaMA-2 13B",
@@ -93,8 +94,8 @@ constexpr Problem kQ1{
                                       c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
                                       p.embed + p.unembed, "count");
           a["total_params"] =
-              tr.step("Total", "\\text{FFW} + \\text{attention} + \\text{vocab}", "# + # + #",
-                      {p.mlp, p.attn, p.embed + p.unembed}, p.total, "count");
+              tr.sum("Total", "P", "count",
+                     {{"P_FFW", p.mlp}, {"P_attn", p.attn}, {"P_vocab", p.embed + p.unembed}});
           // The other MLP and the other embedding, as a reader who misread the config counts.
           tf::Config other = c;
           other.gated = !c.gated;
@@ -132,8 +133,9 @@ constexpr Param kQ2Given[] = {
     count("checkpoints_per_layer", 3, "bf16 checkpoints per layer: one [B, D], the rest [B, F]",
           kQ2Ckpts, 1, 3)};
 constexpr Slot kQ2Slots[] = {
-    number("params_and_optimizer_bytes", "B", "parameters and optimizer state"),
-    number("activation_bytes", "B", "saved activations"), number("total_bytes", "B", "total")};
+    decimal_prefixes(number("params_and_optimizer_bytes", "B", "parameters and optimizer state")),
+    decimal_prefixes(number("activation_bytes", "B", "saved activations")),
+    decimal_prefixes(number("total_bytes", "B", "total"))};
 constexpr Problem kQ2{
     .id = "training.Q2",
     .title = "Training memory: weights, Adam state, checkpoints",
@@ -154,17 +156,15 @@ constexpr Problem kQ2{
           const double P = in.num("params"), B = in.num("batch_tokens"), L = in.num("n_layers");
           const Layer l{in.num("d_model"), in.num("d_ff"), in.num("checkpoints_per_layer")};
           const double w = tf::param_bytes(P, in.num("bytes_per_param_bf16"));
-          const double o = tf::optimizer_bytes(P, in.num("bytes_adam_state_fp32"));
           Answers a;
-          a["params_and_optimizer_bytes"] = tr.step(
-              "Weights and Adam", "(b_w + b_{opt}) P", "(# + #) \\cdot #",
-              {in.num("bytes_per_param_bf16"), in.num("bytes_adam_state_fp32"), P}, w + o, "B");
-          a["activation_bytes"] = tr.step(
-              "Checkpoints", "2 L B (D + (c - 1) F)", "2 \\cdot # \\cdot # \\cdot (# + # \\cdot #)",
-              {L, B, l.D, l.n_mats - 1, l.F}, checkpoint_bytes(l, L, B), "B");
+          a["params_and_optimizer_bytes"] =
+              tr.step("Weights and Adam", kStateBytes,
+                      {in.num("bytes_per_param_bf16"), in.num("bytes_adam_state_fp32"), P});
+          a["activation_bytes"] = tr.step("Checkpoints ($n$ = the checkpoints per layer)",
+                                          kCheckpointBytes, {L, B, l.D, l.n_mats, l.F});
           a["total_bytes"] =
-              tr.step("Total", "\\text{weights} + \\text{checkpoints}", "# + #",
-                      {w + o, a["activation_bytes"]}, w + o + a["activation_bytes"], "B");
+              tr.sum("Total", "M", "B",
+                     {{"S", a["params_and_optimizer_bytes"]}, {"A", a["activation_bytes"]}});
           a.slip("params_and_optimizer_bytes", w, kSlipNoAdam);
           a.slip("activation_bytes", checkpoint_bytes({l.D, l.D, l.n_mats}, L, B), kSlipAllD);
           return a;
@@ -174,7 +174,7 @@ constexpr Problem kQ2{
 
 // ---- Question 3: LLaMA-2 13B on a v5p 16x16x16 -------------------------------------------------
 
-constexpr double kQ3Batches[] = {1.5e6, 3e6, 6e6};
+constexpr double kQ3Batches[] = {1e6, 1.5e6, 2e6, 3e6, 4e6, 6e6};
 constexpr Param kQ3Params = param_count("params", 13e9, "parameters P (LLaMA-2 13B)");
 constexpr Param kQ3Chips = chip_count("n_chips", 4096, "chips N (a v5p 16x16x16)");
 constexpr Param kQ3Hbm = memory("hbm_per_chip_B", 96e9, "HBM per chip");
@@ -202,24 +202,20 @@ Q3 q3_setup(const Inputs& in, Trace& tr) {
   q.N = in.num("n_chips");
   q.B = in.num("batch_tokens");
   const Layer l{in.num("d_model"), in.num("d_ff"), 3};
-  q.act = tr.step(
-      "Checkpoints (3 per layer)", "2 L B (D + 2F)", "2 \\cdot # \\cdot # \\cdot (# + 2 \\cdot #)",
-      {in.num("n_layers"), q.B, l.D, l.F}, checkpoint_bytes(l, in.num("n_layers"), q.B), "B");
-  q.state =
-      tr.step("Weights and Adam", "10 P", "10 \\cdot #", {q.P}, params_optimizer_bytes(q.P), "B");
-  Hardware h;
-  h.C = in.num("peak_bf16_flops_per_s");
-  h.W_ici = in.num("w_ici_Bps");
-  q.alpha = tr.step("ICI intensity", "\\alpha = C / W_{ici}", "\\frac{#}{#}", {h.C, h.W_ici},
-                    alpha_ici(h), "tokens");
+  q.act = tr.step("Checkpoints (3 per layer)", kCheckpointBytes,
+                  {in.num("n_layers"), q.B, l.D, l.n_mats, l.F});
+  q.state = tr.step("Weights and Adam", kParamsOptimizerBytes, {q.P});
+  q.alpha =
+      tr.step("ICI intensity", kAlpha, {in.num("peak_bf16_flops_per_s"), in.num("w_ici_Bps")});
   return q;
 }
 
 constexpr Param kQ3aGiven[] = {kQ3Params, kQ3Chips, kQ3HbmSpec, kQ3Seq,      kQ3Batch,
                                kQ3Layers, kQ3D,     kQ3F,       kQ3PeakSpec, kQ3WIciSpec};
-constexpr Slot kQ3aSlots[] = {number("sequences_per_batch", "count", "sequences per batch"),
-                              number("params_opt_bytes_per_chip", "B", "weights and Adam per chip"),
-                              boolean("pure_dp_fits", "does pure DP fit?")};
+constexpr Slot kQ3aSlots[] = {
+    number("sequences_per_batch", "count", "sequences per batch"),
+    decimal_prefixes(number("params_opt_bytes_per_chip", "B", "weights and Adam per chip")),
+    boolean("pure_dp_fits", "does pure DP fit?")};
 constexpr Problem kQ3a{
     .id = "training.Q3.a",
     .title = "Pure data parallelism on 16x16x16",
@@ -235,10 +231,8 @@ constexpr Problem kQ3a{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double B = in.num("batch_tokens"), T = in.num("seq_len"), P = in.num("params");
-          const double per_chip = tr.step("Replicated on every chip", "10 P", "10 \\cdot #", {P},
-                                          params_optimizer_bytes(P), "B");
-          Answers a{{"sequences_per_batch", tr.step("Sequences", "B / T", "\\frac{#}{#}", {B, T},
-                                                    sequences(B, T), "count")},
+          const double per_chip = tr.step("Replicated on every chip", kParamsOptimizerBytes, {P});
+          Answers a{{"sequences_per_batch", tr.step("Sequences", kSequences, {B, T})},
                     {"params_opt_bytes_per_chip", per_chip},
                     {"pure_dp_fits", per_chip <= in.num("hbm_per_chip_B") ? 1 : 0}};
           a.book("sequences_per_batch", sequences(binary_millions(B), T),
@@ -264,11 +258,11 @@ constexpr Param kQ3bGiven[] = {kQ3Params,
                                kQ3WIciSpec,
                                count("fsdp_mesh_axes", 3, "ICI axes FSDP spans", kQ3Axes, 1, 3)};
 constexpr Slot kQ3bSlots[] = {
-    number("activation_bytes", "B", "checkpoints (3 per layer)"),
-    number("total_bytes", "B", "total memory"),
-    number("slice_hbm_bytes", "B", "HBM of the slice"),
+    decimal_prefixes(number("activation_bytes", "B", "checkpoints (3 per layer)")),
+    decimal_prefixes(number("total_bytes", "B", "total memory")),
+    decimal_prefixes(number("slice_hbm_bytes", "B", "HBM of the slice")),
     boolean("fits_in_slice", "fits in the slice?"),
-    number("bytes_per_chip", "B", "bytes per chip under FSDP"),
+    decimal_prefixes(number("bytes_per_chip", "B", "bytes per chip under FSDP")),
     number("min_batch_fsdp_3axes_tokens", "tokens", "smallest compute-bound global batch"),
     number("per_chip_batch_tokens", "tokens", "batch per chip"),
     boolean("fsdp_compute_bound", "is FSDP compute-bound?")};
@@ -292,19 +286,15 @@ constexpr Problem kQ3b{
           const double M = in.num("fsdp_mesh_axes"), hbm = in.num("hbm_per_chip_B");
           Answers a;
           a["activation_bytes"] = q.act;
-          a["total_bytes"] = q.act + q.state;
-          a["slice_hbm_bytes"] =
-              tr.step("HBM of the slice", "N \\cdot HBM", "# \\cdot #", {q.N, hbm}, q.N * hbm, "B");
+          a["total_bytes"] = tr.sum("In total", "M", "B", {{"S", q.state}, {"A", q.act}});
+          a["slice_hbm_bytes"] = tr.step("HBM of the slice", kSliceHbm, {q.N, hbm});
           a["fits_in_slice"] = a["total_bytes"] <= a["slice_hbm_bytes"] ? 1 : 0;
           a["bytes_per_chip"] =
-              tr.step("Per chip", "(10 P + \\text{checkpoints}) / N", "\\frac{# + #}{#}",
-                      {q.state, q.act, q.N}, memory_per_chip(q.P, q.act, {q.N, 1, M, 0}), "B");
-          const double floor = dp_min_batch_per_chip(q.alpha, M);
+              tr.step("Per chip under FSDP", kMemoryFsdp, {q.state, q.act, q.N, 1, 1});
+          const double floor = tr.step("FSDP floor", kDpFloor, {q.alpha, M});
           a["min_batch_fsdp_3axes_tokens"] =
-              tr.step("Smallest compute-bound batch", "N \\alpha / M_X", "# \\cdot \\frac{#}{#}",
-                      {q.N, q.alpha, M}, q.N * floor, "tokens");
-          a["per_chip_batch_tokens"] =
-              tr.step("Per chip", "B / N", "\\frac{#}{#}", {q.B, q.N}, q.B / q.N, "tokens");
+              tr.step("Smallest compute-bound batch", kGlobalBatch, {floor, q.N});
+          a["per_chip_batch_tokens"] = tr.step("Per chip", kPerChipBatch, {q.B, q.N});
           a["fsdp_compute_bound"] = q.B / q.N > floor ? 1 : 0;
           a.slip("min_batch_fsdp_3axes_tokens", q.N * dp_min_batch_per_chip(q.alpha, 1),
                  kSlipOneAxis);
@@ -314,7 +304,7 @@ constexpr Problem kQ3b{
         },
 };
 
-constexpr double kQ3cMfus[] = {0.3, 0.4, 0.5};
+constexpr double kQ3cMfus[] = {0.3, 0.35, 0.4, 0.45, 0.5};
 constexpr Param kQ3cGiven[] = {
     kQ3Params,
     kQ3Chips,
@@ -336,7 +326,7 @@ constexpr Slot kQ3cSlots[] = {number("min_batch_per_chip_tokens", "tokens", "per
                               number("x_opt", "count", "X_opt"),
                               number("x_fsdp", "count", "FSDP degree X"),
                               number("y_tp", "count", "TP degree Y"),
-                              number("bytes_per_chip", "B", "bytes per chip"),
+                              decimal_prefixes(number("bytes_per_chip", "B", "bytes per chip")),
                               derived(number("step_time_s", "s", "step time", 0.04), From::Flops)};
 constexpr Problem kQ3c{
     .id = "training.Q3.c",
@@ -358,28 +348,19 @@ constexpr Problem kQ3c{
           const Q3 q = q3_setup(in, tr);
           const double F = in.num("d_ff"), MX = in.num("m_x_axes"), MY = in.num("m_y_axes");
           Answers a;
-          const double floor = tr.step("Per-chip floor", "\\alpha^2 / (M_X M_Y F)",
-                                       "\\frac{#^2}{# \\cdot # \\cdot #}", {q.alpha, MX, MY, F},
-                                       mixed_min_batch_per_chip(q.alpha, F, MX, MY), "tokens");
+          const double floor = tr.step("Per-chip floor", kMixedFloor, {q.alpha, MX, MY, F});
           a["min_batch_per_chip_tokens"] = floor;
           a["mixed_compute_bound"] = q.B / q.N > floor ? 1 : 0;
-          const double x = tr.step("Optimal FSDP degree", "\\sqrt{(B/F)(M_X/M_Y) N}",
-                                   "\\sqrt{(# / #)(# / #) \\cdot #}", {q.B, F, MX, MY, q.N},
-                                   x_opt(q.B, F, q.N, MX, MY), "count");
+          const double x = tr.step("Optimal FSDP degree", kXOpt, {q.B, F, MX, MY, q.N});
           a["x_opt"] = x;
-          a["x_fsdp"] = tr.step("Nearest power of two", "2^{\\mathrm{round}(\\log_2 X)}",
-                                "2^{\\mathrm{round}(\\log_2 #)}", {x}, round_pow2(x), "count");
-          a["y_tp"] = tr.step("TP degree", "N / X", "\\frac{#}{#}", {q.N, a["x_fsdp"]},
-                              q.N / a["x_fsdp"], "count");
-          a["bytes_per_chip"] =
-              tr.step("Per chip (every byte sharded)", "(10 P + \\text{checkpoints}) / N",
-                      "\\frac{# + #}{#}", {q.state, q.act, q.N},
-                      memory_per_chip(q.P, q.act, {a["x_fsdp"], a["y_tp"], MX, MY}), "B");
+          a["x_fsdp"] = tr.step("Nearest power of two", kRoundPow2, {x});
+          const Recipe rc = mixed_recipe(x, q.N, 0, 0, 0);
+          a["y_tp"] = tr.value("TP degree: the largest that fits beside it, N / X", rc.Y, "count");
+          if (rc.idle > 0) tr.note(recipe_words(rc, x) + ".");
+          a["bytes_per_chip"] = tr.step("Per chip (every byte sharded)", kMemoryFsdp,
+                                        {q.state, q.act, a["x_fsdp"], a["y_tp"], 1});
           const double C = in.num("peak_flops_for_step_time"), mfu = in.num("mfu");
-          a["step_time_s"] =
-              tr.step("Step time", "6 B P / (N C \\cdot MFU)",
-                      "\\frac{6 \\cdot # \\cdot #}{# \\cdot # \\cdot #}", {q.B, q.P, q.N, C, mfu},
-                      step_time_at_mfu(q.B, q.P, q.N, C, mfu), "s");
+          a["step_time_s"] = tr.step("Step time", kStepTimeAtMfu, {q.B, q.P, q.N, C, mfu});
           a.slip("min_batch_per_chip_tokens", mixed_min_batch_per_chip_additive(q.alpha, F, MX, MY),
                  kSlipAdditive);
           a.slip("x_opt", x_opt(F, q.B, q.N, MX, MY), kSlipInverted);

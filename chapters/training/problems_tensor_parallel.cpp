@@ -20,7 +20,7 @@ namespace tf = transformers;
 // ---- Tensor parallelism -----------------------------------------------------------------------
 
 constexpr Param kEx7Given[] = {width("d_model", 8192, "model width D"),
-                               width("d_ff", 30000, "MLP width F", kLlamaFs), kAlpha,
+                               width("d_ff", 30000, "MLP width F", kLlamaFs), kAlphaGiven,
                                axes("m_y_axes", 1, "ICI axes TP spans")};
 constexpr Slot kEx7Slots[] = {
     boolean("tp8_compute_bound", "8-way TP compute-bound?"),
@@ -41,21 +41,17 @@ constexpr Problem kEx7{
         [](const Inputs& in, Trace& tr) {
           const double F = in.num("d_ff"), alpha = in.num("alpha_ici_tokens"),
                        M = in.num("m_y_axes");
-          const double y =
-              tr.step("Largest compute-bound TP degree", "Y < M_Y F / \\alpha",
-                      "\\frac{# \\cdot #}{#}", {M, F, alpha}, tp_max_degree(F, alpha, M), "count");
+          const double y = tr.step("Largest compute-bound TP degree", kTpMaxDegree, {M, F, alpha});
           return Answers{{"tp8_compute_bound", 8 < y ? 1 : 0},
                          {"tp16_compute_bound", 16 < y ? 1 : 0},
-                         {"d_ff_needed_for_tp8",
-                          tr.step("F for 8-way", "F > Y \\alpha / M_Y", "\\frac{8 \\cdot #}{#}",
-                                  {alpha, M}, tp_min_F(8, alpha, M), "count")}};
+                         {"d_ff_needed_for_tp8", tr.step("F for 8-way", kTpMinF, {8, alpha, M})}};
         },
     .hint = "TP moves 4BD bytes against 4BDF/Y FLOPs per chip: the batch cancels.",
 };
 
 constexpr double kEx8Fs[] = {24576, 49152, 50000};
 constexpr Param kEx8Given[] = {width("d_ff", 50000, "MLP width F (Gemma 7B, about)", kEx8Fs),
-                               kAlpha, axes("m_y_axes", 1, "ICI axes TP spans")};
+                               kAlphaGiven, axes("m_y_axes", 1, "ICI axes TP spans")};
 constexpr Slot kEx8Slots[] = {
     at_most(number("tp_limit_F_over_alpha", "ratio", "TP degree (at most)")),
     boolean("tp16_compute_bound", "16-way TP compute-bound?")};
@@ -74,8 +70,7 @@ constexpr Problem kEx8{
         [](const Inputs& in, Trace& tr) {
           const double F = in.num("d_ff"), alpha = in.num("alpha_ici_tokens"),
                        M = in.num("m_y_axes");
-          const double y = tr.step("TP limit", "M_Y F / \\alpha", "\\frac{# \\cdot #}{#}",
-                                   {M, F, alpha}, tp_max_degree(F, alpha, M), "ratio");
+          const double y = tr.step("TP limit", kTpMaxDegree, {M, F, alpha});
           tr.note("$Y$-way TP is compute-bound while $Y < " + units::number(y) +
                   "$: the first comms-bound whole degree is " + units::number(std::floor(y) + 1) +
                   ".");

@@ -4,9 +4,10 @@
 // training.strategy, training.split): this file only lays them out.
 //
 // <sb-training-planner>: the planner (training.plan) with two sliders, global batch and chip count,
-// that re-run the whole search as they move; the plan table says why each strategy loses.
+// that re-run the whole search as they move; the best plan's memory per chip and step timeline,
+// and the plan table that says why each strategy loses.
 // <sb-regime-map>: training.regime drawn as the chapter's map: chips against batch per chip,
-// coloured by the simplest strategy that is compute-bound and fits.
+// coloured by the simplest strategy that is compute-bound and fits, as the planner costs it.
 // <sb-training-strategy>: training.strategy with its collectives, the compute against comms bars per
 // phase, the compute-bound conditions and the six strategies side by side.
 // <sb-fsdp-tp-split>: training.split with the FSDP and TP comm terms against X (log-log).
@@ -23,6 +24,60 @@ function s(tag, attrs = {}, ...children) {
 
 const pct = (x) => `${fmtNumber(100 * x, 3)}%`;
 const yesNo = (b) => (b ? 'yes' : 'no');
+
+// ---------------------------------------------------------------- memory and timeline
+
+const MEMORY_PARTS = [['weights', 'weights', '#1f5fbf'], ['grads', 'gradient buffers', '#0e7490'],
+  ['optimizer', 'Adam state', '#7e22ce'], ['activations', 'activations', '#b45309']];
+
+// Memory per chip by what it holds, against the chip's HBM (a marker at the HBM line).
+function memoryBar(m) {
+  const scale = Math.max(m.total, m.hbm);
+  const track = h('span', { class: 'sb-train-bar-track sb-train-memory-track' });
+  track.style.display = 'flex';
+  track.style.position = 'relative';
+  track.style.height = '1.1rem';
+  for (const [key, , color] of MEMORY_PARTS) {
+    if (!(m[key] > 0)) continue;
+    const seg = h('span', { 'data-part': key });
+    seg.style.width = `${100 * m[key] / scale}%`;
+    seg.style.background = color;
+    track.append(seg);
+  }
+  const line = h('span', { class: 'sb-train-hbm-line', title: `HBM ${fmtQuantity(m.hbm, 'B')}` });
+  Object.assign(line.style, { position: 'absolute', top: '-3px', bottom: '-3px', width: '2px', background: '#111827', left: `calc(${100 * m.hbm / scale}% - 1px)` });
+  track.append(line);
+  const legend = h('ul', { class: 'sb-train-legend' }, MEMORY_PARTS.filter(([k]) => m[k] > 0).map(([k, label, color]) => {
+    const sw = h('span', { class: 'sb-train-swatch' });
+    sw.style.background = color;
+    return h('li', { 'data-part': k }, sw, `${label} ${fmtQuantity(m[k], 'B')}`);
+  }));
+  const fits = m.total <= m.hbm;
+  return h('div', { class: 'sb-train-memory', role: 'group', 'aria-label': 'memory per chip' },
+    h('div', { class: 'sb-train-bars-head' }, 'Memory per chip: ', h('strong', { class: fits ? '' : 'sb-train-bad' },
+      `${fmtQuantity(m.total, 'B')} of ${fmtQuantity(m.hbm, 'B')} HBM`), fits ? '' : ' (does not fit)'),
+    track, legend);
+}
+
+const LANES = [['compute', 'compute (forward and backward)'], ['hbm', 'weight loads from HBM'], ['fsdp', 'FSDP gathers and reduce-scatters'],
+  ['tp', 'TP gathers and reduce-scatters'], ['ep', 'expert all-to-alls'], ['dp', 'DP gradient all-reduce'], ['dcn', 'all-reduce across pods (DCN)'],
+  ['hop', 'copies between pipeline stages'], ['bubble', 'pipeline bubble (idle)']];
+
+// The step's timeline: how long each term keeps its resource busy over one step, against the step.
+function timelineBars(t) {
+  const rows = LANES.filter(([k]) => t[k] > 0).map(([k, label]) => {
+    const bar = h('span', { class: `sb-train-bar sb-train-bar-${k === 'compute' ? 'math' : k}` });
+    bar.style.width = `${Math.max(0.5, Math.min(100, 100 * t[k] / t.step))}%`;
+    if (k === 'bubble') bar.style.background = '#cbd5e1';
+    return h('div', { class: 'sb-train-bar-row', 'data-lane': k }, h('span', { class: 'sb-train-bar-label' }, label),
+      h('span', { class: 'sb-train-bar-track' }, bar), h('span', { class: 'sb-train-bar-value' }, fmtQuantity(t[k], 's')));
+  });
+  return h('div', { class: 'sb-train-timeline', role: 'group', 'aria-label': 'timeline of one step' },
+    h('div', { class: 'sb-train-bars-head' }, 'One step: ', h('strong', {}, fmtQuantity(t.step, 's'))),
+    rows,
+    h('p', { class: 'sb-muted sb-small' }, `Each bar is the time its term keeps the chip (or its links) busy in one step. They overlap: ` +
+      `${fmtQuantity(t.overlap, 's')} of them run while something else does, which is what keeps the step at its longest term.`));
+}
 
 // ---------------------------------------------------------------- the planner
 
@@ -41,7 +96,7 @@ function axesText(p) {
 function drawPlan(r, extra) {
   const rows = r.plans.map((p) => h('tr', { class: p.reason === 'best' ? 'sb-train-best' : '', 'data-reason': p.reason, 'data-strategy': p.strategy },
     h('td', {}, h('strong', {}, p.strategy)),
-    h('td', {}, layoutText(p), h('div', { class: 'sb-muted sb-small' }, `${axesText(p)}; M_X ${fmtNumber(p.M_X, 3)}, M_Y ${fmtNumber(p.M_Y, 3)}; remat: ${p.remat}`)),
+    h('td', {}, layoutText(p), h('div', { class: 'sb-muted sb-small' }, `${axesText(p)}; M_X ${fmtNumber(p.M_X, 3)}, M_Y ${fmtNumber(p.M_Y, 3)}; ${p.remat}`)),
     h('td', { class: p.fits ? '' : 'sb-train-bad' }, fmtQuantity(p.mem, 'B'), p.fits ? '' : ' (does not fit)'),
     h('td', {}, fmtQuantity(p.t_step, 's')),
     h('td', {}, pct(p.mfu)),
@@ -49,7 +104,14 @@ function drawPlan(r, extra) {
     h('td', { class: 'sb-train-why' }, p.reason === 'best' ? 'the best plan' : p.why)));
   const banner = r.fits ? null
     : h('p', { class: 'sb-train-nowhere', role: 'status' }, 'Fits nowhere: no layout of this model fits in these chips\u2019 HBM. The table shows the least memory each strategy needs.');
+  const b = r.best;
+  // What the bound on the search's work changed, if anything (the search's size is the planner's
+  // own line, above).
+  const searched = r.searched.text ? h('p', { class: 'sb-muted sb-small sb-train-searched' }, r.searched.text) : null;
   extra.replaceChildren(...[banner,
+    h('h4', {}, `The best plan: ${b.strategy}, ${layoutText(b)} (${b.remat})`),
+    h('div', { class: 'sb-train-phases' }, memoryBar(b.memory), timelineBars(b.timeline)),
+    searched,
     h('div', { class: 'sb-table-scroll' }, h('table', { class: 'sb-train-table sb-train-plans' },
       h('thead', {}, h('tr', {}, ['strategy', 'layout', 'memory per chip', 'step-time bound', 'MFU bound', 'bound by', 'why not'].map((t) => h('th', {}, t)))),
       h('tbody', {}, rows)))].filter(Boolean));
@@ -97,8 +159,9 @@ class SbTrainingPlanner extends HTMLElement {
     });
     this.replaceChildren(
       h('p', {}, 'Pick a model and a chip; move the global batch and the chip count. Every move runs the whole search: every way to split the ' +
-        'slice\u2019s axes into data (DP or FSDP), tensor and pipeline parallelism, with each rematerialisation policy and microbatch count. ' +
-        'The table keeps the best plan of each strategy and says why it loses to the best.'),
+        'slice\u2019s axes into data (DP or FSDP), tensor, pipeline and, for a mixture of experts, expert parallelism, with each ' +
+        'rematerialisation policy and microbatch count. The best plan shows its memory per chip and its step; the table keeps the best ' +
+        'plan of each strategy and says why it loses to the best.'),
       h('div', { class: 'sb-train-sliders' },
         h('label', {}, h('span', {}, 'global batch'), batch, this.batchOut),
         h('label', {}, h('span', {}, 'chips'), chips, this.chipsOut)),
@@ -119,22 +182,24 @@ const REGIMES = [
   { key: 'FSDP', label: 'FSDP (not DP)', color: '#5b8fd9' },
   { key: 'FSDP+TP', label: 'FSDP + TP (DP and FSDP comms-bound)', color: '#9a6fd0' },
   { key: 'TP', label: 'TP only', color: '#3aa7b5' },
+  { key: 'EP', label: 'only with expert parallelism (a mixture of experts)', color: '#d6a21e' },
   { key: 'none', label: 'comms-bound or out of memory', color: '#e3e6ea' },
   { key: 'DCN', label: 'several pods: DCN too slow', color: '#e8a25c' },
 ];
 
 // The simplest compute-bound strategy of a cell, the chapter's order of preference.
 function regimeOf(bits, b) {
-  if (bits & b.multi_pod && !(bits & b.DCN)) return REGIMES[5];
+  if (bits & b.multi_pod && !(bits & b.DCN)) return REGIMES[6];
   if (bits & b.DP) return REGIMES[0];
   if (bits & b.FSDP) return REGIMES[1];
   if (bits & b['FSDP+TP']) return REGIMES[2];
   if (bits & b.TP) return REGIMES[3];
-  return REGIMES[4];
+  if (bits & b.EP) return REGIMES[4];
+  return REGIMES[5];
 }
 
 function cellText(bits, b, chips, per) {
-  const ok = ['DP', 'FSDP', 'TP', 'FSDP+TP'].filter((k) => bits & b[k]);
+  const ok = ['DP', 'FSDP', 'TP', 'FSDP+TP', 'EP'].filter((k) => bits & b[k]).map((k) => (k === 'EP' ? 'expert parallelism' : k));
   const pods = bits & b.multi_pod ? ((bits & b.DCN) ? '; DCN keeps up across pods' : '; DCN too slow across pods') : '';
   return `${fmtNumber(chips, 6)} chips, ${fmtNumber(per, 3)} tokens per chip: ${ok.length ? `compute-bound with ${ok.join(', ')}` : 'no strategy compute-bound and fitting'}${pods}`;
 }
@@ -209,9 +274,11 @@ function drawRegime(r, extra) {
   // long task on every change).
   const detail = regimeDetail(svg, cols, (k) => cellText(m.cells[k], m.bits, m.chips[Math.floor(k / cols)], m.batch_per_chip[k % cols]));
   extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), detail, legend,
-    h('p', { class: 'sb-muted sb-small' }, 'Each cell takes the simplest strategy that is compute-bound and whose memory fits, in the ' +
-      'chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
-      'The ring marks the chips and batch of the form. The line under the map names every strategy that works in the cell you point at.'));
+    h('p', { class: 'sb-muted sb-small' }, 'Each cell asks the planner\u2019s question: is some layout of the strategy (without pipelining) ' +
+      `compute-bound and within HBM, with one of the planner\u2019s remat policies (${m.remat.join('; ')})? It takes the simplest that is, ` +
+      'in the chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
+      'The dashed lines are the chapter\u2019s closed-form floors; the ring marks the chips and batch of the form. The line under the map ' +
+      'names every strategy that works in the cell you point at.'));
 }
 SbCalc.addRenderer('training.regime', drawRegime);
 
@@ -221,7 +288,8 @@ class SbRegimeMap extends HTMLElement {
     this.built = true;
     this.replaceChildren(
       h('p', {}, 'The chapter\u2019s picture of the whole question: for each chip count and batch per chip, which strategies keep every ' +
-        'layer compute-bound, for the chosen model and chip. More chips or a smaller batch push everything towards comms-bound.'),
+        'layer compute-bound and fit, for the chosen model and chip, costed as the planner costs them. More chips or a smaller batch push ' +
+        'everything towards comms-bound.'),
       h('sb-calc', { name: 'training.regime' }));
   }
 }
@@ -229,7 +297,8 @@ class SbRegimeMap extends HTMLElement {
 // ---------------------------------------------------------------- one strategy
 
 function bars(phase, label) {
-  const terms = [['math', 'T_math'], ['fsdp', 'FSDP gathers'], ['tp', 'TP collectives'], ['dp', 'DP all-reduce'], ['dcn', 'DCN all-reduce']]
+  const terms = [['math', 'T_math'], ['hbm', 'HBM weight loads'], ['fsdp', 'FSDP gathers'], ['tp', 'TP collectives'], ['ep', 'expert all-to-alls'],
+    ['dp', 'DP all-reduce'], ['dcn', 'DCN all-reduce']]
     .filter(([k]) => phase[k] > 0);
   const max = Math.max(...terms.map(([k]) => phase[k]));
   return h('div', { class: 'sb-train-bars', 'data-phase': label },
@@ -259,13 +328,15 @@ function drawStrategy(r, extra) {
         h('td', {}, h('strong', {}, t.strategy)), h('td', {}, `${fmtNumber(t.X, 5)} x ${fmtNumber(t.Y, 5)}`),
         h('td', {}, `${fmtQuantity(t.fwd.math, 's')} / ${fmtQuantity(t.fwd.comms, 's')}`),
         h('td', {}, `${fmtQuantity(t.bwd.math, 's')} / ${fmtQuantity(t.bwd.comms, 's')}`),
-        h('td', {}, fmtQuantity(t.step, 's')), h('td', {}, pct(t.mfu)),
+        h('td', {}, fmtQuantity(t.step, 's'), h('div', { class: 'sb-muted sb-small' }, t.remat)), h('td', {}, pct(t.mfu)),
         h('td', { class: t.fits ? '' : 'sb-train-bad' }, fmtQuantity(t.mem, 'B'), t.fits ? '' : ' (does not fit)'),
         h('td', {}, yesNo(t.compute_bound))))));
   extra.replaceChildren(
     h('p', { class: 'sb-train-sharded' }, h('strong', {}, 'Weights, gradients, optimizer state: '), r.sharded.weights, '. ',
       h('strong', {}, 'Activations: '), r.sharded.activations, '.'),
     h('div', { class: 'sb-train-phases' }, bars(r.fwd, 'forward'), bars(r.bwd, 'backward')),
+    h('h4', {}, `Memory and the step (remat: ${r.remat})`),
+    h('div', { class: 'sb-train-phases' }, memoryBar(r.memory), timelineBars(r.timeline)),
     h('h4', {}, 'Collectives of one layer'), h('div', { class: 'sb-table-scroll' }, coll),
     h('h4', {}, 'When is it compute-bound?'), conds,
     h('h4', {}, 'The six strategies side by side'), h('div', { class: 'sb-table-scroll' }, side));
@@ -291,18 +362,19 @@ class SbTrainingStrategy extends HTMLElement {
 
 function drawSplit(r, extra, calc) {
   const p = r.plot;
-  const mark = (x0) => p.x.map((x) => (x === x0 ? p.math[0] : null));
+  const comms = p.x.map((x, i) => Math.max(p.fsdp[i], p.tp[i]));
   const opts = {
     xs: p.x, xUnit: 'count', yUnit: 's', xLabel: 'X (FSDP degree; Y = N / X)', yLabel: 'time per layer (forward)', height: 300,
     series: [
       { label: 'FSDP gathers', ys: p.fsdp.map((v) => (v > 0 ? v : null)) },
       { label: 'TP collectives', ys: p.tp.map((v) => (v > 0 ? v : null)) },
       { label: 'T_math', ys: p.math, dash: [6, 4] },
-      { label: 'chosen X', ys: mark(p.X), points: true, stroke: '#c2410c' },
+      { label: 'layouts the mesh holds', ys: comms.map((v, i) => (p.layout[i] && v > 0 ? v : null)), points: true, stroke: '#475569', size: 7 },
+      { label: 'the chapter\u2019s X', ys: p.x.map((x, i) => (x === p.X ? Math.max(comms[i], p.math[i]) : null)), points: true, stroke: '#c2410c' },
     ],
   };
   if (!calc.splitView) {
-    const box = h('div', { class: 'sb-train-split-plot' });
+    const box = h('div', { class: 'sb-train-split-plot', role: 'img', 'aria-label': 'FSDP and TP comm times against the FSDP degree X' });
     const caption = h('p', { class: 'sb-muted sb-small sb-train-split-caption' });
     extra.append(box, caption);
     calc.splitView = { box, caption, plot: logLogPlot(box, opts) };
@@ -310,7 +382,10 @@ function drawSplit(r, extra, calc) {
     calc.splitView.plot.update(opts);
   }
   calc.splitView.caption.textContent = `The FSDP term grows with X and the TP term falls; they cross at X_opt = ${fmtNumber(p.x_opt, 4)}. ` +
-    (p.lo <= p.hi ? `Every X from ${fmtNumber(p.lo, 4)} to ${fmtNumber(p.hi, 4)} keeps both under T_math.` : 'No X keeps both under T_math: the batch per chip is below the floor.');
+    (p.lo <= p.hi ? `Every X from ${fmtNumber(p.lo, 4)} to ${fmtNumber(p.hi, 4)} keeps both under T_math. `
+      : `No X keeps both under T_math: the TP term needs X above ${fmtNumber(p.lo, 4)} and the FSDP term X below ${fmtNumber(p.hi, 4)}, because the batch per chip is below the floor. `) +
+    `The chapter rounds X_opt to a power of two: ${fmtNumber(p.X, 6)} x ${fmtNumber(p.Y, 6)}` +
+    (p.idle > 0 ? ` on ${fmtNumber(p.used, 8)} chips, ${fmtNumber(p.idle, 8)} idle.` : '.');
 }
 SbCalc.addRenderer('training.split', drawSplit);
 

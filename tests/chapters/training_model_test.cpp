@@ -112,15 +112,36 @@ TEST(TrainingLayer, TensorParallelLimit) {
 TEST(TrainingLayer, MixedShardingOptimum) {
   // Ex10: sqrt((48000 / 32768) * 2 * 64) = sqrt(187.5) = 13.693; rounded to 16 (Y = 4).
   near_rel(tr::x_opt(48000, 32768, 64, 2, 1), std::sqrt(187.5));
-  EXPECT_EQ(tr::round_split(tr::x_opt(48000, 32768, 64, 2, 1), 64), 16);
-  // Q3: sqrt((3e6 / 13824) * 2 * 4096) = 1333.33 -> 1024.
+  tr::Recipe r = tr::mixed_recipe(tr::x_opt(48000, 32768, 64, 2, 1), 64, 0, 0, 0);
+  EXPECT_EQ(r.X, 16);
+  EXPECT_EQ(r.Y, 4);
+  EXPECT_EQ(r.idle, 0);
+  // Q3: sqrt((3e6 / 13824) * 2 * 4096) = 1333.33 -> 1024, Y = 4 (LLaMA-2 13B: D 5120, 40 heads).
   near_rel(tr::x_opt(3e6, 13824, 4096, 2, 1), std::sqrt(3e6 / 13824 * 2 * 4096));
-  EXPECT_EQ(tr::round_split(1333.33, 4096), 1024);
+  r = tr::mixed_recipe(1333.33, 4096, 5120, 40, 40);
+  EXPECT_EQ(r.X, 1024);
+  EXPECT_EQ(r.Y, 4);
   EXPECT_EQ(tr::round_pow2(13.693), 16);
   EXPECT_EQ(tr::round_pow2(1333.33), 1024);
   EXPECT_EQ(tr::round_pow2(1619.0), 2048);  // log2 1619 = 10.66
-  // On a 16x20x28 pod no power of two near 1619 divides 8960: the nearest divisor is 1792.
-  EXPECT_EQ(tr::round_split(1619.0, 8960), 1792);
+  // IQ9 on a 16x20x28 pod: 8960 / 2048 = 4.375, so 4-way TP (it divides the 8 KV heads and D =
+  // 8192) on 8192 chips, 768 idle; no power of two uses all 8960 = 2^8 x 35.
+  r = tr::mixed_recipe(1619.0, 8960, 8192, 64, 8);
+  EXPECT_EQ(r.X, 2048);
+  EXPECT_EQ(r.Y, 4);
+  EXPECT_EQ(r.used, 8192);
+  EXPECT_EQ(r.idle, 768);
+  // TP degrees LLaMA 3-70B's layers take: 8 divides the 8 KV heads; 16 the 64 query heads (KV
+  // replicated); 5 divides neither, nor D.
+  EXPECT_TRUE(tr::tp_degree_fits(8, 8192, 64, 8));
+  EXPECT_TRUE(tr::tp_degree_fits(16, 8192, 64, 8));
+  EXPECT_FALSE(tr::tp_degree_fits(5, 8192, 64, 8));
+  EXPECT_FALSE(tr::tp_degree_fits(128, 8192, 64, 8));
+  EXPECT_NE(tr::tp_degree_misfit(5, 8192, 64, 8).find("does not divide the model width"),
+            std::string::npos);
+  // A window that is empty says why.
+  EXPECT_NE(tr::window_words({796.9, 98.0}, 13.95, 113.4).find("below FSDP + TP's floor"),
+            std::string::npos);
   // Ex11: 2550^2 / (2 * 32768) = 99.2203; Ex12: x 4096 = 406,406.25; Ex15.c: 2e6 / 108.375.
   near_rel(tr::mixed_min_batch_per_chip(2550, 32768, 2, 1), 2550.0 * 2550 / 65536);
   near_rel(tr::mixed_min_batch(4096, 2550, 32768, 2, 1), 406406.25);
@@ -159,10 +180,10 @@ TEST(TrainingMemory, Question3) {
   near_rel(tr::params_optimizer_bytes(13e9), 1.3e11);
   const tr::Layer l{5120, 13824, 3};
   near_rel(tr::checkpoint_bytes(l, 40, 3e6), 7.86432e12);
-  near_rel(tr::memory_per_chip(13e9, 7.86432e12, {4096, 1, 3, 0, tr::XMode::FSDP, 1}),
+  near_rel(tr::memory_per_chip(1.3e11, 7.86432e12, {4096, 1, 3, 0, tr::XMode::FSDP, 1}),
            1951738281.25);
   // Pure DP replicates the 1.3e11: more than 96 GB.
-  EXPECT_GT(tr::memory_per_chip(13e9, 7.86432e12, {4096, 1, 3, 0, tr::XMode::DP, 1}), 96e9);
+  EXPECT_GT(tr::memory_per_chip(1.3e11, 7.86432e12, {4096, 1, 3, 0, tr::XMode::DP, 1}), 96e9);
   near_rel(tr::max_params_pure_dp(96e9), 9.6e9);  // Ex2
   near_rel(tr::sequences(3e6, 32768), 3e6 / 32768);
   // Step at 40% MFU with C = 4.6e14: 6 * 3e6 * 13e9 / (4096 * 4.6e14 * 0.4) = 0.310483 s.
@@ -195,9 +216,11 @@ TEST(TrainingPlanner, WholeAxesMatchThePerLayerModel) {
   // Memory: 10 P / 64 + 2 (D + F) B L / 64, P = 4 (2DF + 4D^2 + 2D) = 50,339,840:
   // 7,865,600 + 83,886,080 = 91,751,680 B.
   near_rel(f.mem, 91751680);
-  near_rel(f.mem,
-           tr::memory_per_chip(tf::params(tf::validated(m)).total, tr::checkpoint_bytes(l, 4, in.B),
-                               {64, 1, 3, 0, tr::XMode::FSDP, 1}));
+  near_rel(f.mem, tr::memory_per_chip(10 * tf::params(tf::validated(m)).total,
+                                      tr::checkpoint_bytes(l, 4, in.B),
+                                      {64, 1, 3, 0, tr::XMode::FSDP, 1}));
+  near_rel(f.memory.weights + f.memory.optimizer, 7865600);
+  near_rel(f.memory.activations, 83886080);
   // FSDP x TP with two axes to X and one to TP (M_X = 2, M_Y = 1): TP moves 2 x 2 D B / X =
   // 2 * 16,777,216 B per phase over 1.8e11 B/s = 1.864e-4 s > T_math: comms-bound on TP.
   const tr::Plan ft =
@@ -214,21 +237,29 @@ TEST(TrainingPlanner, WholeAxesMatchThePerLayerModel) {
 
 TEST(TrainingPlanner, FullLayerModel) {
   // LLaMA 3-70B (HF norms) as whole layers: 855,638,016 matmul weights per layer (attention
-  // 150,994,944 + MLP 704,643,072), 855,654,400 stored with the two norms. FSDP over the pod's
-  // three axes gathers 2 x 855,654,400 B per layer: 1,711,308,800 / (1.8e11 * 3) = 3.1691e-3 s,
-  // against a forward T_math of (2 * 855,638,016 + 2 * 4096 * 64 * 256 (the core at 4096)) * 468.1
-  // / 4.59e14 = 1.882e-3 s: comms-bound; a step is 80 (1 + 2) gathers = 0.76058 s.
+  // 150,994,944 + MLP 704,643,072), 855,654,400 stored with the two norms, and the output matmul
+  // shared out, D V / L = 8192 * 128256 / 80 = 13,133,414.4 per layer. FSDP over the pod's three
+  // axes gathers 2 (855,654,400 + 13,133,414.4) = 1,737,575,628.8 B per layer: / (1.8e11 * 3) =
+  // 3.2177e-3 s, against a forward T_math of (2 (855,638,016 + 13,133,414.4) + 4 * 4096 * 64 *
+  // 128 (the core at 4096)) * 468.1 / 4.59e14 = 1.909e-3 s: comms-bound; a step is 80 (1 + 2)
+  // gathers.
   tr::PlanInput in = input(tf::model("llama-3-70b").config, "16x20x28", 4194304);
-  in.layer = tr::LayerModel::Full;
-  in.seq_len = 4096;
+  in.layer.full = true;
+  in.layer.seq_len = 4096;
   const tr::Plan p =
       tr::evaluate(in, 0, {16, 20, 28}, {1, 1, 1}, {1, 1, 1}, tr::kFSDP, tf::Remat::BigMatmuls);
   EXPECT_FALSE(p.compute_bound);
   EXPECT_EQ(p.bottleneck, tr::Term::Fsdp);
-  near_rel(p.t_step, 80 * 3 * 1711308800.0 / 5.4e11, 1e-12);
-  // MFU bound: useful 3 x forward FLOPs over the step: 3 * 80 * 1,845,493,760 * 4194304 /
-  // (0.76058 * 8960 * 4.59e14).
-  near_rel(p.mfu, 3 * 80 * 1845493760.0 * 4194304 / (p.t_step * 8960 * 4.59e14), 1e-12);
+  const double V_w = 2 * (855654400.0 + 8192.0 * 128256 / 80);
+  near_rel(p.t_step, 80 * 3 * V_w / 5.4e11, 1e-12);
+  // MFU bound: useful 3 x forward FLOPs over the step.
+  const double f = 2 * (855638016.0 + 8192.0 * 128256 / 80) + 4.0 * 4096 * 64 * 128;
+  near_rel(p.mfu, 3 * 80 * f * 4194304 / (p.t_step * 8960 * 4.59e14), 1e-12);
+  // The timeline: 80 layers of FSDP gathers (forward) and gathers and reduce-scatters (backward)
+  // fill the step; the math overlaps them.
+  near_rel(p.timeline.fsdp, p.t_step, 1e-12);
+  near_rel(p.timeline.compute, 80 * 3 * f * 4194304 / (8960 * 4.59e14), 1e-12);
+  near_rel(p.timeline.overlap, p.timeline.compute + p.timeline.hbm, 1e-9);
 }
 
 TEST(TrainingPlanner, SplitAxisBandwidth) {
@@ -245,18 +276,21 @@ TEST(TrainingPlanner, SplitAxisBandwidth) {
 }
 
 TEST(TrainingPlanner, EnumerationCounts) {
-  // 16x20x28 with pipelining: ordered factor triples per axis 15 (2^4: C(6,2)), 18 (2^2 5:
-  // C(4,2) * 3), 18 (2^2 7): 4860 assignments when the model has layers for every Z.
+  // 16x20x28 with pipelining, a model of 8 heads (D 1024): the TP degree Y = y0 y1 y2 must divide
+  // 8, so y_i = 2^e_i with e0 + e1 + e2 <= 3 (e0 <= 3 on the 16, e1, e2 <= 2 on the 20 and 28).
+  // For each y the axis splits its rest a / y into x z in d(a / y) ways: d(16 / 2^e) = 5, 4, 3, 2;
+  // d(20 / 2^e) = d(28 / 2^e) = 6, 4, 2. Summed over the e: 5 (36 + 48 + 40 + 16) + 4 (36 + 48 +
+  // 40) + 3 (36 + 48) + 2 (36) = 700 + 496 + 252 + 72 = 1520 assignments (every Z below L).
   tf::Config deep = small_model();
   deep.L = 10000;
   tr::PlanInput in = input(deep, "16x20x28", 8960 * 64.0);
-  EXPECT_EQ(tr::plan(in).assignments, 4860);
-  // Without pipelining: 5 * 6 * 6 = 180 (x, y) splits; X = 1 in one of them (TP over all),
-  // which has one X mode, the others two (DP, FSDP); 3 remat policies: (179 * 2 + 1) * 3 = 1077.
+  EXPECT_EQ(tr::plan(in).assignments, 1520);
+  // Without pipelining one split per y: 8 + 6 + 3 + 1 = 18 (e0 = 0..3); X > 1 in all of them
+  // (X = 1 would need Y = 8960), each with two X modes (DP, FSDP) and 3 remat policies: 108.
   in.pipeline = false;
   const tr::PlanResult r = tr::plan(in);
-  EXPECT_EQ(r.assignments, 180);
-  EXPECT_EQ(r.configs, 1077);
+  EXPECT_EQ(r.assignments, 18);
+  EXPECT_EQ(r.configs, 108);
 }
 
 TEST(TrainingPlanner, Llama3_70bOnAPod) {
@@ -346,17 +380,60 @@ TEST(TrainingPlanner, BadInput) {
 }
 
 TEST(TrainingPlanner, RegimeMap) {
-  // LLaMA 3-70B on v5p: FSDP needs 850 tokens per chip on 3 axes, FSDP + TP
-  // 2550^2 / (2 * 28672) = 113.4; TP over N chips needs N < 3 * 28672 / 2550 = 33.7.
-  const tf::Config m = tf::model("llama-3-70b").config;
+  // LLaMA 3-70B on v5p as the planner costs it: FSDP over the pod's three axes needs b > 850
+  // tokens per chip (its gathers 2 x 3 x 8192 x 28672 = 1.409e9 B / 5.4e11 B/s = 2.61e-3 s against
+  // a T_math of 1.409e9 b / 4.59e14); FSDP + TP's floor is 2550^2 / (2 * 28672) = 113.4.
+  tr::PlanInput base;
+  base.model = tf::model("llama-3-70b").config;
+  base.hw = v5p_hw();
   const tr::RegimeMap map =
-      tr::regime_map(m, v5p_hw(), 3, 8960, {16, 8960, 17920}, {100, 468.11, 900});
-  EXPECT_EQ(map.at(1, 0), 0);                                   // 100 < 113.4
-  EXPECT_EQ(map.at(1, 1), tr::kRegimeMixed);                    // 468: only mixed
-  EXPECT_EQ(map.at(1, 2), tr::kRegimeMixed | tr::kRegimeFSDP);  // 900 > 850; DP never fits
-  EXPECT_EQ(map.at(2, 1), tr::kRegimeMixed | tr::kRegimeDCN | tr::kRegimeMultiPod);
-  // 16 chips: TP compute-bound and (10 P + checkpoints) / 16 fits in 96 GB.
+      tr::regime_map(base, v5p(), {16, 1024, 8960, 17920}, {40, 468.11, 900, 16384});
+  // 40 tokens per chip: below 2550^2 / (M_X M_Y 28672) for any M_X M_Y under 5.67 (three axes give
+  // the planner's split layouts at most about 3).
+  EXPECT_EQ(map.at(2, 0), 0);
+  EXPECT_EQ(map.at(2, 1), tr::kRegimeMixed);                    // 468: only mixed
+  EXPECT_EQ(map.at(2, 2), tr::kRegimeMixed | tr::kRegimeFSDP);  // 900 > 850; DP never fits
+  // Two pods: 468 x 8960 = 4.19e6 tokens per pod, above alpha_dcn = 73,440.
+  EXPECT_EQ(map.at(3, 1), tr::kRegimeMixed | tr::kRegimeDCN | tr::kRegimeMultiPod);
+  // 16 chips: TP over all of them is compute-bound and (10 P + checkpoints) / 16 fits.
   EXPECT_TRUE(map.at(0, 0) & tr::kRegimeTP);
+  // 1024 chips at 16384 tokens per chip: FSDP saving the big matmuls' outputs holds 131,072 B
+  // per token per layer (2 (8192 + 2 x 28672)), 172 GB per chip: too much; block remat keeps 2 D
+  // = 16,384 B, 21.5 GB, and 10 P / 1024 = 0.69 GB more: FSDP fits and is compute-bound.
+  EXPECT_TRUE(map.at(1, 3) & tr::kRegimeFSDP);
+}
+
+TEST(TrainingPlanner, MixtureOfExpertsTriesExpertParallelism) {
+  // Mixtral 8x7B on a 4x4x4 slice: its 8 experts split over a data axis of 8 or more chips.
+  tr::PlanInput in = input(tf::model("mixtral-8x7b").config, "4x4x4", 64 * 4096.0);
+  in.pipeline = false;
+  const tr::PlanResult r = tr::plan(in);
+  bool ep = false;
+  for (int i = 0; i < tr::kStrategyClasses; ++i)
+    ep = ep || (r.has[i] && (r.by_strategy[i].strategy & tr::kEP));
+  EXPECT_TRUE(ep);
+  // FSDP with EP over X = 64: gcd(64, 8) = 8 chips hold distinct experts, each 1 of the 8.
+  const tr::Plan p = tr::evaluate(in, 0, {4, 4, 4}, {1, 1, 1}, {1, 1, 1}, tr::kFSDP | tr::kEP,
+                                  tf::Remat::BigMatmuls);
+  EXPECT_EQ(p.ep_degree, 8);
+  EXPECT_EQ(tr::strategy_name(p.strategy), "FSDP+EP");
+  EXPECT_GT(p.timeline.ep, 0);
+}
+
+TEST(TrainingPlanner, SearchIsBounded) {
+  // A deep model on a pod: the full search has more configurations than the bound, so the
+  // microbatch counts thin out or the search stops at the bound, and the result says so.
+  tf::Config deep = small_model();
+  deep.L = 1000;
+  tr::PlanInput in = input(deep, "16x20x28", 8960 * 4096.0);
+  in.max_configs = 20000;
+  const tr::PlanResult r = tr::plan(in);
+  EXPECT_LE(r.configs, 20000);
+  EXPECT_GT(r.full, 20000);
+  EXPECT_TRUE(r.micro_step > 4 || r.cut);
+  EXPECT_FALSE(tr::bound_words(r).empty());
+  in.max_configs = 1e9;
+  EXPECT_TRUE(tr::bound_words(tr::plan(in)).empty());
 }
 
 // ---- Part 6: the case study
@@ -369,16 +446,20 @@ TEST(AppliedTraining, Llama3_70bCaseStudy) {
   in.model.final_norm = false;
   in.hw = v5p_hw();
   const at::CaseStudy s = at::case_study(in);
-  // IQ2-IQ4: 6P = 423,314,325,504; x 15e12 = 6.34971e24; on 8960 chips at 40%:
-  // 6.34971e24 / (8960 * 4.59e14 * 0.4) = 3,859,877.6 s.
-  near_rel(s.flops_per_token, 423314325504.0);
-  near_rel(s.total_flops, 423314325504.0 * 15e12);
-  near_rel(s.time, 423314325504.0 * 15e12 / (8960 * 4.59e14 * 0.4));
+  // IQ2-IQ4 (the chapter's 6P): 6P = 423,314,325,504; x 15e12 = 6.34971e24.
+  near_rel(s.flops_per_token_book, 423314325504.0);
+  near_rel(s.total_flops_book, 423314325504.0 * 15e12);
+  // The widget's 6 P_active: the input embedding (8192 x 128256 = 1,050,673,152) is a look-up,
+  // so P_active = 69,501,714,432 and 6 P_active = 417,010,286,592; on 8960 chips at 40%:
+  // 417,010,286,592 x 15e12 / (8960 x 4.59e14 x 0.4) = 3,802,402 s.
+  near_rel(s.flops_per_token, 417010286592.0);
+  near_rel(s.time, 417010286592.0 * 15e12 / (8960 * 4.59e14 * 0.4));
   // IQ5: 2P + 8P + 2 * 8192 * 4194304 * 4 * 80 = 141,104,775,168 + 564,419,100,672 +
   // 21,990,232,555,520 = 22,695,756,431,360 B: 237 chips (the book reads 4M as 4e6: 226).
   near_rel(s.state.checkpoints, 2.0 * 8192 * 4194304 * 4 * 80);
   near_rel(s.state.total(), 22695756431360.0);
   EXPECT_EQ(s.min_chips, 237);
+  EXPECT_TRUE(s.fits);
   near_rel(at::training_state(70552387584.0, 4e6, 8192, 80, 4).total(), 21677043875840.0);
   EXPECT_EQ(at::min_chips(21677043875840.0, 96e9), 226);
   // IQ7, IQ8: 1024 sequences of 4096; 468.11 tokens per chip < 850.
@@ -386,12 +467,34 @@ TEST(AppliedTraining, Llama3_70bCaseStudy) {
   near_rel(s.per_chip_batch, 4194304.0 / 8960);
   near_rel(s.fsdp_threshold, 850);
   EXPECT_FALSE(s.fsdp_compute_bound);
-  // IQ9: 113.39 < 468: compute-bound; X_opt = sqrt(4194304 / 28672 * 2 * 8960) = 1619.1.
+  EXPECT_FALSE(s.fsdp_costed_bound);
+  // IQ9: 113.39 < 468: compute-bound; X_opt = sqrt(4194304 / 28672 * 2 * 8960) = 1619.1 -> 2048,
+  // 4-way TP on 8192 chips, 768 idle; as the planner costs it, compute-bound too.
   near_rel(s.mixed_threshold, 2550.0 * 2550 / (2 * 28672));
   EXPECT_TRUE(s.mixed_compute_bound);
   near_rel(s.x_opt, std::sqrt(4194304.0 / 28672 * 2 * 8960));
-  EXPECT_EQ(s.fsdp_degree * s.tp_degree, 8960);
+  EXPECT_EQ(s.recipe.X, 2048);
+  EXPECT_EQ(s.recipe.Y, 4);
+  EXPECT_EQ(s.recipe.idle, 768);
+  EXPECT_TRUE(s.recipe_costed_bound);
   near_rel(s.dcn_threshold, 73440);
+}
+
+TEST(AppliedTraining, MixtureOfExpertsCountsTheActiveWeights) {
+  // DeepSeek-V3: about 37B of its 671B weights are used per token; the widget's FLOPs use them.
+  at::CaseInput in;
+  in.model = tf::model("deepseek-v3").config;
+  in.hw = v5p_hw();
+  const at::CaseStudy s = at::case_study(in);
+  EXPECT_NEAR(s.params.matmul_active / 1e9, 37, 1);
+  EXPECT_NEAR(s.params.total / 1e9, 671, 2);
+  near_rel(s.flops_per_token, 6 * s.params.matmul_active);
+  near_rel(s.flops_per_token_book, 6 * s.params.total);
+  // The closed forms call FSDP + TP compute-bound; FSDP gathers every expert's weights, so the
+  // recipe costed as the planner does is not, and the verdict says so.
+  EXPECT_TRUE(s.mixed_compute_bound);
+  EXPECT_FALSE(s.recipe_costed_bound);
+  EXPECT_NE(at::case_recipe_words(s).find("every expert"), std::string::npos);
 }
 
 TEST(AppliedTraining, BadInput) {
