@@ -65,6 +65,8 @@ void print_trace(const json& trace) {
       if (s.contains("numbers"))
         std::cout << " = " << sb::plain_tex(s["numbers"].get<std::string>());
       if (s.contains("text")) std::cout << " = " << s["text"].get<std::string>();
+    } else if (s.contains("text")) {  // a value no expression gives (a look-up, a search)
+      std::cout << ": " << s["text"].get<std::string>();
     }
     std::cout << "\n";
   }

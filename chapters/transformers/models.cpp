@@ -1,4 +1,5 @@
-// The model table, parsed once from the JSON that CMake embeds (models.json beside it -> kModelsJson).
+// The model table, parsed once from the JSON that CMake embeds (models.json beside it ->
+// kModelsJson).
 #include "chapters/transformers/models.hpp"
 
 #include <cctype>
