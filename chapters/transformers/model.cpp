@@ -132,6 +132,13 @@ double mla_params(double D, double N, const Mla& m) {
 
 double router_params(double D, double E) { return D * E; }
 
+double moe_mlp_params(double experts, double n_shared, double D, double F_e, bool gated) {
+  return (experts + n_shared) * mlp_params(D, F_e, gated);
+}
+
+double attention_share_of_layer(double attn, double mlp) { return attn / (attn + mlp); }
+double attention_share_of_model(double L, double attn, double P) { return L * attn / P; }
+
 namespace {
 
 // What dense and MoE layers share: attention and norms.
@@ -161,9 +168,8 @@ LayerParams dense_layer_params(const Config& c) {
 LayerParams moe_layer_params(const Config& c) {
   LayerParams p = attention_and_norms(c);
   const double Fe = expert_width(c);
-  const double one = mlp_params(c.D, Fe, c.gated);
-  p.mlp = (c.E + c.n_shared) * one;
-  p.mlp_active = (c.k + c.n_shared) * one;
+  p.mlp = moe_mlp_params(c.E, c.n_shared, c.D, Fe, c.gated);
+  p.mlp_active = moe_mlp_params(c.k, c.n_shared, c.D, Fe, c.gated);
   if (c.mlp_bias) {
     const double b = mlp_bias_params(c.D, Fe, c.gated);
     p.mlp_bias = (c.E + c.n_shared) * b;
@@ -266,7 +272,16 @@ double matmul_flops(double N, double P, double M, Pass p) {
   return roofline::matmul_flops({N, P, M}) * flops_per_param_token(p) / 2;
 }
 
+double train_over_forward(double train_flops, double forward_flops) {
+  return train_flops / forward_flops;
+}
+double flops_per_param_per_token(double flops, double P, double M, double N) {
+  return flops / (P * M * N);
+}
+
 double flops_per_device(double global_flops, double shards) { return global_flops / shards; }
+double device_share(double X, double Y) { return flops_per_device(1, X * Y); }
+double mesh_share(double share, double X, double Y, double Z) { return share * X * Y * Z; }
 
 // ------------------------------------------------------------------ A.4, A.5
 
@@ -275,6 +290,11 @@ double attention_core_flops(double B, double T, double S, double N, double H_qk,
   // QK^T contracts H_qk, PV contracts S into H_v: 2BTSN(H_qk + H_v) forward.
   const double fwd = 2 * B * T * S * N * (H_qk + H_v);
   return fwd * flops_per_param_token(p) / 2 * (causal ? 0.5 : 1);
+}
+
+double core_flops_per_token(double L, double T, double N, double H_qk, double H_v, bool causal) {
+  // One query token against T keys, in each layer.
+  return L * attention_core_flops(1, 1, T, N, H_qk, H_v, Pass::Train, causal);
 }
 
 namespace {
@@ -328,141 +348,48 @@ double six_p_tokens(double params, double tokens, double per_param_token) {
   return per_param_token * params * tokens;
 }
 
-namespace {
-
-// Over the whole stack of layers, training FLOPs are a T^2 + b T per sequence of T tokens (the
-// vocabulary left out): a from the attention core, b from every other matmul.
-struct CoreVsRest {
-  double a = 0, b = 0;
-};
-CoreVsRest core_vs_rest(const Config& c) {
-  CoreVsRest r;
-  const double nd = dense_layers(c), nm = moe_layers(c);
-  const double core =
-      attention_core_flops(1, 1, 1, c.N, head_dim_qk(c), head_dim_v(c), Pass::Train);
-  r.a = (nd + nm) * core;
-  if (nd > 0) {
-    const LayerFlops d = dense_layer_flops(c, 1, 1, 1, Pass::Train);
-    r.b += nd * (d.total() - d.core);
-  }
-  if (nm > 0) {
-    const LayerFlops e = moe_layer_flops(c, 1, 1, 1, Pass::Train);
-    r.b += nm * (e.total() - e.core);
-  }
-  return r;
+double rest_flops_per_token(const Config& c) {
+  double rest = 0;
+  if (dense_layers(c) > 0) rest += dense_layers(c) * dense_layer_params(c).matmul_active();
+  if (moe_layers(c) > 0) rest += moe_layers(c) * moe_layer_params(c).matmul_active();
+  return six_p_tokens(rest, 1);
 }
 
-}  // namespace
-
-double attention_flops_ratio(const Config& c, double T) {
-  const CoreVsRest r = core_vs_rest(c);
-  return r.a * T / r.b;
+double attention_flops_ratio(double core_per_token, double rest_per_token) {
+  return core_per_token / rest_per_token;
 }
+
+double attention_flops_ratio(const Config& c, double T, bool causal) {
+  return attention_flops_ratio(
+      core_flops_per_token(c.L, T, c.N, head_dim_qk(c), head_dim_v(c), causal),
+      rest_flops_per_token(c));
+}
+
+double attention_flops_ratio_book(double T, double D) { return T / attention_crossover_book(D); }
 
 double attention_crossover_book(double D) { return 8 * D; }
 
-double attention_crossover(const Config& c) {
-  const CoreVsRest r = core_vs_rest(c);
-  return r.b / r.a;
+double attention_crossover(double rest_per_token, double L, double N, double H_qk, double H_v,
+                           bool causal) {
+  return rest_per_token / core_flops_per_token(L, 1, N, H_qk, H_v, causal);
+}
+
+double attention_crossover(const Config& c, bool causal) {
+  return attention_crossover(rest_flops_per_token(c), c.L, c.N, head_dim_qk(c), head_dim_v(c),
+                             causal);
+}
+
+double attention_crossover_dense(double D, double F, double N, double K, double H) {
+  Config c;  // one dense layer of the book's plain transformer
+  c.L = 1;
+  c.D = D;
+  c.F = F;
+  c.N = N;
+  c.K = K;
+  c.H = H;
+  return attention_crossover(c);
 }
 
 double attention_vs_projections_crossover(double D, double N, double K) { return D * (N + K) / N; }
-
-// ------------------------------------------------------------------ A.7
-
-double attention_intensity(double T, double S, double G, double b) {
-  return 2 * T * S * G / (b * (T * G + S));
-}
-
-double attention_min_T_compute_bound(double i_hw, double G, double b) {
-  return b / 2 * i_hw * (G + 1) / G;
-}
-
-double attention_min_T_large_G(double i_hw, double b) { return b / 2 * i_hw; }
-
-double attention_decode_intensity_limit(double G, double b) { return 2 * G / b; }
-
-// ------------------------------------------------------------------ A.8
-
-double moe_intensity(double B, double E, double k, double bw) { return 2 * k * B / (E * bw); }
-double moe_kb_over_e_threshold(double i_hw, double bw) { return bw * i_hw / 2; }
-double moe_min_batch(double i_hw, double E, double k, double bw) {
-  return moe_kb_over_e_threshold(i_hw, bw) * E / k;
-}
-
-// ------------------------------------------------------------------ A.9
-
-double saved_arrays_per_layer(Remat r) {
-  switch (r) {
-    case Remat::SaveAll:
-      return 20;
-    case Remat::BigMatmuls:
-      return 7;
-    case Remat::Block:
-      return 1;
-  }
-  return 0;
-}
-
-double remat_flops_per_param_token(Remat r) {
-  // Block remat replays the forward pass (2 per parameter per token) on top of 6.
-  return r == Remat::Block
-             ? flops_per_param_token(Pass::Train) + flops_per_param_token(Pass::Forward)
-             : flops_per_param_token(Pass::Train);
-}
-
-double activation_bytes(double tokens, double D, double L, double c, double b) {
-  return b * c * tokens * D * L;
-}
-
-double saved_elems_per_token_layer(const Config& c) {
-  const double width = mlp_width_per_token(c);
-  const double kv_heads = c.mla ? c.N : c.K;
-  return c.N * head_dim_qk(c) + kv_heads * (head_dim_qk(c) + head_dim_v(c)) + c.D +
-         (mats(c.gated) - 1) * width + c.D;
-}
-
-double big_matmuls_recompute_flops(double B, double T, double N, double H) {
-  return attention_core_flops(B, T, T, N, H, H, Pass::Forward);
-}
-
-// ------------------------------------------------------------------ A.10
-
-double kv_cache_bytes(double S, double L, double K, double H, double b) {
-  return 2 * S * L * K * H * b;
-}
-
-namespace {
-
-// Elements one token adds to one layer's cache.
-double kv_elems_per_token_layer(const Config& c) {
-  return c.mla ? c.m.kv_lora_rank + c.m.qk_rope_head_dim : 2 * c.K * c.H;
-}
-
-}  // namespace
-
-double kv_bytes_per_sequence(const Config& c, double S, double b) {
-  const double full = c.L - c.window_layers;
-  const double windowed = c.window_layers > 0 ? c.window_layers * std::min(S, c.window) : 0;
-  return kv_elems_per_token_layer(c) * b * (full * S + windowed);
-}
-
-double kv_bytes_per_token(const Config& c, double b, double S) {
-  if (S <= 0) return kv_elems_per_token_layer(c) * b * c.L;
-  return kv_bytes_per_sequence(c, S, b) / S;
-}
-
-double kv_bytes_per_batch(const Config& c, double B, double S, double b) {
-  return B * kv_bytes_per_sequence(c, S, b);
-}
-
-// ------------------------------------------------------------------ A.11, Q7
-
-double param_bytes(double P, double b) { return b * P; }
-double grad_bytes(double P, double b) { return b * P; }
-double optimizer_bytes(double P, double b) { return b * P; }
-
-double available_flops(double chip_hours, double peak) { return chip_hours * 3600 * peak; }
-double mfu(double model_flops, double available) { return model_flops / available; }
 
 }  // namespace sb::transformers

@@ -8,12 +8,92 @@
 //
 // Names follow the book: L layers, D model width, F MLP width, N query heads, K KV heads, H head
 // dim, V vocabulary, B batch, T query length, S key/value length, E experts, k experts per token.
+//
+// Each formula is a record (core/formula.hpp) right under its function: the derivations are
+// rendered from the records, and tests/core/formula_records_test.cpp checks each record's
+// expression against its function at random points of the symbols' ranges. A.1-A.6 are here; the
+// attention intensity, MoE, activations, KV cache, training memory and utilisation (A.7-A.12) are
+// in model_memory.hpp, included at the end.
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/formula.hpp"
+
 namespace sb::transformers {
+
+// The chapter's symbols: their units and the ranges the record test draws them from (wide enough
+// for any model of the table; sizes are log-uniform, counts that may be zero uniform).
+inline constexpr Symbol kSymbols[] = {
+    sym("L", "count", 1, 1000, "layers"),
+    sym("D", "count", 1, 1e5, "model width d_model"),
+    sym("F", "count", 1, 1e6, "MLP width of a dense layer"),
+    sym("F_e", "count", 1, 1e5, "width of one expert"),
+    sym("F_tok", "count", 1, 1e6, "MLP width one token uses (k + shared experts in an MoE layer)"),
+    sym("N", "count", 1, 1e5, "query heads; in a matmul A[N, P] B[P, M], the rows of A"),
+    sym("K", "count", 1, 1e4, "KV heads"),
+    sym("H", "count", 1, 1e3, "head dimension"),
+    sym("H_qk", "count", 1, 1e3, "head dimension of queries and keys (MLA: nope + rope)"),
+    sym("H_v", "count", 1, 1e3, "head dimension of values"),
+    sym("V", "count", 1, 1e6, "vocabulary"),
+    sym("G", "ratio", 1, 128, "query heads per KV head, N / K"),
+    sym("P", "count", 1, 1e13,
+        "parameters (of a model, a layer or a component); in a matmul A[N, P] B[P, M], the "
+        "contracted dimension"),
+    sym("M", "count", 1, 1e6, "in a matmul A[N, P] B[P, M], the columns of B"),
+    sym("n_norm", "count", 0, 8, "D-sized norm vectors per layer"),
+    sym("P_attn", "count", 1, 1e11, "attention weights of a layer (of the model, where said)"),
+    sym("P_mlp", "count", 1, 1e12, "MLP weights of a layer"),
+    sym("E", "count", 1, 1e3, "routed experts per MoE layer"),
+    sym("k", "count", 1, 64, "experts a token is routed to"),
+    with_tex(sym("n_s", "count", 0, 8, "shared experts every token uses"), "E_{shared}"),
+    sym("r_q", "count", 1, 1e4, "MLA: rank of the query bottleneck (q_lora_rank)"),
+    with_tex(sym("r_kv", "count", 1, 1e4, "MLA: rank of the key-value latent (kv_lora_rank)"),
+             "r_{kv}"),
+    sym("h_n", "count", 1, 1e3, "MLA: query/key head dim without RoPE (qk_nope_head_dim)"),
+    sym("h_r", "count", 1, 1e3, "MLA: the shared RoPE key's dim (qk_rope_head_dim)"),
+    sym("h_v", "count", 1, 1e3, "MLA: value head dim (v_head_dim)"),
+    sym("B", "count", 1, 1e6, "batch: sequences (tokens in A.8's MoE batch)"),
+    sym("T", "tokens", 1, 1e7, "query length; the context of a token"),
+    sym("S", "tokens", 1, 1e7, "key/value length"),
+    with_tex(sym("BT", "tokens", 1, 1e10, "tokens per batch, B T"), "(BT)"),
+    with_tex(sym("tokens", "tokens", 1, 1e16, "tokens trained on"), "\\mathrm{tokens}"),
+    sym("b", "B", 0.125, 8, "bytes per element"),
+    sym("b_p", "B", 0.125, 8, "bytes per parameter"),
+    sym("b_g", "B", 0.125, 8, "bytes per gradient"),
+    with_tex(sym("b_opt", "B", 0.125, 64, "optimizer bytes per parameter (Adam in fp32: 8)"),
+             "b_{\\mathrm{opt}}"),
+    sym("b_w", "B", 0.125, 8, "bytes per weight"),
+    sym("c", "count", 0.01, 100, "[B, T, D]-sized arrays saved per layer"),
+    sym("e", "count", 1, 1e7, "elements saved per token per layer"),
+    sym("n_mats", "count", 2, 3, "matrices of the MLP (3 gated, 2 plain)"),
+    sym("L_w", "count", 0, 1000, "layers attending within a sliding window"),
+    sym("w", "tokens", 1, 1e6, "the sliding window"),
+    sym("M_kv", "B", 1, 1e7, "KV-cache bytes one token adds"),
+    with_tex(sym("M_seq", "B", 1, 1e13, "KV-cache bytes of one sequence"), "M_{\\mathrm{seq}}"),
+    sym("bytes", "B", 1, 1e16, "bytes to hold"),
+    sym("HBM", "B", 1e9, 1e12, "HBM of one chip"),
+    sym("n_chips", "chips", 1, 1e6, "chips"),
+    sym("M_params", "B", 1, 1e9, "bytes of the weights"),
+    sym("I_hw", "flop_per_B", 1, 1e4, "critical intensity of the chip"),
+    sym("FLOPs", "flop", 1, 1e26, "FLOPs"),
+    sym("FLOPs_core", "flop", 1, 1e20, "attention-core training FLOPs per token"),
+    sym("FLOPs_rest", "flop", 1, 1e20, "training FLOPs per token of every other matmul"),
+    sym("FLOPs_fwd", "flop", 1, 1e20, "forward FLOPs"),
+    sym("FLOPs_train", "flop", 1, 1e20, "training FLOPs"),
+    sym("FLOPs_re", "flop", 1, 1e20, "FLOPs recomputed in the backward pass"),
+    sym("FLOPs_avail", "flop", 1, 1e30, "FLOPs the chips could have done"),
+    sym("FLOPs_used", "flop", 1, 1e30, "FLOPs the training needed"),
+    sym("h", "count", 1, 1e9, "accelerator-hours"),
+    sym("C", "flop_per_s", 1e9, 1e17, "peak FLOPs/s of one chip"),
+    sym("X", "count", 1, 1e4, "devices along mesh axis X"),
+    sym("Y", "count", 1, 1e4, "devices along mesh axis Y"),
+    sym("Z", "count", 1, 1e4, "devices along mesh axis Z"),
+    sym("s", "ratio", 1e-8, 1, "the share of a matmul's FLOPs one device does"),
+    with_tex(sym("W_ici", "B_per_s", 1e9, 1e13, "ICI bandwidth of the axis"), "W_{\\mathrm{ici}}"),
+    sym("V_b", "B", 1, 1e12, "bytes of the array"),
+};
 
 // ------------------------------------------------------------------ the model's configuration
 
@@ -75,21 +155,84 @@ double head_dim_v(const Config& c);
 
 // A.3: gated MLP W_in1[D,F], W_in2[D,F], W_out[F,D] = 3DF; ungated 2DF.
 double mlp_params(double D, double F, bool gated);
+inline constexpr Formula kMlpGated =
+    record("P_mlp", "3 * D * F", "count", "A.3", "D F", kSymbols,
+           [](const double* x) { return mlp_params(x[0], x[1], true); });
+inline constexpr Formula kMlpPlain =
+    record("P_mlp", "2 * D * F", "count", "A.3", "D F", kSymbols,
+           [](const double* x) { return mlp_params(x[0], x[1], false); });
 // A.3: W_Q[D,N,H], W_K[D,K,H], W_V[D,K,H], W_O[N,H,D] = 2D(N+K)H (4DNH for MHA).
 double attention_params(double D, double N, double K, double H);
+inline constexpr Formula kAttentionParams =
+    record("P_attn", "2 * D * (N + K) * H", "count", "A.3", "D N K H", kSymbols,
+           [](const double* x) { return attention_params(x[0], x[1], x[2], x[3]); });
 // A.3: norm vectors of size D (the book: 2D per layer, two layernorms).
 double norm_params(double D, double count);
+inline constexpr Formula kNormParams =
+    record("P_norm", "n_norm * D", "count", "A.3", "D n_norm", kSymbols,
+           [](const double* x) { return norm_params(x[0], x[1]); });
 // A.3: the unembedding DV, plus the input embedding DV when untied (2DV, the LLaMA tables).
 double vocab_params(double D, double V, bool tied);
+inline constexpr Formula kVocabUntied =
+    record("P_vocab", "2 * D * V", "count", "A.3", "D V", kSymbols,
+           [](const double* x) { return vocab_params(x[0], x[1], false); });
+inline constexpr Formula kVocabTied =
+    record("P_vocab", "D * V", "count", "A.3", "D V", kSymbols,
+           [](const double* x) { return vocab_params(x[0], x[1], true); });
 // A.3: the book's total L (3DF + 2D(N+K)H + norms D) + 2DV, for a plain dense model.
 double book_params(double L, double D, double F, double N, double K, double H, double V,
                    double norms_per_layer = 2);
+inline constexpr Formula kBookParams = record(
+    "P", "L * (3 * D * F + 2 * D * (N + K) * H + n_norm * D) + 2 * D * V", "count", "A.3",
+    "L D F N K H V n_norm", kSymbols,
+    [](const double* x) { return book_params(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]); });
 // A.3 (DeepSeek's MLA, from its config): q_a [D, q_lora] + q_b [q_lora, N (nope + rope)] (or one
 // [D, N (nope + rope)]), kv_a [D, kv_lora + rope], kv_b [kv_lora, N (nope + v)], o [N v, D].
 // Weights only; its two internal norms (q_lora + kv_lora) are counted with the norms.
 double mla_params(double D, double N, const Mla& m);
+inline constexpr Formula kMlaParams = record(
+    "P_attn",
+    "D * r_q + r_q * N * (h_n + h_r) + D * (r_kv + h_r) + r_kv * N * (h_n + h_v) + N * h_v * D",
+    "count", "beyond the book: DeepSeek-V3's config.json (multi-head latent attention)",
+    "D N r_q r_kv h_n h_r h_v", kSymbols, [](const double* x) {
+      return mla_params(x[0], x[1], Mla{x[2], x[3], x[4], x[5], x[6]});
+    });
+inline constexpr Formula kMlaParamsNoQRank = record(
+    "P_attn", "D * N * (h_n + h_r) + D * (r_kv + h_r) + r_kv * N * (h_n + h_v) + N * h_v * D",
+    "count", "beyond the book: DeepSeek-V2-Lite's config.json (MLA, no query bottleneck)",
+    "D N r_kv h_n h_r h_v", kSymbols, [](const double* x) {
+      return mla_params(x[0], x[1], Mla{0, x[2], x[3], x[4], x[5]});
+    });
 // A.3 MoE: router D x E per MoE layer (the book leaves it out; an optional term).
 double router_params(double D, double E);
+inline constexpr Formula kRouterParams =
+    record("P_router", "D * E", "count", "A.3 (MoE)", "D E", kSymbols,
+           [](const double* x) { return router_params(x[0], x[1]); });
+// A.3 MoE: `experts` MLPs of width F_e, E + n_shared stored and k + n_shared used by one token:
+// (E + n_shared) 3 D F_e (2 D F_e each, ungated).
+double moe_mlp_params(double experts, double n_shared, double D, double F_e, bool gated);
+inline constexpr Formula kExpertsGated =
+    record("P_experts", "(E + n_s) * 3 * D * F_e", "count", "A.3 (MoE)", "E n_s D F_e", kSymbols,
+           [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], true); });
+inline constexpr Formula kExpertsPlain =
+    record("P_experts", "(E + n_s) * 2 * D * F_e", "count", "A.3 (MoE)", "E n_s D F_e", kSymbols,
+           [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], false); });
+inline constexpr Formula kActiveExpertsGated =
+    record("P_experts", "(k + n_s) * 3 * D * F_e", "count", "A.3 (MoE)", "k n_s D F_e", kSymbols,
+           [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], true); });
+inline constexpr Formula kActiveExpertsPlain =
+    record("P_experts", "(k + n_s) * 2 * D * F_e", "count", "A.3 (MoE)", "k n_s D F_e", kSymbols,
+           [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], false); });
+// A.3 (Q1.b): attention's share of a layer's matmul weights, P_attn / (P_attn + P_mlp) ...
+double attention_share_of_layer(double attn, double mlp);
+inline constexpr Formula kAttentionShareOfLayer = record(
+    "f_attn", "P_attn / (P_attn + P_mlp)", "ratio", "A.3 (transformers Q1.b)", "P_attn P_mlp",
+    kSymbols, [](const double* x) { return attention_share_of_layer(x[0], x[1]); });
+// ... and of the whole model's parameters, L P_attn / P.
+double attention_share_of_model(double L, double attn, double P);
+inline constexpr Formula kAttentionShareOfModel =
+    record("f_attn", "L * P_attn / P", "ratio", "A.3 (transformers Q1.b)", "L P_attn P", kSymbols,
+           [](const double* x) { return attention_share_of_model(x[0], x[1], x[2]); });
 
 // Per-layer and per-model counts by component. Weights of the matmuls (what FLOPs count) are
 // separated from biases and norms (which cost O(BTD)).
@@ -159,10 +302,39 @@ enum class Pass { Forward, Backward, Train };
 double flops_per_param_token(Pass p);
 // A.2: forward 2NPM (roofline A.3), backward 4NPM, training 6NPM.
 double matmul_flops(double N, double P, double M, Pass p);
+inline constexpr Formula kMatmulForward =
+    record("FLOPs_fwd", "2 * N * P * M", "flop", "A.2", "N P M", kSymbols,
+           [](const double* x) { return matmul_flops(x[0], x[1], x[2], Pass::Forward); });
+inline constexpr Formula kMatmulBackward =
+    record("FLOPs_bwd", "4 * N * P * M", "flop", "A.2", "N P M", kSymbols,
+           [](const double* x) { return matmul_flops(x[0], x[1], x[2], Pass::Backward); });
+inline constexpr Formula kMatmulTrain =
+    record("FLOPs_train", "6 * N * P * M", "flop", "A.2", "N P M", kSymbols,
+           [](const double* x) { return matmul_flops(x[0], x[1], x[2], Pass::Train); });
+// A.2 (EX1): training over the forward pass, and the training FLOPs per parameter (P M of them)
+// per token (N): 6NPM / (PM N) = 6.
+double train_over_forward(double train_flops, double forward_flops);
+inline constexpr Formula kTrainOverForward =
+    record("r", "FLOPs_train / FLOPs_fwd", "ratio", "A.2", "FLOPs_train FLOPs_fwd", kSymbols,
+           [](const double* x) { return train_over_forward(x[0], x[1]); });
+double flops_per_param_per_token(double flops, double P, double M, double N);
+inline constexpr Formula kFlopsPerParamPerToken =
+    record("r", "FLOPs_train / (P * M * N)", "ratio", "A.2", "FLOPs_train P M N", kSymbols,
+           [](const double* x) { return flops_per_param_per_token(x[0], x[1], x[2], x[3]); });
 // Sharded matmul (Part 3 rules applied to FLOPs): each device multiplies its local blocks, so it
 // does the global FLOPs over the shards of the contraction's operands; replicas over unused mesh
 // axes repeat that work. Returns FLOPs per device; the total is that times the devices.
 double flops_per_device(double global_flops, double shards);
+// Q2: the share of a matmul's FLOPs each device does when its operands are split X and Y ways,
+// 1 / (XY), and what the X Y Z devices do together, s X Y Z (the Z replicas repeat the work).
+double device_share(double X, double Y);
+inline constexpr Formula kDeviceShare =
+    record("s", "1 / (X * Y)", "ratio", "A.2 (transformers Q2)", "X Y", kSymbols,
+           [](const double* x) { return device_share(x[0], x[1]); });
+double mesh_share(double share, double X, double Y, double Z);
+inline constexpr Formula kMeshShare =
+    record("s_all", "s * X * Y * Z", "ratio", "A.2 (transformers Q2)", "s X Y Z", kSymbols,
+           [](const double* x) { return mesh_share(x[0], x[1], x[2], x[3]); });
 
 // ------------------------------------------------------------------ A.4, A.5 FLOPs of the model
 
@@ -171,6 +343,23 @@ double flops_per_device(double global_flops, double shards);
 // skips the masked half; the book's formulas do not, so the default is no discount).
 double attention_core_flops(double B, double T, double S, double N, double H_qk, double H_v, Pass p,
                             bool causal = false);
+inline constexpr Formula kCoreTrain =
+    record("FLOPs_core", "6 * B * T * S * N * (H_qk + H_v)", "flop", "A.4", "B T S N H_qk H_v",
+           kSymbols, [](const double* x) {
+             return attention_core_flops(x[0], x[1], x[2], x[3], x[4], x[5], Pass::Train);
+           });
+// A.5: the attention core's training FLOPs per token at a context of T: each query meets T keys
+// in each of the L layers, 6 L T N (H_qk + H_v) (12 T N H L for H_qk = H_v = H); half of it with a
+// causal kernel.
+double core_flops_per_token(double L, double T, double N, double H_qk, double H_v,
+                            bool causal = false);
+inline constexpr Formula kCorePerToken =
+    record("FLOPs_core", "6 * L * T * N * (H_qk + H_v)", "flop", "A.5", "L T N H_qk H_v", kSymbols,
+           [](const double* x) { return core_flops_per_token(x[0], x[1], x[2], x[3], x[4]); });
+inline constexpr Formula kCorePerTokenCausal = record(
+    "FLOPs_core", "3 * L * T * N * (H_qk + H_v)", "flop", "A.4 (causal kernel)", "L T N H_qk H_v",
+    kSymbols,
+    [](const double* x) { return core_flops_per_token(x[0], x[1], x[2], x[3], x[4], true); });
 
 // A.4: FLOPs of one layer by component for B sequences of T tokens attending to S keys.
 struct LayerFlops {
@@ -203,90 +392,65 @@ double train_flops_per_token(const Config& c, double T, bool causal = false,
 // A.5 rule of thumb: 6 x params x tokens (MoE: active params). `per_param_token` = 8 under block
 // remat (A.9), 2 for inference.
 double six_p_tokens(double params, double tokens, double per_param_token = 6);
+inline constexpr Formula kSixPTokens =
+    record("FLOPs", "6 * P * tokens", "flop", "A.5", "P tokens", kSymbols,
+           [](const double* x) { return six_p_tokens(x[0], x[1]); });
+// A.5 / A.6: training FLOPs per token of every matmul of the layers but the attention core: 6 x
+// the matmul weights a token uses in the layers (the vocabulary left out).
+double rest_flops_per_token(const Config& c);
+// A.5: per token, 6 FLOPs per matmul weight a token uses (of every matmul, or of those but the
+// attention core in the layers).
+inline constexpr Formula kMatmulFlopsPerToken =
+    record("FLOPs_matmul", "6 * P", "flop", "A.5", "P", kSymbols,
+           [](const double* x) { return six_p_tokens(x[0], 1); });
+inline constexpr Formula kSixP = record("FLOPs_rest", "6 * P", "flop", "A.5", "P", kSymbols,
+                                        [](const double* x) { return six_p_tokens(x[0], 1); });
 
-// A.6: attention core over the other matmuls of a layer: 12BT^2NH / (18BTDF + 12BTD(N+K)H),
-// B cancelling (MoE layers: the active MLP). For the book's F = 4D, NH = D, N = K it is T / 8D.
-double attention_flops_ratio(const Config& c, double T);
+// A.6: the attention core over the other matmuls, from the two per-token training costs at a
+// context T: core_flops_per_token() over 6 x the matmul weights a token uses in the layers (the
+// vocabulary left out, B cancelling). For one layer of the book's model, 12BT^2NH / (18BTDF +
+// 12BTD(N+K)H); with F = 4D, NH = D, N = K it is T / 8D.
+double attention_flops_ratio(double core_per_token, double rest_per_token);
+inline constexpr Formula kAttentionRatio =
+    record("R", "FLOPs_core / FLOPs_rest", "ratio", "A.6", "FLOPs_core FLOPs_rest", kSymbols,
+           [](const double* x) { return attention_flops_ratio(x[0], x[1]); });
+double attention_flops_ratio(const Config& c, double T, bool causal = false);
+// A.6: the book's model (F = 4D, NH = D, N = K): R = T / 8D.
+double attention_flops_ratio_book(double T, double D);
+inline constexpr Formula kAttentionRatioBook =
+    record("R", "T / (8 * D)", "ratio", "A.6", "T D", kSymbols,
+           [](const double* x) { return attention_flops_ratio_book(x[0], x[1]); });
 // A.6: the book's rule: attention dominates once T > 8D.
 double attention_crossover_book(double D);
-// A.6 (derived): the exact T* = (18DF + 12DH(N+K)) / (12NH) where the ratio reaches 1.
-double attention_crossover(const Config& c);
+inline constexpr Formula kCrossoverBook =
+    record("T", "8 * D", "tokens", "A.6", "D", kSymbols,
+           [](const double* x) { return attention_crossover_book(x[0]); });
+// A.6 (derived): the exact T* where the ratio reaches 1, the other matmuls' FLOPs per token over
+// the core's per token of context: FLOPs_rest / (6 L N (H_qk + H_v)) (a causal kernel: twice).
+double attention_crossover(double rest_per_token, double L, double N, double H_qk, double H_v,
+                           bool causal = false);
+inline constexpr Formula kCrossover =
+    record("T", "FLOPs_rest / (6 * L * N * (H_qk + H_v))", "tokens", "A.6 (derived)",
+           "FLOPs_rest L N H_qk H_v", kSymbols,
+           [](const double* x) { return attention_crossover(x[0], x[1], x[2], x[3], x[4]); });
+inline constexpr Formula kCrossoverCausal =
+    record("T", "FLOPs_rest / (3 * L * N * (H_qk + H_v))", "tokens", "A.6 (derived; causal kernel)",
+           "FLOPs_rest L N H_qk H_v", kSymbols,
+           [](const double* x) { return attention_crossover(x[0], x[1], x[2], x[3], x[4], true); });
+double attention_crossover(const Config& c, bool causal = false);
+// A.6 (derived) for one dense layer of the book's plain transformer:
+// T* = (18DF + 12DH(N+K)) / (12NH).
+double attention_crossover_dense(double D, double F, double N, double K, double H);
+inline constexpr Formula kCrossoverDense =
+    record("T", "(18 * D * F + 12 * D * (N + K) * H) / (12 * N * H)", "tokens", "A.6 (derived)",
+           "D F N K H", kSymbols,
+           [](const double* x) { return attention_crossover_dense(x[0], x[1], x[2], x[3], x[4]); });
 // transformers Q5: core = QKVO projections, 12BT^2NH = 12BTD(N+K)H: T = D(N+K)/N (2D for MHA).
 double attention_vs_projections_crossover(double D, double N, double K);
-
-// ------------------------------------------------------------------ A.7 attention intensity
-
-// A.7 / Q4: attention core FLOPs over bytes, with Q and O of B T N H elements and K and V of
-// B S K H elements moved once (the T x S scores stay on chip): 2 T S G / (b (T G + S)), G = N/K.
-double attention_intensity(double T, double S, double G, double bytes_per_elem = 2);
-// Q4: prefill (S = T) reaches a chip's critical intensity I_hw once T > (b/2) I_hw (G + 1) / G.
-double attention_min_T_compute_bound(double i_hw, double G, double bytes_per_elem = 2);
-// Q4: the large-G limit of that length, (b/2) I_hw (the book's "S = 240" on a v5e).
-double attention_min_T_large_G(double i_hw, double bytes_per_elem = 2);
-// Q4: decode (T = 1) intensity tends to 2G/b as S grows: below any TPU's I_hw for small G.
-double attention_decode_intensity_limit(double G, double bytes_per_elem = 2);
-
-// ------------------------------------------------------------------ A.8 MoE
-
-// A.8 / Q8: an MoE layer's expert matmuls load all E experts' weights (b_w D F each) and do
-// 2 k B D F FLOPs per matrix: intensity 2 k B / (E b_w); compute-bound once k B / E > b_w I_hw / 2.
-double moe_intensity(double B, double E, double k, double weight_bytes);
-// Q8: the threshold on k B / E, b_w I_hw / 2 (D and F cancel) ...
-double moe_kb_over_e_threshold(double i_hw, double weight_bytes);
-// ... and the batch in tokens, E b_w I_hw / (2 k).
-double moe_min_batch(double i_hw, double E, double k, double weight_bytes);
-// A.8: AllToAlls an MoE layer adds when data is sharded over the expert axis: dispatch, return.
-inline constexpr double kMoeAllToAllsPerLayer = 2;
-
-// ------------------------------------------------------------------ A.9 activations and remat
-
-// A.9: what the backward pass keeps per layer.
-enum class Remat {
-  SaveAll,     // every intermediate: about 20 [B,T,D]-sized arrays per layer
-  BigMatmuls,  // the outputs of Q, K, V, O, W_in1, W_in2, W_out: about 7
-  Block,       // each layer's input only: 1; the backward pass replays the forward
-};
-// A.9: c, the [B,T,D]-sized arrays saved per layer: 20, 7, 1.
-double saved_arrays_per_layer(Remat r);
-// A.9: training FLOPs per parameter per token: 6, 6 (plus the attention recompute below), 8.
-double remat_flops_per_param_token(Remat r);
-// A.9: M_act = b c (B T) D L.
-double activation_bytes(double tokens, double D, double L, double saved_arrays,
-                        double bytes_per_elem = 2);
-// A.9 (derived, exact shapes): elements saved per token per layer under BigMatmuls:
-// NH + 2KH + D + F (+ F gated) + D (83,968 = 10.25 D for LLaMA 3-70B).
-double saved_elems_per_token_layer(const Config& c);
-// Q6: recompute under BigMatmuls: QK^T and PV again, 4 B T^2 N H per layer (a third of the
-// attention core's 12 B T^2 N H training FLOPs).
-double big_matmuls_recompute_flops(double B, double T, double N, double H);
-
-// ------------------------------------------------------------------ A.10 KV cache
-
-// A.10: one sequence's cache [2, S, L, K, H]: 2 S L K H b bytes.
-double kv_cache_bytes(double S, double L, double K, double H, double bytes_per_elem);
-// A.10 for a configuration: bytes one sequence of S tokens keeps. Sliding-window layers keep
-// min(S, window) tokens; MLA keeps kv_lora_rank + qk_rope_head_dim per token per layer.
-double kv_bytes_per_sequence(const Config& c, double S, double bytes_per_elem);
-// Per token: at a context S above the window the average over the sequence; S = 0 gives the cost
-// of one more token at a short context (every layer stores it): 2 L K H b (MLA: L (r + rope) b).
-double kv_bytes_per_token(const Config& c, double bytes_per_elem, double S = 0);
-// A.10: B sequences: B x one sequence.
-double kv_bytes_per_batch(const Config& c, double B, double S, double bytes_per_elem);
-
-// ------------------------------------------------------------------ A.11 training-state memory
-
-// A.11: bf16 parameters, 2 P.
-double param_bytes(double P, double bytes_per_param = 2);
-// A.11 (optional add-on, off in the book): gradient buffers, b P.
-double grad_bytes(double P, double bytes_per_grad = 2);
-// A.11: Adam's two fp32 moments, 8 P.
-double optimizer_bytes(double P, double bytes_per_param = 8);
-
-// ------------------------------------------------------------------ Q7 utilisation
-
-// Q7: FLOPs a run could have done: accelerator-hours x 3600 x peak FLOPs/s.
-double available_flops(double chip_hours, double peak_flops_per_s);
-// Q7 / A.12: model FLOPs utilisation, the FLOPs the model needed over what the chips could do.
-double mfu(double model_flops, double available);
+inline constexpr Formula kCrossoverProjections =
+    record("T", "D * (N + K) / N", "tokens", "A.6 (transformers Q5)", "D N K", kSymbols,
+           [](const double* x) { return attention_vs_projections_crossover(x[0], x[1], x[2]); });
 
 }  // namespace sb::transformers
+
+#include "chapters/transformers/model_memory.hpp"

@@ -7,7 +7,6 @@
 #include <map>
 #include <string>
 
-#include "chapters/sharding/model.hpp"
 #include "chapters/transformers/model.hpp"
 #include "chapters/transformers/models.hpp"
 #include "chapters/transformers/problems.hpp"
@@ -63,20 +62,17 @@ constexpr Problem kEx1{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const double N = in.num("N"), P = in.num("P"), M = in.num("M");
-          const double fwd = tr.step("Forward: C = A W", "2NPM", "2 \\cdot # \\cdot # \\cdot #",
-                                     {N, P, M}, matmul_flops(N, P, M, Pass::Forward), "flop");
+          const double fwd = tr.step("Forward: $C = A W$", kMatmulForward, {N, P, M});
           const double bwd = tr.step("Backward: $dW = A^T dC$ and $dA = dC\\, W^T$, $2NPM$ each",
-                                     "4NPM", "4 \\cdot # \\cdot # \\cdot #", {N, P, M},
-                                     matmul_flops(N, P, M, Pass::Backward), "flop");
-          const double train = tr.step("Training", "6NPM", "# + #", {fwd, bwd},
-                                       matmul_flops(N, P, M, Pass::Train), "flop");
+                                     kMatmulBackward, {N, P, M});
+          const double train = tr.sum("Training: forward and backward", "FLOPs_train", "flop",
+                                      {{"FLOPs_fwd", fwd}, {"FLOPs_bwd", bwd}});
           Answers a;
           a["train_over_inference_ratio"] =
-              tr.step("Training over the forward pass", "6NPM / 2NPM", "\\frac{#}{#}", {train, fwd},
-                      train / fwd, "ratio");
-          a["train_flops_per_param_per_token"] = tr.step(
-              "Per parameter (PM of them) per token (N)", "\\frac{6NPM}{PM \\cdot N}",
-              "\\frac{#}{# \\cdot # \\cdot #}", {train, P, M, N}, train / (P * M * N), "ratio");
+              tr.step("Training over the forward pass", kTrainOverForward, {train, fwd});
+          a["train_flops_per_param_per_token"] =
+              tr.step("Per parameter ($PM$ of them) per token ($N$)", kFlopsPerParamPerToken,
+                      {train, P, M, N});
           a.slip("train_over_inference_ratio", (fwd + bwd / 2) / fwd,
                  "The backward pass does two matmuls, one for each gradient (W and A), each as "
                  "costly as the forward one.");
@@ -119,18 +115,16 @@ constexpr Problem kEx2{
         [](const Inputs& in, Trace& tr) {
           const double D = in.num("D"), F = in.num("F"), N = in.num("N"), K = in.num("K");
           const double H = in.num("H");
-          const Config c = dense(1, D, F, N, K, H);
-          const double core = attention_core_flops(1, 1, 1, N, H, H, Pass::Train);
-          tr.step("Attention core, training, per layer (B = 1)", "12 T^2 N H",
-                  "12 \\cdot T^2 \\cdot # \\cdot #", {N, H}, core, "flop");
-          const LayerFlops f = dense_layer_flops(c, 1, 1, 1, Pass::Train);
-          tr.step("The other matmuls, per token", "18 D F + 12 D (N + K) H",
-                  "18 \\cdot # \\cdot # + 12 \\cdot # \\cdot (# + #) \\cdot #", {D, F, D, N, K, H},
-                  f.mlp + f.qkvo, "flop");
+          dense(1, D, F, N, K, H);  // K must divide N
+          tr.step("Attention projections of the layer", kAttentionParams, {D, N, K, H});
+          tr.step("Its gated MLP", kMlpGated, {D, F});
+          tr.note(
+              "Per token, training does 6 FLOPs per weight of the layer, $18 D F + 12 D (N + K) "
+              "H$, and the attention core $12 T N H$ against its $T$ keys: the two are equal at "
+              "one "
+              "$T$.");
           Answers a;
-          a["crossover_T"] =
-              tr.step("Equal when", "T = \\frac{18 D F + 12 D (N + K) H}{12 N H}", "\\frac{#}{#}",
-                      {f.mlp + f.qkvo, core}, attention_crossover(c), "tokens");
+          a["crossover_T"] = tr.step("Equal when", kCrossoverDense, {D, F, N, K, H});
           tr.note("With $F = 4D$, $N H = D$ and $K = N$ this is the book's $T = 8D$.");
           a.book("crossover_T", attention_crossover_book(D),
                  "uses its rule T = 8D (exact for F = 4D, N H = D, K = N)");
@@ -164,13 +158,16 @@ constexpr Problem kEx3{
           tr.note(
               "With $F = 4D$ and $N H = D$ ($N = K$): "
               "$12 T^2 D / (72 T D^2 + 24 T D^2) = T / 8D$.");
-          a["crossover_T"] = tr.step("Attention dominates past", "T = 8D", "8 \\cdot #", {D},
-                                     attention_crossover_book(D), "tokens");
+          a["crossover_T"] = tr.step("Attention dominates past", kCrossoverBook, {D});
           // The real model differs from the simplification: say by how much.
           const Config& g = model("gemma-2-27b").config;
-          tr.step("For comparison, Gemma 2 27B's own config (F = 36864, N H = 4096, K = N/2)",
-                  "T^* = \\frac{18 D F + 12 D H (N + K)}{12 N H}", "", attention_crossover(g),
-                  "tokens");
+          const Params p = params(g);
+          const double rest = tr.step(
+              "For comparison, Gemma 2 27B's own config ($F = 36864$, $N H = 4096$, "
+              "$K = N/2$): its other matmuls per token, 6 per weight of its layers",
+              kSixP, {p.attn + p.mlp_active + p.router});
+          tr.step("Its exact crossover", kCrossover,
+                  {rest, g.L, g.N, head_dim_qk(g), head_dim_v(g)});
           a.slip("crossover_T", attention_vs_projections_crossover(D, 1, 1),
                  "2D is where the core matches the attention projections alone; the MLP counts "
                  "too.");
@@ -195,9 +192,7 @@ double saved_bytes(const Inputs& in, Trace& tr, Remat policy, Answers& a) {
   const double t = in.num("tokens_per_batch"), L = in.num("L"), D = in.num("D");
   const double b = in.num("bytes_per_elem");
   const double c = saved_arrays_per_layer(policy);
-  const double m = tr.step("Saved activations", "b \\cdot c \\cdot (BT) \\cdot D \\cdot L",
-                           "# \\cdot # \\cdot # \\cdot # \\cdot #", {b, c, t, D, L},
-                           activation_bytes(t, D, L, c, b), "B");
+  const double m = tr.step("Saved activations", kActivationBytes, {t, D, L, c, b});
   if (binary_reading(t) != t)
     a.book("activation_bytes", activation_bytes(binary_reading(t), D, L, c, b),
            "reads the token count with binary prefixes (4M as 4 x 2^20)");
@@ -253,9 +248,8 @@ constexpr Problem kEx5{
                  "That keeps every intermediate (about 20 arrays per layer); block remat keeps "
                  "one per layer.");
           a["train_flops_per_param_per_token"] =
-              tr.step("Training with the forward pass replayed", "6 + 2", "# + #",
-                      {flops_per_param_token(Pass::Train), flops_per_param_token(Pass::Forward)},
-                      remat_flops_per_param_token(Remat::Block), "ratio");
+              tr.step("Training, 6 per parameter per token, with the forward pass (2) replayed",
+                      kRematBlockFlops, {});
           a.slip("train_flops_per_param_per_token", flops_per_param_token(Pass::Train),
                  "6 is training without remat; replaying the forward pass adds 2 per parameter "
                  "per token.");
@@ -279,8 +273,10 @@ constexpr Problem kEx6{
     .solve =
         [](const Inputs& in, Trace& tr) {
           Answers a;
-          a["saved_arrays_per_layer"] = tr.step("Q, K, V, O and the three MLP matmuls", "c", "",
-                                                saved_arrays_per_layer(Remat::BigMatmuls), "count");
+          a["saved_arrays_per_layer"] = tr.value(
+              "Arrays saved per layer: the outputs of $Q$, $K$, $V$, $O$ and the three MLP "
+              "matmuls",
+              saved_arrays_per_layer(Remat::BigMatmuls), "count");
           a["activation_bytes"] = saved_bytes(in, tr, Remat::BigMatmuls, a);
           a.slip("saved_arrays_per_layer", saved_arrays_per_layer(Remat::SaveAll),
                  "About 20 is every intermediate; this policy keeps only the big matmul outputs.");
@@ -319,9 +315,7 @@ constexpr Problem kEx7{
           const double S = in.num("S"), L = in.num("L"), K = in.num("K"), H = in.num("H");
           const double b = in.num("bytes_per_elem");
           Answers a;
-          a["kv_cache_bytes"] = tr.step("The array [2, S, L, K, H]", "2 S L K H b",
-                                        "2 \\cdot # \\cdot # \\cdot # \\cdot # \\cdot #",
-                                        {S, L, K, H, b}, kv_cache_bytes(S, L, K, H, b), "B");
+          a["kv_cache_bytes"] = tr.step("The array $[2, S, L, K, H]$", kKvCache, {S, L, K, H, b});
           a.slip("kv_cache_bytes", kv_cache_bytes(S, L, K, H, b) / 2,
                  "The cache holds a key and a value for each token: the leading 2 of [2, S, L, K, "
                  "H].");
@@ -348,14 +342,14 @@ constexpr Problem kEx8{
     .solve =
         [](const Inputs&, Trace& tr) {
           Answers a;
-          a["alltoalls_per_moe_layer"] =
-              tr.step("One sends each token to its experts, one brings the results back", "2", "",
-                      kMoeAllToAllsPerLayer, "count");
-          // Any array and bandwidth: both times are proportional to V / W_ici.
-          const double V = 1, W = 1;
-          a["alltoall_cost_vs_allgather"] = tr.step(
-              "AllToAll over AllGather on one axis", "\\frac{V / 4 W_{ici}}{V / W_{ici}}", "",
-              sharding::t_alltoall_1d(V, W) / sharding::t_allgather_multi(V, 1, W), "ratio");
+          a["alltoalls_per_moe_layer"] = tr.value(
+              "AllToAlls per MoE layer: one sends each token to its experts, one brings "
+              "the results back",
+              kMoeAllToAllsPerLayer, "count");
+          // Any array and bandwidth: both times are proportional to V / W_ici (here 1 GB over a
+          // 45 GB/s axis).
+          a["alltoall_cost_vs_allgather"] =
+              tr.step("AllToAll over AllGather on one axis", kAllToAllOverAllGather, {1e9, 4.5e10});
           return a;
         },
 };

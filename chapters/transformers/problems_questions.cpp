@@ -69,17 +69,13 @@ constexpr Problem kQ1a{
         [](const Inputs& in, Trace& tr) {
           const Config c = q1_config(in);
           const double L = c.L, D = c.D, F = c.F, N = c.N, K = c.K, H = c.H, V = c.V;
-          tr.step("MLP per layer", "3DF", "3 \\cdot # \\cdot #", {D, F}, mlp_params(D, F, true),
-                  "count");
-          tr.step("Attention per layer", "2D(N + K)H", "2 \\cdot # \\cdot (# + #) \\cdot #",
-                  {D, N, K, H}, attention_params(D, N, K, H), "count");
-          tr.step("Norms per layer", "n D", "# \\cdot #", {c.norms_per_layer, D},
-                  norm_params(D, c.norms_per_layer), "count");
-          tr.step("Embedding and unembedding", "2DV", "2 \\cdot # \\cdot #", {D, V},
-                  vocab_params(D, V, false), "count");
+          const double n = c.norms_per_layer;
+          tr.step("MLP per layer", kMlpGated, {D, F});
+          tr.step("Attention per layer", kAttentionParams, {D, N, K, H});
+          tr.step("Norms per layer", kNormParams, {D, n});
+          tr.step("Embedding and unembedding", kVocabUntied, {D, V});
           Answers a;
-          a["total_params"] =
-              tr.step("Total", "L (3DF + 2D(N + K)H + nD) + 2DV", "", params(c).total, "count");
+          a["total_params"] = tr.step("Total", kBookParams, {L, D, F, N, K, H, V, n});
           // The book evaluates its formula with D ~ 4e3 and F ~ 16e3 (and N H = D).
           const double Dr = round_sig(D, 1), Fr = round_sig(F, 2);
           a.book("total_params", book_params(L, Dr, Fr, N, K, Dr / N, V, c.norms_per_layer),
@@ -112,17 +108,17 @@ constexpr Problem kQ1b{
     .solve =
         [](const Inputs& in, Trace& tr) {
           const Config c = q1_config(in);
-          const double attn = attention_params(c.D, c.N, c.K, c.H);
-          const double mlp = mlp_params(c.D, c.F, true);
-          const Params p = params(c);
+          const double attn =
+              tr.step("Attention per layer", kAttentionParams, {c.D, c.N, c.K, c.H});
+          const double mlp = tr.step("MLP per layer", kMlpGated, {c.D, c.F});
+          const double P = tr.step("The whole model", kBookParams,
+                                   {c.L, c.D, c.F, c.N, c.K, c.H, c.V, c.norms_per_layer});
           Answers a;
           a["attention_fraction_layer"] =
-              tr.step("Per layer", "\\frac{2D(N + K)H}{2D(N + K)H + 3DF}", "\\frac{#}{# + #}",
-                      {attn, attn, mlp}, attn / (attn + mlp), "ratio");
+              tr.step("Attention's share of a layer", kAttentionShareOfLayer, {attn, mlp});
           a["attention_fraction_total"] =
               tr.step("Over the whole model (norms and vocabulary included)",
-                      "\\frac{L \\cdot 2D(N + K)H}{P}", "\\frac{#}{#}", {p.attn, p.total},
-                      p.attn / p.total, "ratio");
+                      kAttentionShareOfModel, {c.L, attn, P});
           a.slip("attention_fraction_layer", attn / mlp,
                  "That is attention over the MLP; the share is attention over both.");
           return a;
@@ -145,9 +141,8 @@ constexpr Problem kQ1c{
           const Config c = q1_config(in);
           const double b = in.num("bytes_per_elem");
           Answers a;
-          a["kv_bytes_per_token"] = tr.step("A key and a value per KV head per layer", "2 L K H b",
-                                            "2 \\cdot # \\cdot # \\cdot # \\cdot #",
-                                            {c.L, c.K, c.H, b}, kv_bytes_per_token(c, b), "B");
+          a["kv_bytes_per_token"] =
+              tr.step("A key and a value per KV head per layer", kKvPerToken, {c.L, c.K, c.H, b});
           a.slip("kv_bytes_per_token", kv_bytes_per_token(c, b) / 2,
                  "Each token stores a key and a value: the factor 2 in 2 L K H.");
           return a;
@@ -168,9 +163,8 @@ constexpr Param kQ2Given[] = {
 // of A by the D/Y x F block of W; the Z axis shards nothing, so its devices repeat that work.
 double q2_per_device(const Inputs& in, Trace& tr) {
   const double X = in.num("X"), Y = in.num("Y");
-  return tr.step("Each device: A[B/X, D/Y] times W[D/Y, F], in units of 2BDF",
-                 "\\frac{2 (B/X)(D/Y) F}{2BDF} = \\frac{1}{XY}", "\\frac{1}{# \\cdot #}", {X, Y},
-                 flops_per_device(1, X * Y), "ratio");
+  return tr.step("Each device: $A[B/X, D/Y]$ times $W[D/Y, F]$, in units of $2BDF$", kDeviceShare,
+                 {X, Y});
 }
 
 constexpr Slot kQ2aSlots[] = {
@@ -190,9 +184,9 @@ constexpr Problem kQ2a{
           const double X = in.num("X"), Y = in.num("Y"), Z = in.num("Z");
           const double per = q2_per_device(in, tr);
           Answers a;
-          a["total_flops_in_units_of_2BDF"] = tr.step(
-              "Over all X Y Z devices: the Z axis repeats the work", "XYZ \\cdot \\frac{1}{XY} = Z",
-              "# \\cdot # \\cdot # \\cdot #", {X, Y, Z, per}, per * X * Y * Z, "ratio");
+          a["total_flops_in_units_of_2BDF"] =
+              tr.step("Over all $X Y Z$ devices: the $Z$ axis repeats the work", kMeshShare,
+                      {per, X, Y, Z});
           a.slip("total_flops_in_units_of_2BDF", per * X * Y,
                  "That counts the matmul once; every device along Z (which shards neither A nor "
                  "W) does the same block again.");
@@ -262,10 +256,10 @@ constexpr Problem kQ3{
               "An axis on both inputs and on the output is a batch axis; on both inputs but "
               "not the output, it is contracted; on one input only, it is free.");
           Answers a;
-          a["contracting_axes"] = tr.step("Contracted: I and J", "|\\{I, J\\}|", "",
-                                          static_cast<double>(e.contracting.size()), "count");
+          a["contracting_axes"] = tr.value("Contracted axes: $I$ and $J$",
+                                           static_cast<double>(e.contracting.size()), "count");
           a["batching_axes"] =
-              tr.step("Batch axes: none", "0", "", static_cast<double>(e.batching.size()), "count");
+              tr.value("Batch axes: none", static_cast<double>(e.batching.size()), "count");
           tr.note("FLOPs: 2 times the product of every distinct axis: 2 I J K L M N O.");
           a.slip("batching_axes", static_cast<double>(e.contracting.size()),
                  "I and J are on both inputs but not on the output: they are contracted, not "
@@ -317,13 +311,9 @@ constexpr Problem kQ4a{
               "$b (2BTNH + 2BSKH) = 2bBKH (TG + S)$. $B$, $K$ and $H$ cancel.");
           Answers a;
           a["intensity_prefill_test_point"] =
-              tr.step("Prefill, S = T", "\\frac{2 T S G}{b (T G + S)}",
-                      "\\frac{2 \\cdot # \\cdot # \\cdot #}{# \\cdot (# \\cdot # + #)}",
-                      {T, T, G, b, T, G, T}, attention_intensity(T, T, G, b), "flop_per_B");
+              tr.step("Prefill, $S = T$", kAttentionIntensity, {T, T, G, b});
           a["intensity_decode_test_point"] =
-              tr.step("Decoding, T = 1", "\\frac{2 S G}{b (G + S)}",
-                      "\\frac{2 \\cdot # \\cdot #}{# \\cdot (# + #)}", {S, G, b, G, S},
-                      attention_intensity(1, S, G, b), "flop_per_B");
+              tr.step("Decoding, $T = 1$", kAttentionIntensity, {1, S, G, b});
           a.slip("intensity_prefill_test_point", attention_intensity(T, T, 1, b),
                  "That is MHA (G = 1); with G query heads per KV head, K and V are read once for G "
                  "heads.");
@@ -364,22 +354,17 @@ constexpr Problem kQ4b{
           const double peak = in.num("peak_flops_per_s"), bw = in.num("hbm_bw");
           const double b = in.num("bytes_per_elem");
           const double i_hw =
-              tr.step("Critical intensity", "I_{hw} = C / W_{hbm}", "\\frac{#}{#}", {peak, bw},
-                      roofline::critical_intensity(peak, bw), "flop_per_B");
+              tr.step("Critical intensity", roofline::kCriticalIntensity, {peak, bw});
           Answers a;
-          a["min_T_prefill_large_G"] =
-              tr.step("Prefill intensity T G / (G + 1) tends to T: compute-bound once",
-                      "T > \\frac{b}{2} I_{hw}", "\\frac{#}{2} \\cdot #", {b, i_hw},
-                      attention_min_T_large_G(i_hw, b), "tokens");
+          a["min_T_prefill_large_G"] = tr.step(
+              "Prefill's intensity $T G / (G + 1)$ tends to $T$: compute-bound once $T$ exceeds",
+              kMinTLargeG, {i_hw, b});
           const double g1 = in.num("G_mha");
           a["min_T_prefill_MHA"] =
-              tr.step("With G = 1 the intensity is T/2", "T > \\frac{b}{2} I_{hw} \\frac{G + 1}{G}",
-                      "\\frac{#}{2} \\cdot # \\cdot \\frac{# + 1}{#}", {b, i_hw, g1, g1},
-                      attention_min_T_compute_bound(i_hw, g1, b), "tokens");
-          const double lim =
-              tr.step("Decoding: the intensity tends to", "\\frac{2G}{b}", "\\frac{2 \\cdot #}{#}",
-                      {in.num("G_decode"), b},
-                      attention_decode_intensity_limit(in.num("G_decode"), b), "flop_per_B");
+              tr.step("With $G = 1$ the intensity is $T/2$: compute-bound once $T$ exceeds",
+                      kMinTPrefill, {i_hw, g1, b});
+          const double lim = tr.step("Decoding: the intensity tends to", kDecodeIntensityLimit,
+                                     {in.num("G_decode"), b});
           a["decode_compute_bound"] = lim > i_hw ? 1 : 0;
           tr.note(lim > i_hw ? "Above $I_{hw}$: decoding can be compute-bound."
                              : "Far below $I_{hw}$ at any context: decoding is memory-bound.");
@@ -413,12 +398,11 @@ constexpr Problem kQ4c{
         [](const Inputs& in, Trace& tr) {
           const double D = in.num("D");
           const Config c = dense(1, D, 4 * D, 1, 1, D);  // N H = D: one head is enough here
-          const double i_hw =
-              roofline::critical_intensity(in.num("peak_flops_per_s"), in.num("hbm_bw"));
-          tr.step("Critical intensity", "I_{hw} = C / W_{hbm}", "", i_hw, "flop_per_B");
+          tr.step("Critical intensity", roofline::kCriticalIntensity,
+                  {in.num("peak_flops_per_s"), in.num("hbm_bw")});
           for (double T : {1024.0, 8192.0, 65536.0})
-            tr.step("Attention core over the other matmuls at T = " + units::number(T),
-                    "\\frac{T}{8D}", "", attention_flops_ratio(c, T), "ratio");
+            tr.step("Attention core over the other matmuls at $T = " + units::number(T) + "$",
+                    kAttentionRatioBook, {T, c.D});
           return Answers{};
         },
     .model_answer =
@@ -459,16 +443,14 @@ constexpr Problem kQ5{
           const double D = in.num("D"), N = in.num("N"), K = in.num("K");
           const Config c = dense(1, D, 4 * D, N, K, 0);  // K must divide N, N divide D
           const double H = c.H;
-          tr.step("Attention core, training, per layer", "12 B T^2 N H",
-                  "12 \\cdot B T^2 \\cdot # \\cdot #", {N, H},
-                  attention_core_flops(1, 1, 1, N, H, H, Pass::Train), "flop");
-          tr.step("Q, K, V, O projections, training, per token", "12 D (N + K) H",
-                  "12 \\cdot # \\cdot (# + #) \\cdot #", {D, N, K, H},
-                  six_p_tokens(attention_params(D, N, K, H), 1), "flop");
+          const double attn =
+              tr.step("Q, K, V, O projections per layer", kAttentionParams, {D, N, K, H});
+          tr.step("Their training FLOPs per token", kMatmulFlopsPerToken, {attn});
+          tr.note(
+              "The attention core does $12 T N H$ training FLOPs per token against its $T$ keys; "
+              "$12 T N H = 12 D (N + K) H$ at one $T$.");
           Answers a;
-          a["crossover_T"] =
-              tr.step("Equal when", "T = \\frac{D (N + K)}{N}", "\\frac{# \\cdot (# + #)}{#}",
-                      {D, N, K, N}, attention_vs_projections_crossover(D, N, K), "tokens");
+          a["crossover_T"] = tr.step("Equal when", kCrossoverProjections, {D, N, K});
           a.slip("crossover_T", attention_crossover_book(D),
                  "8D is where the core matches the projections and the MLP together; the "
                  "projections alone are matched sooner.");
@@ -519,14 +501,13 @@ constexpr Problem kQ6{
               "The gradient of $W_O$ needs $\\mathrm{softmax}(QK^T) V$; the elementwise parts cost "
               "only $O(BTD) + O(BTF)$. So $QK^T$ and the product with $V$ are redone.");
           Answers a;
-          const double r = tr.step("$QK^T$ and $PV$ again, $2 B T^2 N H$ each", "4 B T^2 N H",
-                                   "4 \\cdot # \\cdot #^2 \\cdot # \\cdot #", {B, T, N, H},
-                                   big_matmuls_recompute_flops(B, T, N, H), "flop");
+          const double r =
+              tr.step("$QK^T$ and $PV$ again, $2 B T^2 N H$ each", kRecompute, {B, T, N, H});
           a["recompute_flops_test_point"] = r;
-          const double core = attention_core_flops(B, T, T, N, H, H, Pass::Train);
+          const double core =
+              tr.step("The attention core's training FLOPs", kCoreTrain, {B, T, T, N, H, H});
           a["fraction_of_attention_train_flops"] =
-              tr.step("Against the core's training FLOPs", "\\frac{4 B T^2 N H}{12 B T^2 N H}",
-                      "\\frac{#}{#}", {r, core}, r / core, "ratio");
+              tr.step("Against the core's training FLOPs", kRecomputeShare, {r, core});
           a.slip("recompute_flops_test_point", r / 2,
                  "Both products are redone: QK^T and the product of the probabilities with V, "
                  "2 B T^2 N H each.");
@@ -573,15 +554,12 @@ constexpr Problem kQ7{
           const double P = in.num("active_params");
           Answers a;
           const double avail =
-              tr.step("Available: GPU-hours x 3600 x dense peak", "h \\cdot 3600 \\cdot C",
-                      "# \\cdot 3600 \\cdot #", {h, pd}, available_flops(h, pd), "flop");
+              tr.step("Available: GPU-hours x 3600 x the dense peak", kAvailableFlops, {h, pd});
           const double used =
-              tr.step("Needed: 6 FLOPs per active parameter per token", "6 P_{active} D",
-                      "6 \\cdot # \\cdot #", {P, t}, six_p_tokens(P, t), "flop");
+              tr.step("Needed: 6 FLOPs per active parameter per token", kSixPTokens, {P, t});
           a["available_flops"] = avail;
           a["used_flops"] = used;
-          a["mfu"] = tr.step("Utilisation", "\\frac{6 P D}{h \\cdot 3600 \\cdot C}", "\\frac{#}{#}",
-                             {used, avail}, mfu(used, avail), "ratio");
+          a["mfu"] = tr.step("Utilisation", kMfu, {used, avail});
           const char* sparse =
               "The sparse figure counts structured sparsity, which dense "
               "training cannot use: take the dense peak, half of it.";
@@ -623,15 +601,12 @@ constexpr Slot kQ8aSlots[] = {
 double q8_threshold(const Inputs& in, Trace& tr, double& i_hw) {
   const double peak = in.num("peak_flops_per_s"), bw = in.num("hbm_bw");
   const double bw_w = in.num("weight_bytes");
-  i_hw = tr.step("Critical intensity", "I_{hw} = C / W", "\\frac{#}{#}", {peak, bw},
-                 roofline::critical_intensity(peak, bw), "flop_per_B");
+  i_hw = tr.step("Critical intensity", roofline::kCriticalIntensity, {peak, bw});
   tr.note(
       "A large batch touches every expert: the layer loads all $E$ experts' weights, "
       "$b_w E D F$ bytes per matrix, and does $2 k B D F$ FLOPs per matrix. Intensity "
       "$2 k B / (E b_w)$.");
-  return tr.step("Compute-bound once", "\\frac{k B}{E} > \\frac{b_w I_{hw}}{2}",
-                 "\\frac{# \\cdot #}{2}", {bw_w, i_hw}, moe_kb_over_e_threshold(i_hw, bw_w),
-                 "tokens");
+  return tr.step("Compute-bound once $k B / E$ exceeds", kMoeThreshold, {i_hw, bw_w});
 }
 
 constexpr Problem kQ8a{
@@ -689,9 +664,7 @@ constexpr Problem kQ8b{
           const double E = in.num("E"), k = in.num("k"), bw_w = in.num("weight_bytes");
           if (k > E) fail("k", "k (experts per token) cannot exceed E (experts)", "out_of_range");
           Answers a;
-          a["b_crit"] = tr.step("So B must exceed", "B > \\frac{E}{k} \\cdot \\frac{b_w I_{hw}}{2}",
-                                "\\frac{#}{#} \\cdot #", {E, k, thr},
-                                moe_min_batch(i_hw, E, k, bw_w), "tokens");
+          a["b_crit"] = tr.step("So $B$ must exceed", kMoeMinBatch, {i_hw, E, k, bw_w});
           a.book("b_crit", moe_min_batch(round_sig(i_hw, 2), E, k, bw_w), "rounds I_hw to 240");
           a.slip("b_crit", thr,
                  "That is the threshold on k B / E; B itself is E / k times "
