@@ -3,34 +3,21 @@
 # wasm modules, the JS wrapper's types against real responses (tsc), a throwaway chapter added and
 # removed (tests/newchapter), browser tests in headless Chromium, a bounded libFuzzer run of each
 # parser, and the GoogleTest suite under ASan + UBSan (npm run test:asan runs that pass alone). Set
-# SB_SKIP_ASAN=1 to leave it out.
+# SB_SKIP_ASAN=1 to leave it out. Each layer prints its wall time and the CPU time of its
+# processes when it ends, and all of them once more at the end (on a failure too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-scripts/build.sh
+source scripts/layers.sh
 
-echo "== house style (clang-format)"
-scripts/format.sh --check
-
-echo "== GoogleTest"
-ctest --test-dir build/native --output-on-failure -j 2
-
-echo "== node tests of the wasm modules"
-node --test tests/node/
-
-echo "== wasm/scaling.d.ts against every response of the built modules (tsc --noEmit)"
-node tests/types/check.mjs
-
-echo "== a new chapter folder needs no edit elsewhere (tests/newchapter)"
-tests/newchapter/run.sh
-
-echo "== browser tests (headless Chromium)"
-node --test --test-concurrency=1 tests/browser/
-
-echo "== fuzzers (bounded)"
-FUZZ_RUNS="${FUZZ_RUNS:-50000}" scripts/fuzz.sh
-
+layer "setup" scripts/setup.sh
+layer "build (native, wasm, site)" scripts/build.sh
+layer "house style (clang-format)" scripts/format.sh --check
+layer "GoogleTest" ctest --test-dir build/native --output-on-failure -j 2
+layer "node tests of the wasm modules" node --test tests/node/
+layer "wasm/scaling.d.ts against every response (tsc --noEmit)" node tests/types/check.mjs
+layer "a new chapter folder needs no edit elsewhere" tests/newchapter/run.sh
+layer "browser tests (headless Chromium)" node --test --test-concurrency=1 tests/browser/
+layer "fuzzers (bounded)" env FUZZ_RUNS="${FUZZ_RUNS:-50000}" scripts/fuzz.sh
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
-  echo "== GoogleTest under ASan + UBSan"
-  scripts/asan.sh
+  layer "GoogleTest under ASan + UBSan" scripts/asan.sh
 fi

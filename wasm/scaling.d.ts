@@ -38,6 +38,9 @@ export interface Param {
   integer?: boolean;
   /** choice params. */
   choices?: string[];
+  /** A long text (a pasted log): up to `max_bytes` (16 MiB) of UTF-8; not echoed in `inputs`. */
+  long_text?: boolean;
+  max_bytes?: number;
   /** The param is the page's chip: it follows the page-wide chip choice. */
   chip?: boolean;
   /** Problem givens: the chip spec the value states ("hbm_bw"); a variant takes all of a problem's

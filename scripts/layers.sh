@@ -1,0 +1,41 @@
+# Sourced by scripts/test.sh: `layer NAME COMMAND...` runs one layer of the tests, prints its wall
+# time and the CPU time (user + system) of its processes when it ends, and the whole table again
+# when the script exits, naming the layer that failed. The CPU time says what a layer costs on a
+# machine shared with other work, where the wall time alone does not.
+
+sb_times_file=$(mktemp)
+sb_layer_lines=()
+sb_layer_current=""
+sb_start=$SECONDS
+
+# CPU seconds used so far by the finished children of this shell.
+sb_cpu() {
+  times >"$sb_times_file"
+  awk 'function sec(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60 + a[2] }
+       NR == 2 { printf "%.1f", sec($1) + sec($2) }' "$sb_times_file"
+}
+
+layer() {
+  sb_layer_current=$1
+  shift
+  echo "== $sb_layer_current"
+  local t0=$SECONDS c0 c1
+  c0=$(sb_cpu)
+  "$@"
+  c1=$(sb_cpu)
+  sb_layer_lines+=("$(awk -v n="$sb_layer_current" -v w=$((SECONDS - t0)) -v a="$c0" -v b="$c1" \
+    'BEGIN { printf "%-58s %6d s wall %7.0f s CPU", n, w, b - a }')")
+  echo "-- ${sb_layer_lines[-1]}"
+  sb_layer_current=""
+}
+
+sb_layers_summary() {
+  local rc=$?
+  echo "== time per layer (wall; CPU = user + system of its processes)"
+  printf '%s\n' "${sb_layer_lines[@]}"
+  [ -z "$sb_layer_current" ] || echo "$sb_layer_current: FAILED after $((SECONDS - sb_start)) s"
+  printf '%-58s %6d s wall %7.0f s CPU\n' "all" $((SECONDS - sb_start)) "$(sb_cpu)"
+  rm -f "$sb_times_file"
+  exit $rc
+}
+trap sb_layers_summary EXIT
