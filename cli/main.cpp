@@ -1,6 +1,7 @@
 // The `scaling` command: the same registry and JSON entry point as the web page, in a terminal.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <span>
 #include <string>
@@ -31,19 +32,8 @@ usage:
   scaling chips [--json]                     the hardware tables with sources
 )";
 const char* kUsageEnd = R"(Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
+A long-text input (a pasted log) is read from a file: --PARAM FILE, - for standard input.
 )";
-
-// The usage: the fixed commands, then those the chapters' calculators add (scaling models).
-void usage(std::ostream& o) {
-  o << kUsage;
-  for (const auto& c : sb::Registry::get().calculators()) {
-    if (c.command.empty()) continue;
-    std::string head = "  scaling " + std::string(c.command) + " [--json]";
-    head.resize(std::max<size_t>(head.size() + 1, 45), ' ');
-    o << head << c.title << "\n";
-  }
-  o << kUsageEnd;
-}
 
 int print_error(const json& r, bool as_json) {
   if (as_json) std::cout << r.dump(2) << "\n";
@@ -81,6 +71,11 @@ void print_help_params(const std::string& title, std::string_view doc,
     json j = sb::to_json(p);
     std::string def = p.kind == sb::Param::Kind::Number ? j["default_text"].get<std::string>()
                                                         : std::string(p.def_text);
+    if (p.long_text) {
+      std::cout << "  --" << p.name << " FILE  " << p.doc << " (read from FILE, - for standard "
+                << "input; at most 16 MiB)\n";
+      continue;
+    }
     std::cout << "  --" << p.name << "  " << p.doc << " (default " << def;
     if (p.kind == sb::Param::Kind::Choice && !p.chip) {
       std::cout << "; one of";
@@ -90,6 +85,34 @@ void print_help_params(const std::string& title, std::string_view doc,
     std::cout << ")\n";
   }
   std::cout << "  --json  machine-readable output\n";
+}
+
+// The text of FILE ("-": standard input) for a long-text param, at most kLongTextBytes; false
+// after saying why there is none. Reads at most one byte past the cap, however large the file.
+bool read_long_text(const sb::Param& p, const std::string& file, std::string& text) {
+  std::ifstream f;
+  std::istream* in = &std::cin;
+  if (file != "-") {
+    f.open(file, std::ios::binary);
+    if (!f) {
+      std::cerr << "error in " << p.name << ": cannot read the file '" << file << "'\n";
+      return false;
+    }
+    in = &f;
+  }
+  text.resize(sb::kLongTextBytes + 1);
+  in->read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in->gcount()));
+  if (in->bad()) {
+    std::cerr << "error in " << p.name << ": cannot read the file '" << file << "'\n";
+    return false;
+  }
+  if (text.size() > sb::kLongTextBytes) {
+    std::cerr << "error in " << p.name << ": the file '" << file << "' is over "
+              << sb::kLongTextBytes << " bytes (16 MiB), the most a long text may be\n";
+    return false;
+  }
+  return true;
 }
 
 // --name value pairs into a JSON object of strings (the core parses units). A name that is not
@@ -133,10 +156,17 @@ bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb
     } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
       val = args[++i];
     } else {
-      std::cerr << "error in " << name << ": --" << name << " needs a value\n";
+      std::cerr << "error in " << name << ": --" << name
+                << (params[k].long_text ? " needs a FILE (- for standard input)" : " needs a value")
+                << "\n";
       return false;
     }
-    out[name] = val;
+    if (params[k].long_text) {
+      std::string text;
+      if (!read_long_text(params[k], val, text)) return false;
+      val = std::move(text);
+    }
+    out[name] = std::move(val);
   }
   return true;
 }
@@ -470,11 +500,56 @@ int cmd_table(const sb::Calculator& c, bool as_json) {
   return 0;
 }
 
+const sb::Param* long_text_of(const sb::Calculator& c) {
+  for (const auto& p : c.params)
+    if (p.long_text) return &p;
+  return nullptr;
+}
+
+// The usage, with the commands calculators declare (Calculator::command) after the fixed ones: a
+// table on the defaults (scaling models), or a calculator fed a file (scaling fit-collective FILE).
+std::string usage() {
+  std::string u = kUsage;
+  for (const auto& c : sb::Registry::get().calculators()) {
+    if (c.command.empty()) continue;
+    const sb::Param* text = long_text_of(c);
+    std::string line = "  scaling " + std::string(c.command) +
+                       (text ? " FILE [--PARAM VALUE ...] [--json]" : " [--json]");
+    line.resize(std::max(line.size() + 1, size_t{45}), ' ');
+    u += line + std::string(c.title);
+    if (text)
+      u += " (calc " + std::string(c.name) + ", FILE into --" + std::string(text->name) + ")";
+    u += "\n";
+  }
+  return u + kUsageEnd;
+}
+
+// `scaling COMMAND FILE [--PARAM VALUE ...] [--json]`: the calculator declaring COMMAND, with FILE
+// ("-": standard input) read into its long-text param; the rest as for `scaling calc`.
+int cmd_file(const std::vector<std::string>& args, const sb::Calculator& c) {
+  const std::string text(long_text_of(c)->name), command(c.command);
+  const bool help = args.size() > 2 && (args[2] == "--help" || args[2] == "-h");
+  if (args.size() < 3 || help || (args[2].rfind("--", 0) == 0)) {
+    std::ostream& o = help ? std::cout : std::cerr;
+    if (!help)
+      o << "error in " << text << ": " << command << " needs a FILE first (- for standard input)\n";
+    o << "usage: scaling " << command << " FILE [--PARAM VALUE ...] [--json]\n\n";
+    if (help)
+      print_help_params(std::string(c.title) + " (scaling calc " + std::string(c.name) +
+                            " with FILE as --" + text + ")",
+                        c.doc, c.params);
+    return help ? 0 : 2;
+  }
+  std::vector<std::string> calc = {args[0], "calc", std::string(c.name), "--" + text, args[2]};
+  calc.insert(calc.end(), args.begin() + 3, args.end());
+  return cmd_calc(calc);
+}
+
 // The whole command: args as main receives them (args[0] the program), the exit status returned.
 int run(const std::vector<std::string>& args) {
   try {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
-      usage(args.size() < 2 ? std::cerr : std::cout);
+      (args.size() < 2 ? std::cerr : std::cout) << usage();
       return args.size() < 2 ? 2 : 0;
     }
     const std::string& cmd = args[1];
@@ -508,7 +583,8 @@ int run(const std::vector<std::string>& args) {
       return c.run(as_json);
     }
     for (const auto& c : sb::Registry::get().calculators()) {
-      if (c.command != cmd) continue;
+      if (c.command.empty() || c.command != cmd) continue;
+      if (long_text_of(c)) return cmd_file(args, c);
       const std::string use = "usage: scaling " + cmd + " [--json]\n" + std::string(c.doc) + "\n";
       bool as_json = false, help = false;
       if (!no_arguments(args, 2, use.c_str(), as_json, help)) return 2;
@@ -518,8 +594,7 @@ int run(const std::vector<std::string>& args) {
       }
       return cmd_table(c, as_json);
     }
-    std::cerr << "error: unknown command '" << cmd << "'\n";
-    usage(std::cerr);
+    std::cerr << "error: unknown command '" << cmd << "'\n" << usage();
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -236,16 +236,49 @@ std::string field_of(const std::string& path) {
   return path;
 }
 
+// A request past kRequestBytes is read only if it may carry a long-text input, and served only if
+// it does: the cap is checked on the text before it is read, and again once the tree shows whether
+// a string in "inputs" is long (Inputs then checks that its param takes one).
+bool has_long_text(const json& req) {
+  if (!req.is_object() || !req.contains("inputs") || !req["inputs"].is_object()) return false;
+  for (const auto& v : req["inputs"])
+    if (v.is_string() && v.get_ref<const std::string&>().size() > kStringBytes) return true;
+  return false;
+}
+
+// The bytes of the longest string literal of a JSON text, quotes included, by a scan that builds
+// nothing: past 1 MiB, a request is read only if all but that one string fits in 1 MiB, so no
+// other bulk (whitespace, numbers, nesting) reaches the parser.
+size_t longest_string(std::string_view t) {
+  size_t best = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '"') continue;
+    size_t j = i + 1;
+    while (j < t.size() && t[j] != '"') j += t[j] == '\\' ? 2 : 1;
+    best = std::max(best, std::min(j, t.size() - 1) + 1 - i);
+    i = j;
+  }
+  return best;
+}
+
 std::string handle(const std::string& text) {
   try {
-    if (text.size() > (1u << 20))
-      return dump(error("too_large", "request", "the request is over 1 MiB"));
+    const auto too_large = [](const char* message) {
+      return dump(error("too_large", "request", message));
+    };
+    if (text.size() > kLongRequestBytes) return too_large("the request is over 33 MiB");
+    const char* over = "the request is over 1 MiB; only a long-text input may make it longer";
+    if (text.size() > kRequestBytes && text.size() - longest_string(text) > kRequestBytes)
+      return too_large(over);
     json req;
     try {
-      req = parse_json(text);
+      req = parse_json(text, kRequestLimits);
     } catch (const InputError& e) {
+      // Past 1 MiB, what is wrong is the size, unless it is the long text's own.
+      if (text.size() > kRequestBytes && e.code != "too_large") return too_large(over);
       return dump(error(e.code, field_of(e.field), e.what()));
     }
+    if (text.size() > kRequestBytes && !has_long_text(req)) return too_large(over);
     return respond(req);
   } catch (...) {
     return R"({"ok":false,"error":{"code":"internal","field":"","message":"internal error"}})";

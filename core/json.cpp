@@ -391,9 +391,11 @@ class Builder {
   bool number_unsigned(json::number_unsigned_t n) { return add(json(n)); }
   bool number_float(json::number_float_t x, const json::string_t&) { return add(json(x)); }
   bool string(json::string_t& s) {
-    if (s.size() > lim_.string_bytes)
-      return stop("too_large", "the text of " + path() + " is over " +
-                                   std::to_string(lim_.string_bytes) + " bytes long");
+    const size_t cap = string_cap();
+    if (s.size() > cap)
+      return stop("too_large",
+                  "the text of " + path() + " is over " + std::to_string(cap) + " bytes long");
+    if (s.size() > lim_.string_bytes) long_taken_ = true;
     return add(json(std::move(s)));
   }
   bool binary(json::binary_t&) { return stop("bad_json", "binary values are not JSON"); }
@@ -472,6 +474,16 @@ class Builder {
     stack_.push_back({place(std::move(container))});
     return true;
   }
+  // The longest the string being read may be: the long-string cap for the first long string that
+  // is a member of the top object's member named long_string_in; string_bytes for any other.
+  size_t string_cap() const {
+    if (lim_.long_string_bytes <= lim_.string_bytes || long_taken_ || stack_.size() != 2)
+      return lim_.string_bytes;
+    const Level& top = stack_[0];
+    if (!top.key || *top.key != lim_.long_string_in || !stack_[1].value->is_object())
+      return lim_.string_bytes;
+    return lim_.long_string_bytes;
+  }
   bool close() {
     stack_.pop_back();
     return true;
@@ -494,6 +506,7 @@ class Builder {
   const JsonLimits& lim_;
   std::vector<Level> stack_;
   size_t keys_ = 0, values_ = 0;
+  bool long_taken_ = false;  // a long string was read: no second one
 };
 
 }  // namespace

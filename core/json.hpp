@@ -64,20 +64,37 @@ void append_json(Out& out, const json& j);
 constexpr size_t kDoubleRoom = 32;
 size_t write_double(char* out, double v);
 
+// The caps of a request (docs/API.md "What a request may hold"). A request is at most
+// kRequestBytes; each string in it at most kStringBytes. The one exception is a calculator's
+// long-text input (Param::long_text: a pasted log, an HLO module): its text may be up to
+// kLongTextBytes once decoded, and a request carrying one up to kLongRequestBytes: 1 MiB for the
+// rest, and room for the JSON escapes of the text's newlines and tabs (two bytes each).
+constexpr size_t kRequestBytes = size_t{1} << 20;
+constexpr size_t kStringBytes = 16384;
+constexpr size_t kLongTextBytes = size_t{16} << 20;
+constexpr size_t kLongRequestBytes = kRequestBytes + 2 * kLongTextBytes;  // 33 MiB
+
 // What a request may hold. Each limit keeps the work of reading a request linear in its size:
 // nlohmann's ordered objects scan their keys on every insert, so keys per object and in all are
 // capped before the tree is built, not after.
 struct JsonLimits {
-  size_t depth = 32;             // nested arrays and objects
-  size_t keys_per_object = 128;  // members of one object
-  size_t keys = 1024;            // members of all objects together
-  size_t values = 10000;         // every value, containers included
-  size_t key_bytes = 128;        // length of one key
-  size_t string_bytes = 16384;   // length of one string value
+  size_t depth = 32;                     // nested arrays and objects
+  size_t keys_per_object = 128;          // members of one object
+  size_t keys = 1024;                    // members of all objects together
+  size_t values = 10000;                 // every value, containers included
+  size_t key_bytes = 128;                // length of one key
+  size_t string_bytes = kStringBytes;    // length of one string value
+  size_t long_string_bytes = 0;          // one string may be this long (0: none may) ...
+  std::string_view long_string_in = {};  // ... if it is a member of this member of the top object
 };
 
 // No limits: for JSON text the program holds or wrote itself (the embedded tables, a derivation).
 constexpr JsonLimits kNoLimits{SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX};
+
+// A request's limits: a long-text input may stand in "inputs" (core/registry.cpp checks that it
+// is one).
+constexpr JsonLimits kRequestLimits{.long_string_bytes = kLongTextBytes,
+                                    .long_string_in = "inputs"};
 
 // Parses `text` into a json tree within `limits`, in one pass. Throws InputError with field =
 // the path of keys to the offending value ("inputs.B"; "request" at the top): code "bad_json"

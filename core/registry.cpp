@@ -75,6 +75,7 @@ std::string text_from(const Param& p, const json& v) {
   if (!v.is_string())
     fail(p.name, name + " must be text, got " + std::string(v.type_name()), "wrong_type");
   std::string s = v.get<std::string>();
+  if (p.long_text) return s;
   if (s.size() > 500) fail(p.name, name + " is too long (over 500 characters)", "too_long");
   if (p.chip) return hw::chip(s, p.name).id;
   if (p.source) return p.source->resolve(s, p.name);
@@ -87,6 +88,18 @@ std::string text_from(const Param& p, const json& v) {
     fail(p.name, name + " must be one of " + all + "; got '" + s + "'", "bad_choice");
   }
   return s;
+}
+
+// The caps of a text input, the same whether it came as request text (core/api.cpp reads one
+// long string in "inputs") or as a tree (the CLI): kLongTextBytes for a long text, kStringBytes
+// for any other.
+void check_length(const Param& p, const json& v) {
+  if (!v.is_string()) return;
+  const size_t cap = p.long_text ? kLongTextBytes : kStringBytes;
+  if (v.get_ref<const std::string&>().size() > cap)
+    fail(p.name,
+         "the text of " + std::string(p.name) + " is over " + std::to_string(cap) + " bytes long",
+         "too_large");
 }
 
 }  // namespace
@@ -109,8 +122,10 @@ Inputs::Inputs(std::span<const Param> schema, const json& given) {
   values_.reserve(schema.size());
   for (const auto& p : schema) {
     bool has = given.is_object() && given.contains(p.name) && !given[p.name].is_null();
+    if (has) check_length(p, given[p.name]);
     Value& v = values_.emplace_back();
     v.name = p.name;
+    v.long_text = p.long_text;
     if (p.kind == Param::Kind::Number) {
       v.num = has ? number_from(p, given[p.name]) : p.def;
     } else {
@@ -135,6 +150,7 @@ const std::string& Inputs::text(Text name) const { return find(name, true).text;
 json Inputs::all() const {
   json out = json::object();
   for (const auto& v : values_) {
+    if (v.long_text) continue;  // as write() does
     if (v.is_text)
       out[std::string(v.name)] = v.text;
     else
@@ -145,8 +161,11 @@ json Inputs::all() const {
 
 void Inputs::write(Out& out) const {
   out << '{';
+  bool first = true;
   for (size_t i = 0; i < values_.size(); ++i) {
-    if (i) out << ',';
+    if (values_[i].long_text) continue;  // the caller has it; echoed it would double a response
+    if (!first) out << ',';
+    first = false;
     append_json(out, values_[i].name);
     out << ':';
     if (values_[i].is_text)
@@ -241,6 +260,14 @@ void Registry::add(std::span<const Calculator> cs) {
   const Chapter& ch = current("a calculator");
   for (Calculator c : cs) {
     check_prefix(ch, c.name);
+    int long_texts = 0;
+    for (const Param& p : c.params) long_texts += p.long_text;
+    if (long_texts > 1) bad_record("calculator with more than one long text", c.name, ch.id);
+    if (!c.command.empty() && long_texts != 1)
+      bad_record("calculator with a command but no long text for its FILE", c.name, ch.id);
+    for (const Calculator& other : calcs_)
+      if (!c.command.empty() && other.command == c.command)
+        bad_record("CLI command taken twice", c.command, ch.id);
     c.chapter = ch.id;
     calcs_.push_back(c);
   }
@@ -385,6 +412,10 @@ json to_json(const Param& p) {
     case Param::Kind::Text:
       j["kind"] = "text";
       j["default"] = p.def_text;
+      if (p.long_text) {
+        j["long_text"] = true;
+        j["max_bytes"] = kLongTextBytes;
+      }
       break;
     case Param::Kind::Choice:
       j["kind"] = "choice";

@@ -45,15 +45,16 @@ struct Param {
   Text def_text;   // default for text and choices
   double min = 0;  // numbers: allowed closed range (num() sets both)
   double max = 0;
-  bool positive = false;  // numbers: must be > 0 (num() sets it: zero is meaningless for
-                          // most sizes); set false where zero is allowed (a latency, a coordinate)
-  bool integer = false;   // numbers: must be a whole number
-  bool chip = false;      // a chip id: any id or alias of core/hardware, resolved to the id
-  bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
-  Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
+  bool positive = false;   // numbers: must be > 0 (num() sets it: zero is meaningless for
+                           // most sizes); set false where zero is allowed (a latency, a coordinate)
+  bool integer = false;    // numbers: must be a whole number
+  bool chip = false;       // a chip id: any id or alias of core/hardware, resolved to the id
+  bool dtype = false;      // a dtype of the hardware tables ("fp32", "bf16", ...)
+  bool long_text = false;  // Text: a pasted log or module, up to kLongTextBytes (long_text())
+  Text choices;            // Choice: the allowed values separated by '|': "hbm|vmem"
   const ChoiceSource* source = nullptr;  // Choice: values a chapter supplies instead of `choices`
-  Variants variants;                     // problems: values "new variant" may draw from
-  std::span<const Text> text_variants;   // problems: the same for a text given
+  Variants variants;       // problems: values "new variant" may draw from
+  std::span<const Text> text_variants;  // problems: the same for a text given
   // Problems: the key of a chip spec this given states ("hbm_bw", "peak_flops_bf16"; see
   // data/chips.json), or a ratio of two ("peak_flops_int8/peak_flops_bf16"). A variant draws one
   // real chip that has every such spec of the problem and gives all of them that chip's values
@@ -87,6 +88,15 @@ constexpr Param text(Text name, Text def, Text doc) {
   p.kind = Param::Kind::Text;
   p.def_text = def;
   p.doc = doc;
+  return p;
+}
+// A long text: a pasted log or HLO module of up to kLongTextBytes (16 MiB; every other text
+// stays within 500 bytes). The page sends it in the request like any input; the CLI reads it
+// from a file (`--NAME FILE`, or the FILE of the calculator's `command`). It is not echoed in a
+// response's inputs. A calculator takes at most one.
+constexpr Param long_text(Text name, Text doc) {
+  Param p = text(name, "", doc);
+  p.long_text = true;
   return p;
 }
 constexpr Param choice(Text name, Text def, Text choices, Text doc) {
@@ -188,6 +198,7 @@ class Inputs {
   struct Value {
     Text name;
     bool is_text = false;
+    bool long_text = false;
     double num = 0;
     std::string text;
   };
@@ -229,9 +240,10 @@ struct Calculator {
   // so that its main thread never waits for it (web/lib/calc.js); `list` says so.
   bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
-  // A command of the CLI's own that runs it on its defaults ("models": `scaling models`). Its
-  // response holds the rows under the same key, printed by --json, and their `table` (texts, the
-  // header first), printed plain.
+  // A command of the CLI's own. With a long_text param, `scaling <command> FILE [--PARAM VALUE ...]`
+  // reads FILE into it ("fit-collective"). Without, it runs on its defaults ("models": `scaling
+  // models`): the response holds the rows under the same key, printed by --json, and their `table`
+  // (texts, the header first), printed plain.
   Text command = {};
 };
 

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 total="${1:-600}"
 out=build/asan/fuzz/report
 mkdir -p "$out/corpus" "$out/artifacts"
-cp -n fuzz/seeds/fuzz_calc/* "$out/corpus"/ 2>/dev/null || true
+SB_FUZZ_WRITE_SEEDS=$PWD/$out/corpus ASAN_OPTIONS=detect_leaks=0 build/asan/bin/fuzz_calc -runs=0 \
+  >/dev/null 2>&1  # the seeds from the registry (fuzz/seeds.hpp)
 : >"$out/findings.txt"
 : >"$out/crashes.txt"
 skip=""

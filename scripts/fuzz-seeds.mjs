@@ -1,8 +1,9 @@
-// Writes the seed corpora of the fuzzers (fuzz/seeds/<fuzzer>/) from what the registry and the
-// tests hold, so that each fuzzer starts from inputs that reach deep: every calculator and problem
-// as a request, every computed answer and given as text, the formulas and units the tests use.
-// Run after a native build: node scripts/fuzz-seeds.mjs [path of the scaling CLI]. The seeds are
-// committed; scripts/fuzz.sh copies them into each run's corpus.
+// Writes the committed seed corpora of the text fuzzers (fuzz/seeds/<fuzzer>/) from what the
+// registry and the tests hold: every computed answer and given as text, the formulas, units and
+// shardings the tests and problems use. Run after a native build: node scripts/fuzz-seeds.mjs
+// [path of the scaling CLI]; scripts/fuzz.sh reads them beside each run's corpus. The fuzzers that
+// pick calculators and problems (fuzz_calc, fuzz_api, fuzz_answer) write their own seeds from the
+// registry at each run instead (fuzz/seeds.hpp), so that a new chapter is reached at once.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -60,27 +61,6 @@ const givenTexts = problems.flatMap((p) => p.given.map((g) => g.text));
 const unitTexts = literals('tests/core/units_test.cpp', (s) => /\d/.test(s) && s.length < 40)
   .concat(literals('tests/core/units_parse_test.cpp', (s) => /\d/.test(s) && s.length < 40));
 
-// fuzz_api: requests, as a page sends them.
-write('fuzz_api', [
-  ...list.calculators.map((c) => JSON.stringify({ op: 'calc', name: c.name, inputs: {} })),
-  ...list.calculators.map((c) => JSON.stringify({
-    op: 'calc', name: c.name,
-    inputs: Object.fromEntries(c.params.map((p) => [p.name, p.kind === 'number' ? p.max : p.default])),
-  })),
-  ...problems.map((p) => JSON.stringify({ op: 'problem', id: p.id })),
-  ...problems.map((p) => JSON.stringify({
-    op: 'check', id: p.id,
-    answers: Object.fromEntries(p.slots.filter((s) => s.kind !== 'formula')
-      .map((s) => [s.name, p.answers[s.name].text])),
-    given: Object.fromEntries(p.given.map((g) => [g.name, g.text])),
-  })),
-  ...problems.map((p) => JSON.stringify({ op: 'variant', id: p.id, seed: 7 })),
-  ...list.calculators[0].params.filter((p) => p.kind === 'number')
-    .map((p) => JSON.stringify({ op: 'parse', text: p.default_text, unit: p.unit })),
-  JSON.stringify({ op: 'list' }),
-  JSON.stringify({ op: 'chips' }),
-]);
-
 // fuzz_units: quantities as a reader types them.
 write('fuzz_units', [...answerTexts, ...givenTexts, ...unitTexts]);
 
@@ -90,28 +70,9 @@ const formulas = literals('tests/core/expr_test.cpp', (s) => /[A-Za-z0-9]/.test(
            'sqrt(B*D)', 'log2(N)', 'B*D/W_ici', 'h*h*h', '1/z']);
 write('fuzz_expr', formulas);
 
-// fuzz_answer: byte 0 picks the problem, byte 1 the slot, the rest is the answer text.
-write('fuzz_answer', problems.flatMap((p, i) => p.slots.map((s, j) => Buffer.concat([
-  Buffer.from([i % 256, j % 256]),
-  Buffer.from(s.kind === 'formula' ? '2*B*D*F' : String(p.answers[s.name].text)),
-]))));
-
 // fuzz_sharding: the shardings and meshes the problems and calculators use.
 const shardingLike = (t) => typeof t === 'string' && /[[{(]|\dx\d/.test(t);
 write('fuzz_sharding', [
   ...givenTexts.filter(shardingLike),
   ...list.calculators.flatMap((c) => c.params.map((p) => p.default)).filter(shardingLike),
 ]);
-
-// fuzz_calc: byte 0 the mode (calc, problem, check, variant), byte 1 how much longer lists get,
-// bytes 2-3 which calculator or problem; every param then reads as absent (the default) from the
-// zeros that follow, or as one of the choices fuzz_calc.cpp makes from the bytes given here.
-const calc = [];
-for (let i = 0; i < list.calculators.length; ++i)
-  for (const fill of [[], [1, 2, 3, 4, 5, 6, 7, 8], [2, 2, 2, 2, 2, 2, 2, 2], [8, 8, 8, 8, 8, 8]])
-    calc.push(Buffer.from([0, 4, i & 255, i >> 8, ...fill]));
-for (let i = 0; i < problems.length; ++i)
-  for (const mode of [1, 2, 3])
-    for (const fill of [[], [3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1]])
-      calc.push(Buffer.from([mode, 4, i & 255, i >> 8, ...fill]));
-write('fuzz_calc', calc);

@@ -1,46 +1,79 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/*.cpp, under ASan + UBSan) and runs each for FUZZ_RUNS inputs
-# (default 1e6: `npm run fuzz`; `npm test` runs a bounded 50000), or for FUZZ_TIME seconds each
-# when that is set. Each run starts from the committed seeds (fuzz/seeds/<fuzzer>, written by
-# scripts/fuzz-seeds.mjs) and the corpus kept in build/asan/fuzz/corpus from earlier runs.
-# Inputs may be as long as each target reads: fuzz_api up to the 1 MiB request cap (FUZZ_API_MAX_LEN
-# overrides it), the others what their parsers take.
+# Builds the libFuzzer targets (fuzz/*.cpp, under ASan + UBSan) and runs each, two at a time (JOBS),
+# for FUZZ_RUNS inputs (default 1e6: `npm run fuzz`), or FUZZ_TIME seconds each, or both (whichever
+# ends first); FUZZ_TOTAL_TIME=T instead gives all targets together T seconds of wall time, shared
+# out by the number of targets and lanes (`npm test` runs 100 s). Each run starts from the seeds
+# each target writes from the registry (fuzz/seeds.hpp: every chapter's calculators and problems),
+# the committed seeds (fuzz/seeds/<fuzzer>, written by scripts/fuzz-seeds.mjs) and the corpus kept
+# in build/asan/fuzz/corpus from earlier runs. Inputs may be as long as each target reads: fuzz_api
+# up to the 1 MiB request cap (FUZZ_API_MAX_LEN overrides it), the others what their parsers take.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs="${FUZZ_RUNS:-1000000}"
+jobs="${JOBS:-2}"
+targets=$(ls fuzz/*.cpp | xargs -n1 basename | sed "s/\.cpp$//")
+n=$(echo "$targets" | wc -w)
 cmake --preset asan >/dev/null
-cmake --build --preset asan -j "${JOBS:-2}" --target $(ls fuzz/*.cpp | xargs -n1 basename | sed "s/\.cpp$//")
+cmake --build --preset asan -j "$jobs" --target $targets
 mkdir -p build/asan/fuzz/corpus
+
+runs="${FUZZ_RUNS:-}"
+time_each="${FUZZ_TIME:-}"
+if [ -n "${FUZZ_TOTAL_TIME:-}" ]; then
+  lanes=$((jobs < n ? jobs : n))
+  time_each=$((FUZZ_TOTAL_TIME * lanes / n))
+fi
+[ -n "$runs$time_each" ] || runs=1000000
 
 # The longest input worth trying: the caps of what each target parses.
 max_len() {
   case "$1" in
-    fuzz_api) echo "${FUZZ_API_MAX_LEN:-1048576}" ;;  # the request cap (core/api.cpp)
+    fuzz_api) echo "${FUZZ_API_MAX_LEN:-1048576}" ;;  # the request cap without a long text
     fuzz_expr | fuzz_answer) echo 9000 ;;             # 2000 characters of a formula, in UTF-8
     fuzz_sharding) echo 2048 ;;
     *) echo 512 ;;  # fuzz_units: answers up to 200 bytes; fuzz_calc: bytes that steer choices
   esac
 }
 
-for src in fuzz/*.cpp; do
-  name=$(basename "$src" .cpp)
-  corpus=build/asan/fuzz/corpus/$name
+# One target: its registry seeds, then the run; prints what it did, and its log's end on failure.
+fuzz_one() {
+  local name=$1 bin=build/asan/bin/$1 corpus=build/asan/fuzz/corpus/$1
+  local seeds=build/asan/fuzz/seeds/$1 log=build/asan/fuzz/$1.log
   mkdir -p "$corpus"
-  [ -d "fuzz/seeds/$name" ] && cp -n fuzz/seeds/$name/* "$corpus"/ 2>/dev/null || true
-  if [ -n "${FUZZ_TIME:-}" ]; then
-    limit="-max_total_time=$FUZZ_TIME"
-    echo "-- $name: $FUZZ_TIME s, inputs up to $(max_len "$name") bytes"
-  else
-    limit="-runs=$runs"
-    echo "-- $name: $runs runs, inputs up to $(max_len "$name") bytes"
-  fi
-  log=build/asan/fuzz/$name.log
-  if ! build/asan/bin/$name "$limit" -max_len="$(max_len "$name")" -timeout=10 \
-      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/asan/fuzz/ "$corpus" \
-      >"$log" 2>&1; then
+  rm -rf "$seeds" && mkdir -p "$seeds"
+  SB_FUZZ_WRITE_SEEDS=$PWD/$seeds ASAN_OPTIONS=detect_leaks=0 "$bin" -runs=0 >/dev/null 2>&1
+  local dirs=("$corpus" "$seeds")
+  [ -d "fuzz/seeds/$name" ] && dirs+=("fuzz/seeds/$name")
+  local limit=()
+  [ -n "$runs" ] && limit+=("-runs=$runs")
+  [ -n "$time_each" ] && limit+=("-max_total_time=$time_each")
+  local t0=$SECONDS
+  if ! "$bin" "${limit[@]}" -max_len="$(max_len "$name")" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix=build/asan/fuzz/ "${dirs[@]}" >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $name found a failing input (saved under build/asan/fuzz/)"
-    exit 1
+    return 1
   fi
-  grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|Done)" "$log" || true
+  local units
+  units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  local secs=$((SECONDS - t0 > 0 ? SECONDS - t0 : 1))
+  echo "-- $name: ${units:-?} runs in $((SECONDS - t0)) s ($(( ${units:-0} / secs )) runs/s)," \
+    "$(ls "$seeds" | wc -l) registry seeds, inputs up to $(max_len "$name") bytes," \
+    "peak RSS $(sed -n 's/^stat::peak_rss_mb: *//p' "$log") MB"
+}
+
+echo "fuzz: $n targets, ${runs:+$runs runs}${runs:+${time_each:+ or }}${time_each:+$time_each s} each, $jobs at a time"
+failed=0
+running=0
+for name in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$name" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+exit $failed

@@ -5,15 +5,17 @@
 // module) comes back as an `internal` error value too.
 var sbDecoder = new TextDecoder();
 
-// The core refuses a request over 1 MiB of UTF-8 (core/api.cpp). The same refusal here, before
-// the text is copied into the heap, keeps a huge request from growing the heap for good (wasm
-// memory never shrinks). A UTF-16 unit takes 1 to 3 bytes of UTF-8: a text of up to a third of the
-// cap in units passes as it is, a longer one is encoded here to count its bytes, and its bytes are
-// what crosses (wasm/embind.lib.js takes a std::string as either).
+// The core refuses a request over 33 MiB of UTF-8 (core/json.hpp kLongRequestBytes: 1 MiB, plus
+// room for one long-text input of up to 16 MiB with its JSON escapes; core/api.cpp refuses the
+// rest past 1 MiB once it has read it). The same refusal here, before the text is copied into the
+// heap, keeps a huge request from growing the heap for good (wasm memory never shrinks). A UTF-16
+// unit takes 1 to 3 bytes of UTF-8: a text of up to a third of the cap in units passes as it is,
+// a longer one is encoded here to count its bytes, and its bytes are what crosses
+// (wasm/embind.lib.js takes a std::string as either).
 var sbEncoder = new TextEncoder();
-var sbMaxRequest = 1 << 20;
+var sbMaxRequest = 33 << 20;
 var sbTooLarge =
-  '{"ok":false,"error":{"code":"too_large","field":"request","message":"the request is over 1 MiB"}}';
+  '{"ok":false,"error":{"code":"too_large","field":"request","message":"the request is over 33 MiB"}}';
 
 Module['api'] = function (text) {
   try {

@@ -41,6 +41,9 @@ export interface Param {
   /** Each choice in words, in the order of `choices`, where a chapter supplies them (the model
    * input: "LLaMA 3 70B" for "llama-3-70b"). */
   labels?: string[];
+  /** A long text (a pasted log): up to `max_bytes` (16 MiB) of UTF-8; not echoed in `inputs`. */
+  long_text?: boolean;
+  max_bytes?: number;
   /** The param is the page's chip: it follows the page-wide chip choice. */
   chip?: boolean;
   /** Problem givens: the chip spec the value states ("hbm_bw"); a variant takes all of a problem's

@@ -4,6 +4,8 @@
 #define SB_CLI_NO_MAIN
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cli/main.cpp"
@@ -115,4 +117,68 @@ TEST(Cli, MessagesSayTheTrueReason) {
   refused({"calc", "roofline.matmul", "--D", "2e7"}, "D must be at most 1e7, got 2e7");
   refused({"calc", "roofline.matmul", "--B", "1e999"}, "not a finite number");
   EXPECT_EQ(cli({"calc", "roofline.matmul", "--D", "1e7"}).code, 0);
+}
+
+// A long-text input is read from a file (--NAME FILE, or the FILE of a calculator's command), up to
+// 16 MiB; one byte more is refused naming the input and the file.
+TEST(Cli, LongTextsAreReadFromFiles) {
+  static constexpr sb::Param kSchema[] = {sb::long_text("log", "a pasted log"),
+                                          sb::num("n", "count", 1, "a count")};
+  const auto dir = std::filesystem::temp_directory_path() / "sb_cli_long_text";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, size_t bytes) {
+    std::ofstream f(dir / name, std::ios::binary);
+    std::string line = "# nThread 1 nGpus 8\n";
+    for (size_t n = 0; n < bytes; n += line.size()) f << line.substr(0, bytes - n);
+    return (dir / name).string();
+  };
+  const std::string at_cap = write("at_cap.log", sb::kLongTextBytes);
+  const std::string over = write("over.log", sb::kLongTextBytes + 1);
+  json out = json::object();
+  bool as_json = false, help = false;
+  ASSERT_TRUE(
+      flags({"scaling", "calc", "x", "--log", at_cap, "--n", "3"}, 3, kSchema, out, as_json, help));
+  EXPECT_EQ(out["log"].get_ref<const std::string&>().size(), sb::kLongTextBytes);
+  EXPECT_EQ(out["log"].get_ref<const std::string&>().substr(0, 20), "# nThread 1 nGpus 8\n");
+  EXPECT_EQ(out["n"], "3");
+
+  const auto refused_flags = [&](const std::vector<std::string>& args, const std::string& says) {
+    std::ostringstream err;
+    auto* old = std::cerr.rdbuf(err.rdbuf());
+    json o = json::object();
+    const bool ok = flags(args, 3, kSchema, o, as_json, help);
+    std::cerr.rdbuf(old);
+    EXPECT_FALSE(ok) << says;
+    EXPECT_NE(err.str().find(says), std::string::npos) << err.str();
+  };
+  refused_flags({"scaling", "calc", "x", "--log", over},
+                "error in log: the file '" + over + "' is over 16777216 bytes");
+  refused_flags({"scaling", "calc", "x", "--log", (dir / "none.log").string()},
+                "error in log: cannot read the file");
+  refused_flags({"scaling", "calc", "x", "--log"}, "--log needs a FILE (- for standard input)");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, ACommandOfACalculatorNeedsItsFileFirst) {
+  static constexpr sb::Param kSchema[] = {sb::long_text("log", "a pasted log")};
+  const sb::Calculator c{.name = "x.fit",
+                         .title = "Fit",
+                         .doc = "",
+                         .params = kSchema,
+                         .run = nullptr,
+                         .command = "fit"};
+  std::ostringstream out, err;
+  auto* old_out = std::cout.rdbuf(out.rdbuf());
+  auto* old_err = std::cerr.rdbuf(err.rdbuf());
+  const int missing = cmd_file({"scaling", "fit"}, c);
+  const int flag_first = cmd_file({"scaling", "fit", "--json", "a.log"}, c);
+  const int help = cmd_file({"scaling", "fit", "--help"}, c);
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  EXPECT_EQ(missing, 2);
+  EXPECT_EQ(flag_first, 2);
+  EXPECT_NE(err.str().find("error in log: fit needs a FILE first"), std::string::npos) << err.str();
+  EXPECT_EQ(help, 0);
+  EXPECT_NE(out.str().find("--log FILE  a pasted log (read from FILE"), std::string::npos)
+      << out.str();
 }

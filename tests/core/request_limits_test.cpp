@@ -3,11 +3,13 @@
 // the reader to the op's own checks.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
+#include "core/registry.hpp"
 
 using sb::json;
 
@@ -119,4 +121,140 @@ TEST(RequestLimits, ParseJsonKeepsOrderAndTypes) {
   }
   // Trailing text after the value is not JSON either.
   EXPECT_THROW(sb::parse_json("{} {}"), sb::InputError);
+}
+
+// A long-text input (core/registry.hpp long_text: a pasted log, an HLO module) may be up to 16 MiB;
+// every other text stays at 16 KiB, and one request carries at most one long text, in "inputs".
+namespace {
+
+constexpr sb::Param kLogSchema[] = {
+    sb::long_text("log", "a pasted log"),
+    sb::text("label", "", "a short label"),
+    sb::num("n", "count", 1, "a count"),
+};
+
+// A long text of `bytes` bytes: lines of 63 letters and a newline, cut at `bytes`.
+std::string log_of(size_t bytes) {
+  std::string line(63, 'a');
+  line += '\n';
+  std::string s;
+  s.reserve(bytes);
+  while (s.size() + line.size() <= bytes) s += line;
+  s.append(line, 0, bytes - s.size());
+  return s;
+}
+
+std::string error_of(const std::function<void()>& f, std::string* field = nullptr) {
+  try {
+    f();
+  } catch (const sb::InputError& e) {
+    if (field) *field = e.field;
+    return e.code;
+  }
+  return "ok";
+}
+
+}  // namespace
+
+TEST(RequestLimits, LongTextUpToSixteenMiBInInputs) {
+  const size_t cap = size_t{16} << 20;
+  ASSERT_EQ(sb::kLongTextBytes, cap);
+  // Exactly 16 MiB is read and kept whole; one byte more is refused, naming the input.
+  const std::string at_cap = log_of(cap);
+  const sb::Inputs in(kLogSchema, json{{"log", at_cap}});
+  EXPECT_EQ(in.text("log").size(), cap);
+  EXPECT_EQ(in.text("log"), at_cap);
+  std::string field;
+  EXPECT_EQ(error_of(
+                [&] {
+                  sb::Inputs(kLogSchema, json{{"log", log_of(cap + 1)}});
+                },
+                &field),
+            "too_large");
+  EXPECT_EQ(field, "log");
+  // A param that is not a long text keeps the 16 KiB cap (and its own 500-byte one for text).
+  EXPECT_EQ(error_of(
+                [&] {
+                  sb::Inputs(kLogSchema, json{{"label", std::string(16385, 'x')}});
+                },
+                &field),
+            "too_large");
+  EXPECT_EQ(field, "label");
+  EXPECT_EQ(error_of(
+                [&] {
+                  sb::Inputs(kLogSchema, json{{"n", std::string(16385, '1')}});
+                },
+                &field),
+            "too_large");
+  EXPECT_EQ(field, "n");
+  EXPECT_EQ(error_of([&] {
+              sb::Inputs(kLogSchema, json{{"label", std::string(501, 'x')}});
+            }),
+            "too_long");
+  // The long text is not echoed: the caller has it, and a 16 MiB echo would double the response.
+  EXPECT_FALSE(in.all().contains("log"));
+  sb::Out out;
+  in.write(out);
+  EXPECT_EQ(out.view(), R"({"label":"","n":1.0})");
+}
+
+TEST(RequestLimits, TheParserReadsOneLongStringInInputsOnly) {
+  const size_t cap = sb::kLongTextBytes;
+  const auto request = [](const std::string& where, const std::string& text) {
+    return std::string(R"({"op":"calc","name":"x",)") + where + "\"" + text + "\"}}";
+  };
+  const std::string at_cap(cap, 'a');
+  // In "inputs": 16 MiB is read, 16 MiB + 1 is refused naming the input's path.
+  json j = sb::parse_json(request(R"("inputs":{"log":)", at_cap), sb::kRequestLimits);
+  EXPECT_EQ(j["inputs"]["log"].get_ref<const std::string&>().size(), cap);
+  std::string field;
+  EXPECT_EQ(
+      error_of(
+          [&] { sb::parse_json(request(R"("inputs":{"log":)", at_cap + "a"), sb::kRequestLimits); },
+          &field),
+      "too_large");
+  EXPECT_EQ(field, "inputs.log");
+  // Anywhere else, and for a second long string, the cap is 16 KiB.
+  const std::string over(sb::kStringBytes + 1, 'a');
+  EXPECT_EQ(
+      error_of([&] { sb::parse_json(request(R"("given":{"log":)", over), sb::kRequestLimits); },
+               &field),
+      "too_large");
+  EXPECT_EQ(field, "given.log");
+  EXPECT_EQ(error_of(
+                [&] {
+                  sb::parse_json(R"({"inputs":{"a":{"log":")" + over + "\"}}}", sb::kRequestLimits);
+                },
+                &field),
+            "too_large");
+  EXPECT_EQ(field, "inputs.a.log");
+  EXPECT_EQ(error_of(
+                [&] {
+                  sb::parse_json(R"({"inputs":{"a":")" + over + R"(","b":")" + over + "\"}}",
+                                 sb::kRequestLimits);
+                },
+                &field),
+            "too_large");
+  EXPECT_EQ(field, "inputs.b");
+  // The default limits (any text the program reads but a request) allow no long string.
+  EXPECT_EQ(error_of([&] { sb::parse_json(request(R"("inputs":{"log":)", over)); }), "too_large");
+}
+
+TEST(RequestLimits, RequestsPastOneMiBOnlyWithALongText) {
+  // 1 MiB + 1 byte with no long text: refused once read, as the request.
+  std::string pad = R"({"op":"list"})";
+  pad += std::string(sb::kRequestBytes + 1 - pad.size(), ' ');
+  expect_error(pad, "too_large", "request");
+  // 33 MiB + 1 byte: refused before it is read.
+  expect_error(std::string(sb::kLongRequestBytes + 1, '['), "too_large", "request");
+  ASSERT_EQ(sb::kLongRequestBytes, size_t{33} << 20);
+  // A long text for a calculator that takes none: the parser reads it, the calculator's input
+  // refuses it naming the field (a normal param: 16 KiB) or as an input it does not have.
+  const std::string big(2 << 20, 'a');
+  expect_error(kCalc + R"("inputs":{"chip":")" + big + "\"}}", "too_large", "chip");
+  expect_error(kCalc + R"("inputs":{"log":")" + big + "\"}}", "unknown_input", "log");
+  // ...and a long text in a request that is not a calc is an unknown key or over 16 KiB.
+  expect_error(R"({"op":"list","inputs":{"log":")" + big + "\"}}", "unknown_key", "inputs");
+  expect_error(R"({"op":"check","id":"roofline.Q2","answers":{"b_crit":")" + big + "\"}}",
+               "too_large", "answers.b_crit");
 }
