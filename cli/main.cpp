@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "chapters/gpus/nccl.hpp"
 #include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/plain_tex.hpp"
@@ -464,7 +463,7 @@ const char* kFitUsage =
     "reads the output of an nccl-tests binary (all_reduce_perf, all_gather_perf, ...) and fits\n"
     "time = latency + size / bandwidth to its out-of-place rows; the options say what the log\n"
     "does not (the log wins where it says it)\n";
-constexpr size_t kMaxLogBytes = 64u << 20;  // the longest log read from a file
+constexpr size_t kMaxLogBytes = 16u << 20;  // the longest log gpus.fit takes
 
 struct FitArgs {
   std::string file, collective, gpu;
@@ -519,7 +518,7 @@ std::string read_log(const std::string& file) {
     text.append(buf, n);
     if (text.size() > kMaxLogBytes) {
       std::fclose(f);
-      sb::fail("file", file + ": longer than 64 MiB; cut it to the tables", "too_large");
+      sb::fail("file", file + ": longer than 16 MiB; cut it to the tables", "too_large");
     }
   }
   std::fclose(f);
@@ -553,6 +552,8 @@ void print_fit_text(const json& r) {
     std::cout << "skipped line " << s["line"] << ": " << s["reason"].get<std::string>() << "\n";
 }
 
+// Through the JSON entry point (gpus.fit), which reads the log whatever its length when the
+// request is built here rather than parsed from text.
 int cmd_fit(const std::vector<std::string>& args) {
   FitArgs a;
   if (!fit_args(args, a)) return 2;
@@ -560,33 +561,28 @@ int cmd_fit(const std::vector<std::string>& args) {
     std::cout << kFitUsage;
     return 0;
   }
-  json r;
+  std::string text;
   try {
-    r = sb::gpus::nccl::report(read_log(a.file), a.file, a.collective, a.ranks, {a.gpu, a.nodes});
+    text = read_log(a.file);
   } catch (const sb::InputError& e) {
     return print_error(
         json{{"ok", false},
              {"error", {{"code", e.code}, {"message", e.what()}, {"field", e.field}}}},
         a.as_json);
   }
-  if (r["rows"].empty()) {
-    json err{{"ok", false},
-             {"error",
-              {{"code", "no_rows"},
-               {"message", a.file + ": no complete row of an nccl-tests table"},
-               {"field", "file"}}},
-             {"skipped", r["skipped"]},
-             {"warnings", r["warnings"]}};
-    if (!a.as_json)
-      for (const json& s : r["skipped"])
-        std::cerr << "skipped line " << s["line"] << ": " << s["reason"].get<std::string>() << "\n";
-    return print_error(err, a.as_json);
-  }
-  r["ok"] = true;
+  json inputs{{"log", text}, {"source", a.file}};
+  if (!a.collective.empty()) inputs["collective"] = a.collective;
+  if (!a.gpu.empty()) inputs["gpu"] = a.gpu;
+  if (a.ranks) inputs["ranks"] = *a.ranks;
+  if (a.nodes) inputs["nodes"] = *a.nodes;
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", "gpus.fit"}, {"inputs", inputs}});
+  if (!r["ok"].get<bool>()) return print_error(r, a.as_json);
+  json rep = r["report"];
+  rep["ok"] = true;
   if (a.as_json)
-    std::cout << r.dump(2) << "\n";
+    std::cout << rep.dump(2) << "\n";
   else
-    print_fit_text(r);
+    print_fit_text(rep);
   return 0;
 }
 

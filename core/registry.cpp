@@ -74,7 +74,12 @@ std::string text_from(const Param& p, const json& v) {
   if (!v.is_string())
     fail(p.name, name + " must be text, got " + std::string(v.type_name()), "wrong_type");
   std::string s = v.get<std::string>();
-  if (s.size() > 500) fail(p.name, name + " is too long (over 500 characters)", "too_long");
+  // A text marked long_text (a pasted log) may be as long as a request lets it; others 500.
+  const bool long_text = p.unit == "long_text";
+  if (s.size() > (long_text ? (16u << 20) : 500u))
+    fail(p.name,
+         name + (long_text ? " is too long (over 16 MiB)" : " is too long (over 500 characters)"),
+         "too_long");
   if (p.chip) return hw::chip(s, p.name).id;
   if (p.kind == Param::Kind::Choice) {
     const std::vector<std::string> choices = choices_of(p);

@@ -59,15 +59,19 @@ void fit_calc(const Inputs& in, Trace& tr, Result& r) {
   const double ranks = in.num("ranks"), nodes = in.num("nodes");
   nccl::Cluster cl{in.text("gpu"),
                    nodes > 0 ? std::optional<int>(static_cast<int>(nodes)) : std::nullopt};
+  const std::string source = in.text("source").empty() ? "the pasted log" : in.text("source");
+  const std::string op = in.text("collective") == "auto" ? "" : in.text("collective");
   json rep =
-      nccl::report(in.text("log"), "the pasted log",
-                   in.text("collective") == "auto" ? "" : in.text("collective"),
+      nccl::report(in.text("log"), source, op,
                    ranks > 0 ? std::optional<int>(static_cast<int>(ranks)) : std::nullopt, cl);
   if (rep["rows"].empty()) {
-    std::string why = "log: no complete row of an nccl-tests table in the pasted log";
-    for (size_t i = 0; i < rep["skipped"].size() && i < 3; ++i)
+    // The first lines skipped say why.
+    std::string why = source + ": no complete row of an nccl-tests table";
+    for (size_t i = 0; i < rep["skipped"].size() && i < 10; ++i)
       why += "; line " + std::to_string(rep["skipped"][i]["line"].get<int>()) + ": " +
              rep["skipped"][i]["reason"].get<std::string>();
+    if (rep["skipped"].size() > 10)
+      why += "; and " + std::to_string(rep["skipped"].size() - 10) + " more lines skipped";
     fail("log", why, "no_rows");
   }
   tr.value("Complete rows read", static_cast<double>(rep["rows"].size()), "count");

@@ -11,6 +11,12 @@ constexpr Param zero_ok(Param p) {
   p.positive = false;
   return p;
 }
+// A text that may run to megabytes (core/registry.cpp reads the unit long_text so).
+constexpr Param long_text(Text name, Text def, Text doc) {
+  Param p = text(name, def, doc);
+  p.unit = "long_text";
+  return p;
+}
 constexpr Param tpu_param() {
   Param p = chip_param("v5p", "the TPU beside it");
   p.name = "tpu";
@@ -54,7 +60,8 @@ constexpr Param kLlmParams[] = {
     num("pp", "count", 8, "pipeline-parallel degree", 1, 1024, true),
     num("ep", "count", 1, "expert-parallel degree", 1, 4096, true)};
 constexpr Param kFitParams[] = {
-    text("log", kSampleLog, "the output of an nccl-tests binary, as printed"),
+    long_text("log", kSampleLog, "the output of an nccl-tests binary, as printed"),
+    text("source", "", "where the log comes from, for messages (empty: the pasted log)"),
     choice("collective", "auto",
            "auto|all_reduce|all_gather|reduce_scatter|alltoall|sendrecv|broadcast|reduce",
            "the collective, where the log does not say (auto: from the log)"),
