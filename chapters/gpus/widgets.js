@@ -55,6 +55,8 @@ class SbNcclFit extends HTMLElement {
     const info = this.sb.list().calculators.find((c) => c.name === 'gpus.fit');
     const param = (n) => info.params.find((p) => p.name === n);
     this.text = h('textarea', { rows: 14, spellcheck: 'false', 'aria-label': 'nccl-tests output', class: 'sb-log' });
+    // The whole width, in a monospace font: a log's columns line up.
+    this.text.style.cssText = 'width: 100%; box-sizing: border-box; font-family: monospace; white-space: pre; overflow-x: auto;';
     this.text.value = param('log').default;
     this.opts = {
       collective: h('select', { 'aria-label': 'collective' }, param('collective').choices.map((c) => h('option', { value: c }, c))),
