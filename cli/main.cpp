@@ -1,4 +1,5 @@
 // The `scaling` command: the same registry and JSON entry point as the web page, in a terminal.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <span>
@@ -28,9 +29,21 @@ usage:
                                              grade answers; exit 0 correct, 1 wrong, 2 bad input
   scaling problems [--json]                  every problem's computed answers
   scaling chips [--json]                     the hardware tables with sources
-  scaling models [--json]                    the model table: configs and computed counts
-Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 )";
+const char* kUsageEnd = R"(Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
+)";
+
+// The usage: the fixed commands, then those the chapters' calculators add (scaling models).
+void usage(std::ostream& o) {
+  o << kUsage;
+  for (const auto& c : sb::Registry::get().calculators()) {
+    if (c.command.empty()) continue;
+    std::string head = "  scaling " + std::string(c.command) + " [--json]";
+    head.resize(std::max<size_t>(head.size() + 1, 45), ' ');
+    o << head << c.title << "\n";
+  }
+  o << kUsageEnd;
+}
 
 int print_error(const json& r, bool as_json) {
   if (as_json) std::cout << r.dump(2) << "\n";
@@ -427,28 +440,31 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
-// The transformers chapter's model table (calculator transformers.models): per model its config
-// and what the chapter's formulas derive, KV bytes in bf16.
-int cmd_models(bool as_json) {
-  json r = sb::api::handle(json{{"op", "calc"}, {"name", "transformers.models"}});
+// A chapter's command (Calculator::command): the calculator on its defaults; --json prints the
+// rows under the command's name, the plain form its table (texts, the header first) in columns.
+int cmd_table(const sb::Calculator& c, bool as_json) {
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", c.name}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
   if (as_json) {
-    std::cout << r["models"].dump(1) << "\n";
+    std::cout << r[std::string(c.command)].dump(1) << "\n";
     return 0;
   }
-  auto line = [](const std::string& a, const std::string& b, const std::string& c,
-                 const std::string& d, const std::string& e) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%-18s %8s %12s %12s %14s\n", a.c_str(), b.c_str(), c.c_str(),
-                  d.c_str(), e.c_str());
-    std::cout << buf;
-  };
-  line("model", "nominal", "params", "active", "KV B/token");
-  for (const auto& m : r["models"])
-    line(m["id"].get<std::string>(), m["nominal_text"].get<std::string>(),
-         sb::units::number(m["params_total"].get<double>()),
-         sb::units::number(m["params_active"].get<double>()),
-         sb::units::format(m["kv_bytes_per_token"].get<double>(), "B"));
+  std::vector<size_t> width;
+  for (const auto& row : r["table"])
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].get<std::string>().size());
+    }
+  for (const auto& row : r["table"]) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      std::string cell = row[i].get<std::string>();
+      // The first column reads left to right, the numbers line up on the right.
+      const std::string pad(width[i] - cell.size(), ' ');
+      line += i == 0 ? cell + pad : "  " + pad + cell;
+    }
+    std::cout << line << "\n";
+  }
   return 0;
 }
 
@@ -456,7 +472,7 @@ int cmd_models(bool as_json) {
 int run(const std::vector<std::string>& args) {
   try {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
-      (args.size() < 2 ? std::cerr : std::cout) << kUsage;
+      usage(args.size() < 2 ? std::cerr : std::cout);
       return args.size() < 2 ? 2 : 0;
     }
     const std::string& cmd = args[1];
@@ -478,10 +494,6 @@ int run(const std::vector<std::string>& args) {
          "usage: scaling chips [--json]\nthe hardware tables with the source of each "
          "figure\n",
          cmd_chips},
-        {"models",
-         "usage: scaling models [--json]\nthe model table: each config and its computed "
-         "totals\n",
-         cmd_models},
     };
     for (const auto& c : kPlain) {
       if (cmd != c.name) continue;
@@ -493,7 +505,19 @@ int run(const std::vector<std::string>& args) {
       }
       return c.run(as_json);
     }
-    std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
+    for (const auto& c : sb::Registry::get().calculators()) {
+      if (c.command != cmd) continue;
+      const std::string use = "usage: scaling " + cmd + " [--json]\n" + std::string(c.doc) + "\n";
+      bool as_json = false, help = false;
+      if (!no_arguments(args, 2, use.c_str(), as_json, help)) return 2;
+      if (help) {
+        std::cout << use;
+        return 0;
+      }
+      return cmd_table(c, as_json);
+    }
+    std::cerr << "error: unknown command '" << cmd << "'\n";
+    usage(std::cerr);
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -17,6 +17,7 @@ void register_chapters(Registry& r);
 std::vector<std::string> choices_of(const Param& p) {
   if (p.chip) return hw::chip_ids();
   if (p.dtype) return hw::dtypes();
+  if (p.source) return p.source->values();
   std::vector<std::string> out;
   for (size_t at = 0; at <= p.choices.size();) {
     size_t bar = p.choices.find('|', at);
@@ -76,6 +77,7 @@ std::string text_from(const Param& p, const json& v) {
   std::string s = v.get<std::string>();
   if (s.size() > 500) fail(p.name, name + " is too long (over 500 characters)", "too_long");
   if (p.chip) return hw::chip(s, p.name).id;
+  if (p.source) return p.source->resolve(s, p.name);
   if (p.kind == Param::Kind::Choice) {
     const std::vector<std::string> choices = choices_of(p);
     for (const auto& c : choices)
@@ -389,6 +391,11 @@ json to_json(const Param& p) {
       j["default"] = p.def_text;
       j["choices"] = choices_of(p);
       if (p.chip) j["chip"] = true;
+      if (p.source && p.source->label) {
+        json labels = json::array();
+        for (const json& c : j["choices"]) labels.push_back(p.source->label(c.get<std::string>()));
+        j["labels"] = std::move(labels);
+      }
       break;
   }
   if (!p.chip_spec.empty()) j["chip_spec"] = p.chip_spec;

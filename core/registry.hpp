@@ -22,6 +22,17 @@ namespace sb {
 // The values "new variant" may draw from: a constexpr array of the chapter's.
 using Variants = std::span<const double>;
 
+// A choice whose values a chapter supplies at run time (the model table's ids), as the hardware
+// tables supply the chip param's: the values, the resolver from what a reader types (an alias, a
+// name, any case) to one of them, and each value's label in words. The chapter defines one as a
+// constexpr object over its own functions and points its params at it (Param::source).
+struct ChoiceSource {
+  std::vector<std::string> (*values)() = nullptr;
+  // The value `text` names; an InputError naming `field` (and the valid values) when none.
+  std::string (*resolve)(std::string_view text, std::string_view field) = nullptr;
+  std::string (*label)(std::string_view value) = nullptr;  // "LLaMA 3 70B" for "llama-3-70b"
+};
+
 // One input of a calculator or problem. A default Param is all zeros (the makers fill in the
 // rest).
 struct Param {
@@ -40,8 +51,9 @@ struct Param {
   bool chip = false;      // a chip id: any id or alias of core/hardware, resolved to the id
   bool dtype = false;     // a dtype of the hardware tables ("fp32", "bf16", ...)
   Text choices;           // Choice: the allowed values separated by '|': "hbm|vmem"
-  Variants variants;      // problems: values "new variant" may draw from
-  std::span<const Text> text_variants;  // problems: the same for a text given
+  const ChoiceSource* source = nullptr;  // Choice: values a chapter supplies instead of `choices`
+  Variants variants;                     // problems: values "new variant" may draw from
+  std::span<const Text> text_variants;   // problems: the same for a text given
   // Problems: the key of a chip spec this given states ("hbm_bw", "peak_flops_bf16"; see
   // data/chips.json), or a ratio of two ("peak_flops_int8/peak_flops_bf16"). A variant draws one
   // real chip that has every such spec of the problem and gives all of them that chip's values
@@ -86,6 +98,12 @@ constexpr Param choice(Text name, Text def, Text choices, Text doc) {
 constexpr Param chip_param(Text def = "v5e", Text doc = "chip from the hardware tables") {
   Param p = choice("chip", def, "", doc);
   p.chip = true;
+  return p;
+}
+// A choice among the values a chapter supplies: sourced("model", "llama-3-70b", kModels, "...").
+constexpr Param sourced(Text name, Text def, const ChoiceSource& source, Text doc) {
+  Param p = choice(name, def, "", doc);
+  p.source = &source;
   return p;
 }
 constexpr Param dtype_param(Text name, Text def, Text doc) {
@@ -208,6 +226,10 @@ struct Calculator {
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
+  // A command of the CLI's own that runs it on its defaults ("models": `scaling models`). Its
+  // response holds the rows under the same key, printed by --json, and their `table` (texts, the
+  // header first), printed plain.
+  Text command = {};
 };
 
 // One answer a reader gives.

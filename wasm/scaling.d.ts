@@ -38,6 +38,9 @@ export interface Param {
   integer?: boolean;
   /** choice params. */
   choices?: string[];
+  /** Each choice in words, in the order of `choices`, where a chapter supplies them (the model
+   * input: "LLaMA 3 70B" for "llama-3-70b"). */
+  labels?: string[];
   /** The param is the page's chip: it follows the page-wide chip choice. */
   chip?: boolean;
   /** Problem givens: the chip spec the value states ("hbm_bw"); a variant takes all of a problem's
@@ -113,8 +116,9 @@ export interface CalcResult {
   trace: Step[];
   /** Plot data of the calculators that draw one (roofline.matmul, roofline.network, ...). */
   plot?: unknown;
-  /** Rows of [label, text] (tpus.inventory). */
-  table?: [string, string][];
+  /** Rows of texts: [label, text] (tpus.inventory), or a header and one row per item (a command's
+   * table, transformers.models). */
+  table?: string[][];
   /** Calculator-specific members (sharding.matmul's plan, tpus.topology's torus, ...). */
   [extra: string]: unknown;
 }

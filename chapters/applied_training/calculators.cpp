@@ -10,6 +10,7 @@
 #include "chapters/training/model.hpp"
 #include "chapters/training/planner.hpp"
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -30,19 +31,14 @@ constexpr Param zero_ok(Param p) {
   return p;
 }
 
-// The ids of data/models.json (a test checks them against the table), and custom.
-constexpr Param kModel = choice(
-    "model", "llama-3-70b",
-    "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
-    "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
-    "model from the table (data/models.json), or custom: the fields below");
+// The model: the transformers chapter's one model input (the table's models, or custom).
+constexpr Param kModel = tf::model_param();
 constexpr Param field(Text name, Text doc, double max) {
   return zero_ok(num(name, "count", 0, doc, 0, max, true));
 }
 constexpr Param kFields[] = {field("L", "layers; 0 = the model's", 1000),
                              field("D", "model width d_model; 0 = the model's", 1e6),
-                             field("F", "MLP width d_ff (MoE: one expert's); 0 = the model's", 1e7),
+                             field("F", "MLP width d_ff of the dense layers; 0 = the model's", 1e7),
                              field("N", "query heads; 0 = the model's", 1e5),
                              field("K", "KV heads (N for MHA, 1 for MQA); 0 = the model's", 1e5),
                              field("H", "head dim; 0 = the model's (custom: D / N)", 1e5),

@@ -15,7 +15,7 @@
 #include "chapters/sharding/model.hpp"
 #include "chapters/tpus/model.hpp"
 #include "chapters/transformers/model.hpp"
-#include "chapters/transformers/models.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 
@@ -43,41 +43,21 @@ double w_dcn_per_chip(double host_bw, double chips_per_host) { return host_bw / 
 // ------------------------------------------------------------------ the model trained
 
 tf::Config model_config(std::string_view id, const ModelFields& f) {
-  tf::Config c;
-  if (id != kCustomModel) {
-    c = tf::model(id, "model").config;
-  } else {
-    for (auto [v, field, what] : {std::tuple{f.L, "L", "the number of layers"},
-                                  {f.D, "D", "the model width"},
-                                  {f.F, "F", "the MLP width"},
-                                  {f.N, "N", "the query heads"},
-                                  {f.K, "K", "the KV heads (N for MHA)"}})
-      if (v == 0)
-        fail(field, std::string(field) + ": enter " + what + " (or pick a model)", "missing");
-  }
-  const bool heads = (f.D > 0 && f.D != c.D) || (f.N > 0 && f.N != c.N);
-  if (f.L > 0) c.L = f.L;
-  if (f.D > 0) c.D = f.D;
-  if (f.F > 0) (c.E > 0 ? c.F_e : c.F) = f.F;
-  if (f.N > 0) c.N = f.N;
-  if (f.K > 0) c.K = f.K;
-  if (f.V > 0) c.V = f.V;
-  // A new D or N without an H makes the head dim D / N again (MLA keeps its own dims).
-  if (f.H > 0)
-    c.H = f.H;
-  else if (heads && !c.mla)
-    c.H = 0;
-  // Fewer layers than the model's: its dense first layers and sliding-window layers shrink with it.
-  if (c.n_dense > c.L) c.n_dense = c.L;
-  if (c.window_layers > c.L) c.window_layers = c.L;
-  return tf::validated(c);
+  tf::ModelFields t;
+  t.L = f.L;
+  t.D = f.D;
+  t.F = f.F;
+  t.N = f.N;
+  t.K = f.K;
+  t.H = f.H;
+  t.V = f.V;
+  return tf::choose_model(id, t).config;
 }
 
 // ------------------------------------------------------------------ A.2
 
 Layer layer_of(const tf::Config& c) {
-  const double F = tf::moe_layers(c) > 0 ? (c.k + c.n_shared) * (c.F_e > 0 ? c.F_e : c.F) : c.F;
-  return {c.D, F, c.gated ? 3.0 : 2.0};
+  return {c.D, tf::mlp_width_per_token(c), c.gated ? 3.0 : 2.0};
 }
 
 double layer_flops_fwd(const Layer& l, double B) {

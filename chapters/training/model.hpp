@@ -44,10 +44,8 @@ double w_dcn_per_chip(double host_bw, double chips_per_host);
 
 // ------------------------------------------------------------------ the model trained
 
-// The model a calculator trains: one of the table's (data/models.json, by id or alias) with the
-// reader's non-zero fields laid over it, or "custom": the book's plain transformer (gated MLP,
-// untied embeddings) from the fields alone (L, D, F, N and K required; H = D / N by default; V = 0:
-// no vocabulary). On an MoE model F sets one expert's width. InputError naming the field.
+// The model a calculator trains: the transformers chapter's one model input
+// (transformers::choose_model) with these of its fields; F is the dense layers' MLP width.
 struct ModelFields {
   double L = 0, D = 0, F = 0, N = 0, K = 0, H = 0, V = 0;
 };

@@ -12,6 +12,7 @@
 
 #include "chapters/roofline/model.hpp"
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "chapters/transformers/models.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
@@ -25,115 +26,15 @@
 namespace sb::transformers {
 namespace {
 
-// ------------------------------------------------------------------ the configuration inputs
-
-// A configuration field: 0 keeps the model's value (a custom model needs it set). The ranges keep
-// every product below (FLOPs of a long context on a huge model, KV bytes of a large batch) a
-// finite double.
-constexpr Param field(Text name, Text doc, double max) {
-  Param p = num(name, "count", 0, doc, 0, max, true);
-  p.positive = false;
-  return p;
-}
+// ------------------------------------------------------------------ the model input
 
 constexpr Param zero_ok(Param p) {
   p.positive = false;
   return p;
 }
 
-constexpr Text kCustom = "custom";
-
-// Every calculator that describes a model starts with these.
-constexpr std::array<Param, 16> kConfig = {
-    text("model", "llama-3-70b",
-         "a model of the table (see scaling models; ids like llama-3-8b, deepseek-v3), or custom "
-         "to enter every field"),
-    field("L", "layers (0: the model's)", 1e4),
-    field("D", "model width d_model (0: the model's)", 1e6),
-    field("F", "MLP width d_ff of the dense layers (0: the model's)", 1e7),
-    field("N", "query heads (0: the model's)", 1e5),
-    field("K", "KV heads: N for MHA, 1 for MQA, a divisor of N for GQA (0: the model's)", 1e5),
-    field("H", "head dim (0: the model's; for custom, D / N)", 1e5),
-    field("V", "vocabulary (0: the model's)", 1e7),
-    choice("gated", "model", "model|yes|no", "gated MLP with 3 matrices (3DF) or plain (2DF)"),
-    choice("tied", "model", "model|yes|no", "one matrix for the embedding and the unembedding"),
-    choice("norms", "model", "model|0|1|2|4",
-           "D-sized norm vectors per layer (the book counts 2; its LLaMA table 0)"),
-    field("E", "routed experts per MoE layer (0: the model's; for custom, a dense model)", 1e5),
-    field("k", "routed experts per token (0: the model's)", 1e5),
-    field("F_e", "width of one expert (0: the model's, else F)", 1e7),
-    field("n_shared", "shared experts every token uses (0: the model's)", 1e3),
-    field("n_dense", "first layers that stay dense (0: the model's)", 1e4),
-};
-
-// Joins the configuration block with a calculator's own inputs into one constexpr array.
-template <size_t N, size_t M>
-constexpr std::array<Param, N + M> join(const std::array<Param, N>& a,
-                                        const std::array<Param, M>& b) {
-  std::array<Param, N + M> out{};
-  for (size_t i = 0; i < N; ++i) out[i] = a[i];
-  for (size_t i = 0; i < M; ++i) out[N + i] = b[i];
-  return out;
-}
-
-// The configuration a calculator works on: a model of the table (or the book's plain transformer
-// for custom) with every non-zero field the reader set laid over it, validated.
-struct Chosen {
-  Config c;
-  const ModelEntry* entry = nullptr;  // null for custom
-  std::string name;                   // "LLaMA 3 70B" or "custom"
-};
-
-Chosen chosen_config(const Inputs& in) {
-  Chosen ch;
-  const std::string& id = in.text("model");
-  if (id != kCustom) {
-    ch.entry = &model(id, "model");
-    ch.c = ch.entry->config;
-    ch.name = ch.entry->name;
-  } else {
-    ch.name = "custom";
-    if (in.num("L") == 0) fail("L", "L: enter the number of layers (or pick a model)", "missing");
-    if (in.num("D") == 0) fail("D", "D: enter the model width (or pick a model)", "missing");
-    if (in.num("N") == 0) fail("N", "N: enter the query heads (or pick a model)", "missing");
-    if (in.num("K") == 0)
-      fail("K", "K: enter the KV heads (N for MHA, or pick a model)", "missing");
-    if (in.num("F") == 0 && in.num("E") == 0)
-      fail("F", "F: enter the MLP width (or pick a model)", "missing");
-  }
-  struct Over {
-    Text name;
-    double Config::*member;
-  };
-  static constexpr Over overs[] = {{"L", &Config::L},
-                                   {"D", &Config::D},
-                                   {"F", &Config::F},
-                                   {"N", &Config::N},
-                                   {"K", &Config::K},
-                                   {"H", &Config::H},
-                                   {"V", &Config::V},
-                                   {"E", &Config::E},
-                                   {"k", &Config::k},
-                                   {"F_e", &Config::F_e},
-                                   {"n_shared", &Config::n_shared},
-                                   {"n_dense", &Config::n_dense}};
-  bool heads_changed = false;
-  for (const Over& o : overs) {
-    const double v = in.num(o.name);
-    if (v == 0) continue;
-    if ((o.name == "D" || o.name == "N") && v != ch.c.*o.member) heads_changed = true;
-    ch.c.*o.member = v;
-  }
-  // A model's head dim stays unless D or N changed without H: then H = D / N again.
-  if (heads_changed && in.num("H") == 0 && ch.entry && !ch.c.mla) ch.c.H = 0;
-  if (in.text("gated") != "model") ch.c.gated = in.text("gated") == "yes";
-  if (in.text("tied") != "model") ch.c.tied = in.text("tied") == "yes";
-  if (in.text("norms") != "model") ch.c.norms_per_layer = std::stod(in.text("norms"));
-  if (ch.c.E > 0 && ch.c.k == 0)
-    fail("k", "k: an MoE model needs the experts per token", "missing");
-  ch.c = validated(ch.c);
-  return ch;
-}
+// Every calculator that describes a model starts with the one model input (model_input.hpp).
+using Chosen = ChosenModel;
 
 std::string n(double v) { return units::number(v, 6); }
 
@@ -158,8 +59,8 @@ std::vector<std::string> conventions(const Config& c) {
                   "); the KV cache keeps kv_lora + rope = " +
                   n(c.m.kv_lora_rank + c.m.qk_rope_head_dim) + " elements per token per layer");
   if (c.E > 0) {
-    std::string moe = "MoE: " + n(c.E) + " routed experts of width " + n(c.F_e > 0 ? c.F_e : c.F) +
-                      ", " + n(c.k) + " per token";
+    std::string moe =
+        "MoE: " + n(c.E) + " routed experts of width " + n(c.F_e) + ", " + n(c.k) + " per token";
     if (c.n_shared > 0) moe += ", plus " + n(c.n_shared) + " shared";
     moe += "; a D x E router per MoE layer";
     if (c.router_bias) moe += " with a bias per expert";
@@ -214,17 +115,17 @@ json full_config(const Config& c) {
 }
 
 void config_json(const Chosen& ch, json& extra) {
-  const Config& c = ch.c;
+  const Config& c = ch.config;
   json cfg = full_config(c);
   extra["config"] = std::move(cfg);
-  extra["model"] = {{"id", ch.entry ? ch.entry->id : std::string(kCustom)}, {"name", ch.name}};
+  extra["model"] = {{"id", ch.id}, {"name", ch.name}};
   json conv = json::array();
   for (const std::string& s : conventions(c)) conv.push_back(s);
   extra["conventions"] = std::move(conv);
 }
 
 void config_note(const Chosen& ch, Trace& tr) {
-  const Config& c = ch.c;
+  const Config& c = ch.config;
   std::string s = ch.name + ": L " + n(c.L) + ", D " + n(c.D) + ", F " + n(c.F) + ", N " + n(c.N) +
                   ", K " + n(c.K) + ", H " + n(c.H) + ", V " + n(c.V);
   if (c.E > 0) s += ", E " + n(c.E) + ", k " + n(c.k);
@@ -251,8 +152,8 @@ double bytes_of(const Inputs& in, Text name) { return hw::dtype_bytes(in.text(na
 // ------------------------------------------------------------------ transformers.accounting
 
 void accounting_calc(const Inputs& in, Trace& tr, Result& r) {
-  const Chosen ch = chosen_config(in);
-  const Config& c = ch.c;
+  const Chosen ch = chosen_model(in);
+  const Config& c = ch.config;
   const double T = in.num("T");
   const bool causal = in.text("causal") == "yes";
   const double b_kv = bytes_of(in, "dtype_kv");
@@ -274,7 +175,7 @@ void accounting_calc(const Inputs& in, Trace& tr, Result& r) {
             c.gated ? "3DF" : "2DF", c.gated ? "3 \\cdot # \\cdot #" : "2 \\cdot # \\cdot #",
             {c.D, c.F}, mlp_params(c.D, c.F, c.gated), "count");
   if (nm > 0) {
-    const double Fe = c.F_e > 0 ? c.F_e : c.F;
+    const double Fe = c.F_e;
     const double one = mlp_params(c.D, Fe, c.gated);
     tr.step("Experts per MoE layer (all of them)", "(E + E_{shared}) \\cdot 3 D F_e",
             "(# + #) \\cdot #", {c.E, c.n_shared, one}, (c.E + c.n_shared) * one, "count");
@@ -397,7 +298,7 @@ constexpr std::array<Param, 8> kAccountingOwn = {
         num("optimizer_bytes", "B", 8, "optimizer bytes per parameter (Adam in fp32: 8)", 0, 64)),
     chip_param("v5p", "chip whose HBM holds the memory"),
 };
-constexpr auto kAccountingParams = join(kConfig, kAccountingOwn);
+constexpr auto kAccountingParams = join(kModelInput, kAccountingOwn);
 
 // ------------------------------------------------------------------ transformers.context
 
@@ -421,15 +322,9 @@ double core_time(const Config& c, double T, double S, double b, double peak, dou
   return roofline::t_lower(roofline::t_math(flops, peak), roofline::t_comms(bytes, bw));
 }
 
-// The MLP width one token's matmuls use: F for a dense layer, (k + shared) expert widths for MoE.
-double active_width(const Config& c) {
-  if (dense_layers(c) > 0) return c.F;
-  return (c.k + c.n_shared) * (c.F_e > 0 ? c.F_e : c.F);
-}
-
 void context_calc(const Inputs& in, Trace& tr, Result& r) {
-  const Chosen ch = chosen_config(in);
-  const Config& c = ch.c;
+  const Chosen ch = chosen_model(in);
+  const Config& c = ch.config;
   const double T = in.num("T");
   const bool causal = in.text("causal") == "yes";
   // A causal kernel does half of the attention core (attention_core_flops), so the crossover
@@ -468,7 +363,7 @@ void context_calc(const Inputs& in, Trace& tr, Result& r) {
               "\\frac{#}{2} \\cdot # \\cdot \\frac{# + 1}{#}", {b, i_hw, G, G},
               attention_min_T_compute_bound(i_hw, G, b), "tokens");
   const double dec_lim = attention_decode_intensity_limit(G, b);
-  const double width = active_width(c);
+  const double width = mlp_width_per_token(c);
   const double t_ratio = core_time(c, T, T, b, peak, bw) / mlp_time(c, T, width, b, peak, bw);
 
   r.value("ratio", ratio, "ratio", "attention core / other matmuls at T");
@@ -486,11 +381,9 @@ void context_calc(const Inputs& in, Trace& tr, Result& r) {
               ? "Decoding stays memory-bound: its intensity tends to $2G/b = " +
                     units::number(dec_lim) + "$, below $I_{hw} = " + units::number(i_hw) + "$."
               : "With $G$ this large even decoding can reach the chip's intensity.");
-  if (moe_layers(c) > 0 && dense_layers(c) == 0)
-    r.note(
-        "The MLP time of an MoE layer is taken as one MLP as wide as the experts a token uses "
-        "(" +
-        n(width) + "); the weights of the other experts are not counted.");
+  if (moe_layers(c) > 0)
+    r.note("The MLP time is that of one MLP as wide as the experts a token uses (" + n(width) +
+           ", averaged over the layers); the weights of the other experts are not counted.");
   if (c.window_layers > 0)
     r.note("Sliding-window layers cap S at the window, which this count (full attention) ignores.");
 
@@ -531,20 +424,21 @@ constexpr std::array<Param, 4> kContextOwn = {
     chip_param("v5e", "chip for the attention core's roofline"),
     dtype_param("dtype", "bf16", "element type of Q, K, V and of the compute"),
 };
-constexpr auto kContextParams = join(kConfig, kContextOwn);
+constexpr auto kContextParams = join(kModelInput, kContextOwn);
 
 // ------------------------------------------------------------------ transformers.kv_cache
 
 void kv_calc(const Inputs& in, Trace& tr, Result& r) {
-  Chosen ch = chosen_config(in);
+  Chosen ch = chosen_model(in);
   // A window set here applies to every layer unless window_layers says how many.
   if (in.num("window") > 0) {
-    ch.c.window = in.num("window");
-    if (in.num("window_layers") == 0 && ch.c.window_layers == 0) ch.c.window_layers = ch.c.L;
+    ch.config.window = in.num("window");
+    if (in.num("window_layers") == 0 && ch.config.window_layers == 0)
+      ch.config.window_layers = ch.config.L;
   }
-  if (in.num("window_layers") > 0) ch.c.window_layers = in.num("window_layers");
-  ch.c = validated(ch.c);
-  const Config& c = ch.c;
+  if (in.num("window_layers") > 0) ch.config.window_layers = in.num("window_layers");
+  ch.config = validated(ch.config);
+  const Config& c = ch.config;
   const double S = in.num("S"), B = in.num("B");
   const std::string dt = in.text("dtype");
   const double b = hw::dtype_bytes(dt, "dtype");
@@ -620,11 +514,12 @@ constexpr std::array<Param, 7> kKvOwn = {
     num("B", "count", 1, "sequences in the batch", 1, 1e7, true),
     dtype_param("dtype", "bf16", "element type of the cache (int8: 1 byte)"),
     zero_ok(num("window", "tokens", 0, "sliding window in tokens (0: the model's)", 0, 1e9, true)),
-    field("window_layers", "layers that use the window (0: the model's, else every layer)", 1e4),
+    model_field("window_layers", "layers that use the window (0: the model's, else every layer)",
+                1e4),
     chip_param("v5e", "chip whose HBM holds the weights and the cache"),
     dtype_param("dtype_params", "bf16", "element type of the weights"),
 };
-constexpr auto kKvParams = join(kConfig, kKvOwn);
+constexpr auto kKvParams = join(kModelInput, kKvOwn);
 
 // ------------------------------------------------------------------ transformers.activations
 
@@ -635,8 +530,8 @@ Remat policy_of(const std::string& s) {
 }
 
 void activations_calc(const Inputs& in, Trace& tr, Result& r) {
-  const Chosen ch = chosen_config(in);
-  const Config& c = ch.c;
+  const Chosen ch = chosen_model(in);
+  const Config& c = ch.config;
   const double tokens = in.num("tokens"), T = in.num("T");
   if (T > tokens)
     fail("T", "T (tokens per sequence) cannot exceed the tokens per batch", "out_of_range");
@@ -733,7 +628,7 @@ constexpr std::array<Param, 9> kActivationsOwn = {
         num("optimizer_bytes", "B", 8, "optimizer bytes per parameter (Adam in fp32: 8)", 0, 64)),
     chip_param("v5p", "chip whose HBM holds it all"),
 };
-constexpr auto kActivationsParams = join(kConfig, kActivationsOwn);
+constexpr auto kActivationsParams = join(kModelInput, kActivationsOwn);
 
 // ------------------------------------------------------------------ transformers.models
 
@@ -778,13 +673,22 @@ void models_calc(const Inputs& in, Trace& tr, Result& r) {
   const double b = bytes_of(in, "dtype_kv");
   const double T = in.num("T");
   json rows = json::array();
-  for (const ModelEntry& m : models()) rows.push_back(model_row(m, b, T));
+  // The plain table `scaling models` prints, the header first.
+  json table = json::array({{"model", "nominal", "params", "active", "KV B/token"}});
+  for (const ModelEntry& m : models()) {
+    json row = model_row(m, b, T);
+    table.push_back({m.id, m.nominal_text, units::number(row["params_total"].get<double>()),
+                     units::number(row["params_active"].get<double>()),
+                     units::format(row["kv_bytes_per_token"].get<double>(), "B")});
+    rows.push_back(std::move(row));
+  }
   tr.note(
       "Totals: L (attention + MLP + norms) + vocabulary, with each model's own conventions "
       "(biases, norms, MoE, MLA); FLOPs per token: 6 x the matmul weights a token uses + the "
       "attention core at $T$; KV bytes per token: $2 L K H b$ (MLA: $L (r_{kv} + h_r) b$).");
   r.value("models", static_cast<double>(models().size()), "count", "models in the table");
   r.extra["models"] = std::move(rows);
+  r.extra["table"] = std::move(table);
 }
 
 constexpr Param kModelsParams[] = {
@@ -830,7 +734,8 @@ constexpr Calculator kCalculators[] = {
                .doc = "The book's models and popular open ones: each configuration with its "
                       "source, and what the chapter's formulas derive from it.",
                .params = kModelsParams,
-               .run = models_calc},
+               .run = models_calc,
+               .command = "models"},
 };
 
 }  // namespace

@@ -75,11 +75,13 @@ Config validated(Config c) {
     if (c.n_dense > c.L)
       fail("n_dense", "n_dense (dense first layers) cannot exceed L", "out_of_range");
   }
-  // A dense layer needs F; an MoE model without dense layers may use F_e alone.
+  // A dense layer needs F; an MoE model without dense layers may use F_e alone. Experts given
+  // no width of their own are as wide as F.
   if (c.E == 0 || c.n_dense > 0 || c.F_e == 0)
     whole(c.F, "F", 1);
   else
     whole(c.F, "F", 0);
+  if (c.E > 0 && c.F_e == 0) c.F_e = c.F;
   if (c.mla) {
     whole(c.m.q_lora_rank, "q_lora_rank", 0);
     whole(c.m.kv_lora_rank, "kv_lora_rank", 1);
@@ -174,6 +176,10 @@ LayerParams moe_layer_params(const Config& c) {
 
 double dense_layers(const Config& c) { return c.E > 0 ? c.n_dense : c.L; }
 double moe_layers(const Config& c) { return c.E > 0 ? c.L - c.n_dense : 0; }
+
+double mlp_width_per_token(const Config& c) {
+  return (dense_layers(c) * c.F + moe_layers(c) * (c.k + c.n_shared) * expert_width(c)) / c.L;
+}
 
 Params params(const Config& c) {
   const double nd = dense_layers(c), nm = moe_layers(c);
@@ -410,8 +416,7 @@ double activation_bytes(double tokens, double D, double L, double c, double b) {
 }
 
 double saved_elems_per_token_layer(const Config& c) {
-  const bool moe = moe_layers(c) > 0;
-  const double width = moe ? (c.k + c.n_shared) * expert_width(c) : c.F;
+  const double width = mlp_width_per_token(c);
   const double kv_heads = c.mla ? c.N : c.K;
   return c.N * head_dim_qk(c) + kv_heads * (head_dim_qk(c) + head_dim_v(c)) + c.D +
          (mats(c.gated) - 1) * width + c.D;

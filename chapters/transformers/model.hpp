@@ -116,6 +116,9 @@ LayerParams moe_layer_params(const Config& c);
 // Dense layers: all L when E = 0, else the first n_dense.
 double dense_layers(const Config& c);
 double moe_layers(const Config& c);
+// The MLP width one token's matmuls use, averaged over the layers: F in a dense layer,
+// (k + n_shared) F_e in an MoE layer. The stack's MLP does 2 mats D L times it in FLOPs per token.
+double mlp_width_per_token(const Config& c);
 
 struct Params {
   double attn = 0, attn_extra = 0;  // summed over layers

@@ -1,4 +1,4 @@
-// The model table, parsed once from the JSON that CMake embeds (data/models.json -> kModelsJson).
+// The model table, parsed once from the JSON that CMake embeds (models.json beside it -> kModelsJson).
 #include "chapters/transformers/models.hpp"
 
 #include <cctype>

@@ -1,4 +1,4 @@
-// The model table: the book's models and popular open ones, loaded from data/models.json
+// The model table: the book's models and popular open ones, loaded from the chapter's models.json
 // (embedded at build time). Each entry holds a configuration for model.hpp's counts, the key of
 // the published config.json each field comes from, the nominal size of the model's name, and the
 // totals its makers state, with their sources, for comparison with what model.hpp computes.

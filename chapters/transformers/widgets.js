@@ -168,8 +168,7 @@ const fmtParams = (v) => {
   return fmtNumber(v, 6);
 };
 
-// The model calculators' configuration fields go into a closed box under the model field, and
-// the model field suggests the table's ids.
+// The model calculators' configuration fields go into a closed box under the model field.
 function foldConfig(calc) {
   if (calc.folded || !calc.fields?.size) return;
   calc.folded = true;
@@ -182,16 +181,6 @@ function foldConfig(calc) {
   const box = h('details', { class: 'sb-tf-config' }, h('summary', {}, 'Configuration (0 or “model”: the model’s own value)'), grid);
   const modelField = calc.fields.get('model')?.input.closest('.sb-field');
   modelField?.after(box);
-  const input = calc.fields.get('model')?.input;
-  if (input) {
-    input.setAttribute('list', 'sb-tf-model-ids');
-    if (!document.getElementById('sb-tf-model-ids')) {
-      const list = h('datalist', { id: 'sb-tf-model-ids' });
-      document.body.append(list);
-      modelRows().then((rows) => list.replaceChildren(...rows.map((m) => h('option', { value: m.id }, m.name)),
-        h('option', { value: 'custom' }, 'custom')), () => {});
-    }
-  }
 }
 
 // "LLaMA 3 70B: L 80 · D 8192 · ..." and the conventions where it differs from the book's model.

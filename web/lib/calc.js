@@ -95,7 +95,7 @@ export class SbCalc extends HTMLElement {
     let input;
     const isChip = p.name === 'chip';
     if (isChip || p.kind === 'choice') {
-      const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c) => [c, c]);
+      const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? c]);
       input = h('select', { id, name: p.name }, options.map(([v, t]) => h('option', { value: v }, t)));
       const want = saved ?? (isChip ? getChip() : p.default);
       if (options.some(([v]) => v === want)) input.value = want;
