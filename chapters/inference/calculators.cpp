@@ -18,44 +18,8 @@ namespace calc {
 namespace tf = transformers;
 
 Chosen model_of(const Inputs& in) {
-  Chosen ch;
-  ch.id = in.text("model");
-  if (ch.id != "custom") {
-    const tf::ModelEntry& e = tf::model(ch.id, "model");
-    ch.c = e.config;
-    ch.name = e.name;
-  } else {
-    ch.name = "custom model";
-    for (auto [field, what] : {std::pair<Text, Text>{"L", "the number of layers"},
-                               {"D", "the model width"},
-                               {"F", "the MLP width"},
-                               {"N", "the query heads"},
-                               {"K", "the KV heads (N for MHA)"}})
-      if (in.num(field) == 0)
-        fail(field, std::string(field) + ": enter " + std::string(what) + " (or pick a model)",
-             "missing");
-  }
-  tf::Config& c = ch.c;
-  const bool heads =
-      (in.num("D") > 0 && in.num("D") != c.D) || (in.num("N") > 0 && in.num("N") != c.N);
-  if (in.num("L") > 0) c.L = in.num("L");
-  if (in.num("D") > 0) c.D = in.num("D");
-  if (in.num("N") > 0) c.N = in.num("N");
-  if (in.num("K") > 0) c.K = in.num("K");
-  if (in.num("V") > 0) c.V = in.num("V");
-  if (in.num("E") > 0) c.E = in.num("E");
-  if (in.num("k") > 0) c.k = in.num("k");
-  if (in.num("F") > 0) (c.E > 0 ? c.F_e : c.F) = in.num("F");
-  if (c.E > 0 && c.F == 0) c.F = c.F_e;
-  if (in.num("H") > 0)
-    c.H = in.num("H");
-  else if (heads && !c.mla)
-    c.H = 0;
-  if (c.E > 0 && c.k == 0) fail("k", "k: an MoE model needs the experts per token", "missing");
-  if (c.n_dense > c.L) c.n_dense = c.L;
-  if (c.window_layers > c.L) c.window_layers = c.L;
-  c = tf::validated(c);
-  return ch;
+  tf::ChosenModel m = tf::chosen_model(in);
+  return {m.config, m.id, m.name};
 }
 
 Tpu tpu_in(const Inputs& in) { return tpu_of(hw::chip(in.text("chip"), "chip"), "chip"); }
@@ -120,7 +84,7 @@ constexpr std::array<Param, 12> kStepOwn = {
     kMfu,
     kPrice,
 };
-constexpr auto kStepParams = join(kModelParams, kStepOwn);
+constexpr auto kStepParams = join(kModelInput, kStepOwn);
 
 constexpr Text kDtypeChoices = "all|bf16|int8|int8-int8|int4";
 constexpr std::array<Param, 6> kFrontierOwn = {
@@ -132,7 +96,7 @@ constexpr std::array<Param, 6> kFrontierOwn = {
     num("batches", "count", 32, "batch sizes per slice and dtype", 2, 64, true),
     kPrice,
 };
-constexpr auto kFrontierParams = join(kModelParams, kFrontierOwn);
+constexpr auto kFrontierParams = join(kModelInput, kFrontierOwn);
 
 constexpr std::array<Param, 10> kPlanOwn = {
     kChip,
@@ -147,7 +111,7 @@ constexpr std::array<Param, 10> kPlanOwn = {
     zero_ok(
         num("max_chips", "chips", 0, "largest slice to consider (0: a whole pod)", 0, 1e5, true)),
 };
-constexpr auto kPlanParams = join(kModelParams, kPlanOwn);
+constexpr auto kPlanParams = join(kModelInput, kPlanOwn);
 
 constexpr std::array<Param, 6> kShardingOwn = {
     kChip,
@@ -157,7 +121,7 @@ constexpr std::array<Param, 6> kShardingOwn = {
     kDtypeA,
     kDtypeMatmul,
 };
-constexpr auto kShardingParams = join(kModelParams, kShardingOwn);
+constexpr auto kShardingParams = join(kModelInput, kShardingOwn);
 
 constexpr std::array<Param, 12> kMoeOwn = {
     kChip,
@@ -176,11 +140,11 @@ constexpr std::array<Param, 12> kMoeOwn = {
     kMfu,
     kPrice,
 };
-constexpr auto kMoeParamsBase = join(kModelParams, kMoeOwn);
+constexpr auto kMoeParamsBase = join(kModelInput, kMoeOwn);
 // The EP calculator opens on an MoE of the table.
 constexpr auto kMoeParams = [] {
   auto p = kMoeParamsBase;
-  p[0].def_text = "qwen3-235b-a22b";
+  p[0] = transformers::model_param("qwen3-235b-a22b");
   return p;
 }();
 
@@ -202,7 +166,7 @@ constexpr std::array<Param, 14> kEngineOwn = {
         "speculative decoding: a drafter step's time over the target model's step", 0, 1),
     kPrice,
 };
-constexpr auto kEngineParams = join(kModelParams, kEngineOwn);
+constexpr auto kEngineParams = join(kModelInput, kEngineOwn);
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "inference.step",

@@ -9,6 +9,7 @@
 #include "chapters/inference/model.hpp"
 #include "chapters/inference/serving.hpp"
 #include "chapters/transformers/model.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 
@@ -29,25 +30,9 @@ constexpr Param override_param(Text name, Text doc, double max) {
   return zero_ok(num(name, "count", 0, doc, 0, max, true));
 }
 
-// The model: an id of data/models.json (a test checks the list against the table), or custom.
-constexpr Param kModel = choice(
-    "model", "llama-3-70b",
-    "llama-3-70b|llama-2-7b|llama-2-13b|llama-2-70b|llama-3-8b|llama-3.1-405b|mistral-7b|"
-    "mixtral-8x7b|mixtral-8x22b|gemma-7b|gemma-2-9b|gemma-2-27b|qwen2.5-7b|qwen2.5-72b|qwen3-32b|"
-    "qwen3-235b-a22b|deepseek-v3|gpt-oss-20b|gpt-oss-120b|book-q1|custom",
-    "a model of the table, or custom: the fields below");
-constexpr std::array<Param, 10> kModelParams = {
-    kModel,
-    override_param("L", "layers (0: the model's)", 1000),
-    override_param("D", "model width d_model (0: the model's)", 1e6),
-    override_param("F", "MLP width d_ff; an MoE's expert width (0: the model's)", 1e7),
-    override_param("N", "query heads (0: the model's)", 1e5),
-    override_param("K", "KV heads: N for MHA, 1 for MQA (0: the model's)", 1e5),
-    override_param("H", "head dimension (0: the model's; custom: D / N)", 1e5),
-    override_param("V", "vocabulary (0: the model's)", 1e7),
-    override_param("E", "experts per MoE layer (0: the model's; custom: dense)", 1e4),
-    override_param("k", "experts per token (0: the model's)", 1e3),
-};
+// The model: the transformers chapter's one model input (the table's models, or custom).
+using transformers::join;
+using transformers::kModelInput;
 constexpr Text kServingDtypes = "bf16|fp8|int8|int4";
 constexpr Param kChip = chip_param("v5e", "TPU from the hardware tables");
 constexpr Param kDtypeW = choice("dtype_w", "int8", kServingDtypes, "weights' dtype");
@@ -62,18 +47,8 @@ constexpr Param kS =
     num("S", "tokens", 8192, "context: tokens in each sequence's KV cache", 1, 1e8, true);
 constexpr Param kMfu = num("mfu", "ratio", 0.4, "prefill's share of the peak (MFU)", 0.01, 1);
 
-// Joins parameter blocks into one constexpr array.
-template <size_t N, size_t M>
-constexpr std::array<Param, N + M> join(const std::array<Param, N>& a,
-                                        const std::array<Param, M>& b) {
-  std::array<Param, N + M> out{};
-  for (size_t i = 0; i < N; ++i) out[i] = a[i];
-  for (size_t i = 0; i < M; ++i) out[N + i] = b[i];
-  return out;
-}
-
-// The model of the inputs: a table entry with the reader's non-zero fields laid over it (F sets an
-// MoE's expert width), or custom (L, D, F, N, K required). InputError naming the field.
+// The model of the inputs (transformers::chosen_model): a table entry with the reader's fields laid
+// over it, or custom. InputError naming the field.
 struct Chosen {
   transformers::Config c;
   std::string id, name;
