@@ -182,6 +182,24 @@ for (const [ch, { calculators, plain }] of Object.entries(modules)) {
   console.log(text + record + '\n');
 }
 
+// The latency-throughput sweep (inference.frontier at its defaults: LLaMA 3-70B on every v5e slice,
+// four dtype sets, 32 batches each, 8192-token contexts), from the pairs above: its size, and the
+// configurations it evaluates per second natively and in wasm, side by side.
+const SWEEP = 'inference.frontier';
+if (samples[SWEEP] && modules.inference) {
+  const r = JSON.parse(modules.inference.mod.api(JSON.stringify({ op: 'calc', name: SWEEP, inputs: {} })));
+  const configs = r.values.configs.value;
+  const s = samples[SWEEP];
+  const nat = median(s.native), was = median(s.embind);
+  const rate = (ns) => `${(configs / (ns * 1e-9)).toExponential(2)} configurations/s`;
+  console.log(`the latency-throughput sweep (${SWEEP} at its defaults: ${configs} configurations, ` +
+              `${r.values.front.value} on the Pareto front; medians of ${rounds} paired rounds)`);
+  console.log(`  ${'native'.padEnd(8)} ${us(nat).padStart(11)} per sweep, ${rate(nat)}`);
+  console.log(`  ${'wasm'.padEnd(8)} ${us(was).padStart(11)} per sweep, ${rate(was)}, ` +
+              `${median(s.embindRatio).toFixed(2)}x native`);
+  console.log();
+}
+
 // The training planner's whole search on a full v5p pod: training.plan at its defaults (LLaMA 3-70B,
 // 16x20x28, 4M tokens), from the pairs above, per configuration evaluated; and the instructions of
 // one search under callgrind (inside sb::training::plan only, sb_bench_planner --once). Targets
