@@ -55,12 +55,14 @@ json op_list() {
   }
   text << (text.empty() ? "[]" : "]");
   json chapters = parse_json(text.view(), kNoLimits);
-  for (const auto& c : r.calculators())
+  for (const auto& c : r.calculators()) {
     calcs.push_back({{"name", c.name},
                      {"chapter", c.chapter},
                      {"title", c.title},
                      {"doc", c.doc},
                      {"params", schema_json(c.params)}});
+    if (c.heavy) calcs.back()["heavy"] = true;
+  }
   for (const auto& p : r.problems())
     probs.push_back({{"id", p.id}, {"chapter", p.chapter}, {"title", p.title}, {"kind", p.kind}});
   return {{"chapters", chapters}, {"calculators", calcs}, {"problems", probs}};

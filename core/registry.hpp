@@ -225,6 +225,9 @@ struct Calculator {
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
+  // A search whose work grows with its inputs (a planner, a sweep): a page runs it in a Web Worker
+  // so that its main thread never waits for it (web/lib/calc.js); `list` says so.
+  bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
   // A command of the CLI's own that runs it on its defaults ("models": `scaling models`). Its
   // response holds the rows under the same key, printed by --json, and their `table` (texts, the

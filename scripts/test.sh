@@ -25,7 +25,7 @@ echo "== a new chapter folder needs no edit elsewhere (tests/newchapter)"
 tests/newchapter/run.sh
 
 echo "== browser tests (headless Chromium)"
-node --test --test-concurrency=1 tests/browser/
+node tests/browser/run.mjs
 
 echo "== fuzzers (bounded)"
 FUZZ_RUNS="${FUZZ_RUNS:-50000}" scripts/fuzz.sh

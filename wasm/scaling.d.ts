@@ -67,6 +67,12 @@ export interface Step {
   value?: number;
   unit?: UnitId;
   text?: string;
+  /** The formula record's expression over the book's symbols (formula-check's grammar). */
+  expr?: string;
+  /** Each symbol of `expr` at full precision, in SI base units. */
+  values?: Record<string, number>;
+  /** The book's section the formula comes from, or "beyond the book: <source>". */
+  section?: string;
 }
 
 /** A chapter record (chapters/<id>/chapter.json). */
@@ -91,6 +97,8 @@ export interface CalculatorInfo {
   title: string;
   doc: string;
   params: Param[];
+  /** A search whose work grows with its inputs: a page runs it in a Web Worker (web/lib/core.js). */
+  heavy?: true;
 }
 export type ProblemKind = 'numeric' | 'formula' | 'conceptual' | 'code';
 export interface ProblemInfo {
@@ -106,22 +114,773 @@ export interface ListResult {
   problems: ProblemInfo[];
 }
 
-export interface CalcResult {
-  name: string;
+/** What every calculator answers. */
+export interface CalcBase<N extends string = string> {
+  name: N;
   /** The inputs as resolved (defaults filled in, text parsed). */
   inputs: Record<string, number | string>;
   values: Record<string, Value>;
   verdict?: string;
   notes: string[];
   trace: Step[];
-  /** Plot data of the calculators that draw one (roofline.matmul, roofline.network, ...). */
-  plot?: unknown;
-  /** Rows of texts: [label, text] (tpus.inventory), or a header and one row per item (a command's
-   * table, transformers.models). */
-  table?: string[][];
-  /** Calculator-specific members (sharding.matmul's plan, tpus.topology's torus, ...). */
-  [extra: string]: unknown;
 }
+
+/** A calculator with no members beyond CalcBase. */
+export type NoPayload = Record<never, never>;
+
+/** A roofline as the module draws it: each roof's attainable FLOPs/s over the plot's intensities, the
+ *  ridge and the operation's point (lib/plot.js rooflinePlot). */
+export interface RooflinePlot {
+  peak: number;
+  bw: number;
+  ridge: number;
+  point: {
+    intensity: number;
+    flops_per_s: number;
+  };
+  fraction_of_peak: number;
+  ridge_point: {
+    intensity: number;
+    flops_per_s: number;
+  };
+  intensity: number[];
+  roofs: {
+    name: string;
+    bw: number;
+    ridge: number;
+    flops_per_s: number[];
+  }[];
+  /** roofline.matmul: which memory the operands stream from. */
+  memory?: string;
+}
+
+/** Which blocks of each array every device of the mesh holds (the sharding chapter's pictures). */
+export interface ShardingBlocks {
+  mesh: {
+    names: string[];
+    sizes: number[];
+  };
+  devices: number;
+  coords: number[][];
+  arrays: {
+    label: string;
+    text: string;
+    dims: {
+      name: string;
+      axes: string[];
+      size: number;
+      blocks: number;
+    }[];
+    holds: number[][];
+    unreduced: string[];
+    replication: number;
+  }[];
+}
+
+/** A device mesh: its axes' names and sizes, and as the chapter writes it. */
+export interface ShardingMesh {
+  names: string[];
+  sizes: number[];
+  text: string;
+}
+
+/** A figure a model card publishes beside the one the chapter's formulas compute from its config. */
+export interface PublishedFigure {
+  what: string;
+  value: number;
+  text: string;
+  source: string;
+  computed: number;
+  computed_over_published: number;
+}
+
+/** Each calculator's own members beside CalcBase: its plot, plan, table, ... `npm test` assigns
+ *  every calculator's real response to CalcResult<its name> (tests/types/check.mjs), so a member the
+ *  module adds, drops or reshapes fails the build until it is declared here; a calculator not
+ *  listed may send nothing beyond CalcBase. `node tests/types/infer.mjs [prefix]` prints what the
+ *  built modules send, to start from. */
+export interface CalcPayloads {
+  "applied-training.case": {
+    days: number;
+  };
+  "applied-training.plan": {
+    book: {
+      strategy: string;
+      X: number;
+      Y: number;
+      M_X: number;
+      M_Y: number;
+      mem: number;
+      fits: boolean;
+      t_step: number;
+      mfu: number;
+      compute_bound: boolean;
+    };
+    plan: {
+      strategy: string;
+      X: number;
+      Y: number;
+      Z: number;
+      m: number;
+      M_X: number;
+      M_Y: number;
+      mem: number;
+      fits: boolean;
+      t_step: number;
+      mfu: number;
+      compute_bound: boolean;
+      bottleneck: string;
+    };
+    fits: boolean;
+  };
+  "roofline.matmul": {
+    plot: RooflinePlot;
+  };
+  "roofline.network": {
+    plot: RooflinePlot;
+  };
+  "roofline.tiled": NoPayload;
+  "roofline.roofs": {
+    plot: RooflinePlot;
+  };
+  "roofline.batch": {
+    plot: {
+      peak: number;
+      batch: number[];
+      curves: {
+        d: number;
+        f: number;
+        b_crit?: number;
+        flops_per_s: number[];
+      }[];
+    };
+  };
+  "roofline.dot": NoPayload;
+  "sharding.matmul": {
+    case: number;
+    cases: number[];
+    case_text: string;
+    contracting: string;
+    /** Case 4: the axes both operands shard their contracting dimension over. */
+    conflicts: string[];
+    mesh: ShardingMesh;
+    wrap: {
+      X: boolean;
+      Y: boolean;
+    };
+    a: string;
+    b: string;
+    output_sharding: string;
+    plan: {
+      name: string;
+      steps: {
+        kind: string;
+        array: string;
+        when: string;
+        axes: string[];
+        from: string;
+        to: string;
+        label: string;
+        flops: number;
+      }[];
+      output: string;
+      flops_per_chip: number;
+      t_math: number;
+      t_comms: number;
+      t_total: number;
+      t_overlapped: number;
+      bytes_per_chip: number;
+      operand_bytes_per_chip: {
+        A: number;
+        B: number;
+      };
+      verdict: string;
+    };
+    alternatives: never[];
+    blocks: ShardingBlocks;
+  };
+  "sharding.collective": {
+    regime: string;
+    op: string;
+    wrap: {
+      X: boolean;
+    };
+    plot: {
+      x: number[];
+      t: number[];
+      t_bw: number[];
+      t_lat: number[];
+      knee: number;
+      point: {
+        bytes: number;
+        t: number;
+      };
+      x_unit: string;
+      y_unit: string;
+    };
+  };
+  "sharding.ring": {
+    ring: {
+      n: number;
+      op: string;
+      bidirectional: boolean;
+      steps: number[][][];
+      load: number[][];
+      sent: number[][];
+      held: number[][][];
+    };
+    curve: {
+      n: number[];
+      allgather: number[];
+      alltoall: number[];
+      allgather_book: number[];
+      alltoall_book: number[];
+    };
+  };
+  "sharding.strategies": {
+    phase: {
+      b: number[];
+      d: number[];
+      cells: number[][];
+      b_star: number;
+      d_star: number;
+      d_x: number;
+      point: {
+        b: number;
+        d: number;
+        winner: number;
+      };
+    };
+  };
+  "sharding.local": {
+    shape: {
+      dim: string;
+      global: number;
+      local: number;
+      shards: number;
+    }[];
+    sharding: string;
+    mesh: ShardingMesh;
+    blocks: ShardingBlocks;
+  };
+  "tpus.inventory": {
+    table: string[][];
+    torus: {
+      dims: number[];
+      wrap: boolean[];
+    };
+  };
+  "tpus.topology": {
+    hops_per_axis: number[];
+    wrap: boolean[];
+    path: number[][];
+    neighbours: number[][];
+    torus: {
+      dims: number[];
+      wrap: boolean[];
+      path: number[][];
+      from: number[];
+      to: number[];
+    };
+  };
+  "tpus.transfer": {
+    stages: {
+      name: string;
+      kind: string;
+      amount: number;
+      rate: number;
+      latency: number;
+      seconds: number;
+      start_serial: number;
+      text: string;
+    }[];
+    bottleneck: {
+      index: number;
+      name: string;
+      kind: string;
+    };
+    t_serial: number;
+    t_overlapped: number;
+    hops: number;
+  };
+  "tpus.mxu": {
+    padded?: {
+      M: number;
+      K: number;
+      N: number;
+    };
+  };
+  "tpus.ladder": {
+    ladder: {
+      key: string;
+      name: string;
+      bw: number;
+      seconds: number;
+      faster_than_next?: number;
+    }[];
+    bytes: number;
+  };
+  "tpus.decode": NoPayload;
+  "training.strategy": {
+    strategy: string;
+    layer: {
+      L: number;
+      D: number;
+      F: number;
+      n_mats: number;
+    };
+    sharded: {
+      weights: string;
+      activations: string;
+    };
+    collectives: {
+      phase: string;
+      op: string;
+      array: string;
+      axis: string;
+      bytes: number;
+      t: number;
+      critical: boolean;
+      t_text: string;
+      bytes_text: string;
+    }[];
+    conditions: {
+      text: string;
+      unit: string;
+      lhs: number;
+      rhs: number;
+      upper: boolean;
+      holds: boolean;
+      lhs_text: string;
+      rhs_text: string;
+    }[];
+    fwd: {
+      math: number;
+      fsdp: number;
+      tp: number;
+      dp: number;
+      dcn: number;
+      comms: number;
+      compute_bound: boolean;
+    };
+    bwd: {
+      math: number;
+      fsdp: number;
+      tp: number;
+      dp: number;
+      dcn: number;
+      comms: number;
+      compute_bound: boolean;
+    };
+    strategies: {
+      strategy: string;
+      X: number;
+      Y: number;
+      fwd: {
+        math: number;
+        fsdp: number;
+        tp: number;
+        dp: number;
+        dcn: number;
+        comms: number;
+        compute_bound: boolean;
+      };
+      bwd: {
+        math: number;
+        fsdp: number;
+        tp: number;
+        dp: number;
+        dcn: number;
+        comms: number;
+        compute_bound: boolean;
+      };
+      step: number;
+      mfu: number;
+      mem: number;
+      fits: boolean;
+      compute_bound: boolean;
+      per_chip_batch: number;
+      bubble: number;
+    }[];
+  };
+  "training.split": {
+    plot: {
+      x: number[];
+      fsdp: number[];
+      tp: number[];
+      math: number[];
+      x_opt: number;
+      lo: number;
+      hi: number;
+      X: number;
+    };
+  };
+  "training.plan": {
+    fits: boolean;
+    chip_counts: number[];
+    best: {
+      strategy: string;
+      X: number;
+      Y: number;
+      Z: number;
+      m: number;
+      x: string;
+      y: string;
+      z: string;
+      M_X: number;
+      M_Y: number;
+      remat: string;
+      mem: number;
+      fits: boolean;
+      t_step: number;
+      mfu: number;
+      comms_ratio: number;
+      bottleneck: string;
+      compute_bound: boolean;
+      reason: string;
+      why: string;
+      slice: string;
+    };
+    plans: {
+      strategy: string;
+      X: number;
+      Y: number;
+      Z: number;
+      m: number;
+      x: string;
+      y: string;
+      z: string;
+      M_X: number;
+      M_Y: number;
+      remat: string;
+      mem: number;
+      fits: boolean;
+      t_step: number;
+      mfu: number;
+      comms_ratio: number;
+      bottleneck: string;
+      compute_bound: boolean;
+      reason: string;
+      why: string;
+      slice: string;
+    }[];
+  };
+  "training.regime": {
+    map: {
+      chips: number[];
+      batch_per_chip: number[];
+      cells: number[];
+      bits: {
+        DP: number;
+        FSDP: number;
+        TP: number;
+        "FSDP+TP": number;
+        DCN: number;
+        multi_pod: number;
+      };
+      point: {
+        chips: number;
+        batch_per_chip: number;
+      };
+    };
+  };
+  "transformers.accounting": {
+    breakdown: {
+      params: {
+        key: string;
+        label: string;
+        total: number;
+        active: number;
+      }[];
+      flops: {
+        key: string;
+        label: string;
+        per_token: number;
+      }[];
+    };
+    config: {
+      L: number;
+      D: number;
+      F: number;
+      N: number;
+      K: number;
+      H: number;
+      V: number;
+      gated: boolean;
+      tied: boolean;
+      norms_per_layer: number;
+      final_norm: boolean;
+      qk_norm: boolean;
+      qkv_bias: boolean;
+      o_bias: boolean;
+      mlp_bias: boolean;
+      attn_sinks: boolean;
+      E: number;
+      k: number;
+      n_shared: number;
+      F_e: number;
+      n_dense: number;
+      router_bias: boolean;
+      mla: boolean;
+      q_lora_rank: number;
+      kv_lora_rank: number;
+      qk_nope_head_dim: number;
+      qk_rope_head_dim: number;
+      v_head_dim: number;
+      window: number;
+      window_layers: number;
+      mtp_layers: number;
+    };
+    model: {
+      id: string;
+      name: string;
+    };
+    conventions: string[];
+    published: PublishedFigure[];
+  };
+  "transformers.context": {
+    curve: {
+      T: number[];
+      ratio: number[];
+      intensity_prefill: number[];
+      intensity_decode: number[];
+      time_ratio: number[];
+    };
+    markers: {
+      T: number;
+      crossover: number;
+      crossover_8d: number;
+      ratio_at_8d: number;
+      i_hw: number;
+      min_T_prefill: number;
+    };
+    config: {
+      L: number;
+      D: number;
+      F: number;
+      N: number;
+      K: number;
+      H: number;
+      V: number;
+      gated: boolean;
+      tied: boolean;
+      norms_per_layer: number;
+      final_norm: boolean;
+      qk_norm: boolean;
+      qkv_bias: boolean;
+      o_bias: boolean;
+      mlp_bias: boolean;
+      attn_sinks: boolean;
+      E: number;
+      k: number;
+      n_shared: number;
+      F_e: number;
+      n_dense: number;
+      router_bias: boolean;
+      mla: boolean;
+      q_lora_rank: number;
+      kv_lora_rank: number;
+      qk_nope_head_dim: number;
+      qk_rope_head_dim: number;
+      v_head_dim: number;
+      window: number;
+      window_layers: number;
+      mtp_layers: number;
+    };
+    model: {
+      id: string;
+      name: string;
+    };
+    conventions: string[];
+  };
+  "transformers.kv_cache": {
+    curve: {
+      S: number[];
+      bytes: number[];
+    };
+    config: {
+      L: number;
+      D: number;
+      F: number;
+      N: number;
+      K: number;
+      H: number;
+      V: number;
+      gated: boolean;
+      tied: boolean;
+      norms_per_layer: number;
+      final_norm: boolean;
+      qk_norm: boolean;
+      qkv_bias: boolean;
+      o_bias: boolean;
+      mlp_bias: boolean;
+      attn_sinks: boolean;
+      E: number;
+      k: number;
+      n_shared: number;
+      F_e: number;
+      n_dense: number;
+      router_bias: boolean;
+      mla: boolean;
+      q_lora_rank: number;
+      kv_lora_rank: number;
+      qk_nope_head_dim: number;
+      qk_rope_head_dim: number;
+      v_head_dim: number;
+      window: number;
+      window_layers: number;
+      mtp_layers: number;
+    };
+    model: {
+      id: string;
+      name: string;
+    };
+    conventions: string[];
+  };
+  "transformers.activations": {
+    bars: {
+      key: string;
+      label: string;
+      bytes: number;
+    }[];
+    policies: {
+      policy: string;
+      arrays: number;
+      bytes: number;
+      flops_per_param_token: number;
+    }[];
+    hbm: number;
+    config: {
+      L: number;
+      D: number;
+      F: number;
+      N: number;
+      K: number;
+      H: number;
+      V: number;
+      gated: boolean;
+      tied: boolean;
+      norms_per_layer: number;
+      final_norm: boolean;
+      qk_norm: boolean;
+      qkv_bias: boolean;
+      o_bias: boolean;
+      mlp_bias: boolean;
+      attn_sinks: boolean;
+      E: number;
+      k: number;
+      n_shared: number;
+      F_e: number;
+      n_dense: number;
+      router_bias: boolean;
+      mla: boolean;
+      q_lora_rank: number;
+      kv_lora_rank: number;
+      qk_nope_head_dim: number;
+      qk_rope_head_dim: number;
+      v_head_dim: number;
+      window: number;
+      window_layers: number;
+      mtp_layers: number;
+    };
+    model: {
+      id: string;
+      name: string;
+    };
+    conventions: string[];
+  };
+  "transformers.models": {
+    models: {
+      id: string;
+      name: string;
+      config_source: string;
+      config: {
+        L: number;
+        D: number;
+        F: number;
+        N: number;
+        K: number;
+        H: number;
+        V: number;
+        gated: boolean;
+        tied: boolean;
+        norms_per_layer: number;
+        final_norm: boolean;
+        window?: number;
+        window_layers?: number;
+        E?: number;
+        k?: number;
+        F_e?: number;
+        qkv_bias?: boolean;
+        qk_norm?: boolean;
+        n_shared?: number;
+        n_dense?: number;
+        router_bias?: boolean;
+        mla?: boolean;
+        q_lora_rank?: number;
+        kv_lora_rank?: number;
+        qk_nope_head_dim?: number;
+        qk_rope_head_dim?: number;
+        v_head_dim?: number;
+        mtp_layers?: number;
+        o_bias?: boolean;
+        mlp_bias?: boolean;
+        attn_sinks?: boolean;
+      };
+      config_keys: {
+        L: string;
+        D: string;
+        F: string;
+        N: string;
+        K: string;
+        H: string;
+        V: string;
+        gated: string;
+        tied: string;
+        norms_per_layer: string;
+        final_norm: string;
+        window?: string;
+        window_layers?: string;
+        E?: string;
+        k?: string;
+        F_e?: string;
+        qkv_bias?: string;
+        qk_norm?: string;
+        n_shared?: string;
+        n_dense?: string;
+        router_bias?: string;
+        mla?: string;
+        q_lora_rank?: string;
+        kv_lora_rank?: string;
+        qk_nope_head_dim?: string;
+        qk_rope_head_dim?: string;
+        v_head_dim?: string;
+        mtp_layers?: string;
+        o_bias?: string;
+        mlp_bias?: string;
+        attn_sinks?: string;
+      };
+      nominal: number;
+      nominal_text: string;
+      params_total: number;
+      params_active: number;
+      params_embedding: number;
+      kv_bytes_per_token: number;
+      kv_bytes_per_token_at_T: number;
+      flops_per_token: number;
+      flops_6p: number;
+      crossover: number;
+      published: PublishedFigure[];
+      conventions: string[];
+      notes: string[];
+      total_over_nominal?: number;
+      params_mtp?: number;
+    }[];
+  };
+}
+
+/** The answer of calculator N: CalcBase and its own payload. */
+export type CalcResult<N extends string = string> = CalcBase<N> & (N extends keyof CalcPayloads ? CalcPayloads[N] : NoPayload);
 
 /** An answer a reader gives. */
 export interface Slot {
@@ -265,7 +1024,7 @@ export interface Scaling {
   list(): Response<ListResult>;
   chips(): Response<ChipsResult>;
   units(): Response<UnitsResult>;
-  calc(name: string, inputs?: Inputs): Response<CalcResult>;
+  calc<N extends string>(name: N, inputs?: Inputs): Response<CalcResult<N>>;
   problem(id: string, given?: Inputs): Response<ProblemResult>;
   check(id: string, answers: Record<string, string>, given?: Inputs): Response<CheckResult>;
   variant(id: string, seed: number): Response<VariantResult>;

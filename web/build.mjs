@@ -43,6 +43,12 @@ export function chapters() {
     .sort();
 }
 
+// The records as the chapter folders hold them (chapters/<id>/chapter.json), with their ids: what
+// the modules will answer once built, and the Parts' titles, slugs and nav names (bookParts).
+export function folderRecords() {
+  return chapters().map((id) => ({ id, ...readJson(path.join(root, 'chapters', id, 'chapter.json')) }));
+}
+
 // A chapter record as the module's `list` answers it: {id, prefix, part, title, slug, bases}.
 function checkRecord(r, where) {
   const bad = (what) => { throw new Error(`${where}: ${what}`); };
@@ -109,7 +115,7 @@ async function writeData(out, chs) {
     // The record: the module's own (`list` answers `chapters`: its chapter only).
     const mine = (r.list.chapters || []).filter((c) => c.id === ch);
     if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
-    catalog.chapters.push(checkRecord(mine[0], `scaling-${ch} list`));
+    catalog.chapters.push(withPage(checkRecord(mine[0], `scaling-${ch} list`)));
     catalog.calculators.push(...r.list.calculators);
     catalog.problems.push(...r.list.problems);
     for (const op of Object.keys(shared)) {
@@ -130,14 +136,44 @@ async function writeData(out, chs) {
 // Text for HTML content or a double-quoted attribute.
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
-// web/parts.json: {book, parts: [{part, title, slug, short, group}]} for Parts 1-12 in order.
-function readParts() {
-  const data = readJson(path.join(web, 'parts.json'));
-  const parts = data.parts;
-  if (!Array.isArray(parts) || parts.length !== 12 || parts.some((p, i) => p.part !== i + 1 || !p.title || !p.slug || !p.short)) {
-    throw new Error('web/parts.json: expected Parts 1-12 in order, each with title, slug and short');
+// The twelve Parts of the book, {book, parts: [{part, title, slug, short, group}]} in order: a Part
+// with a chapter takes them from its chapter.json (the record, with `short` and `group`); web/parts.json
+// lists the Parts with no chapter folder yet. The build fails where the two disagree (a Part in
+// both with another title or slug), and for a Part in neither. A new chapter whose Part is still
+// listed there agrees with it and borrows its short name and group until its chapter.json has
+// them (tests/browser/build.test.mjs asks for the entry to go then).
+export function bookParts(records, data = readJson(path.join(web, 'parts.json'))) {
+  const listed = new Map((data.parts || []).map((p) => [p.part, p]));
+  const parts = [];
+  for (let n = 1; n <= 12; n++) {
+    const rec = records.find((r) => r.part === n);
+    const p = listed.get(n);
+    if (rec && p && (p.title !== rec.title || p.slug !== rec.slug)) {
+      throw new Error(`chapters/${rec.id}/chapter.json (${JSON.stringify(rec.title)}, slug ${rec.slug}) and web/parts.json ` +
+        `(${JSON.stringify(p.title)}, slug ${p.slug}) disagree on Part ${n}: the chapter's record is the one; remove Part ${n} from web/parts.json`);
+    }
+    if (rec) {
+      const short = rec.short || p?.short, group = rec.group || p?.group;
+      if (!short || !group) throw new Error(`chapters/${rec.id}/chapter.json: give "short" (its name in the nav) and "group" (its group on the home page)`);
+      parts.push({ part: n, title: rec.title, slug: rec.slug, short, group });
+    } else if (p && p.title && p.slug && p.short) {
+      parts.push(p);
+    } else {
+      throw new Error(`Part ${n} is in neither a chapters/<id>/chapter.json nor web/parts.json (with title, slug and short)`);
+    }
   }
   return { book: data.book, parts };
+}
+
+// A chapter's own chapter.json, for the fields the module's record leaves out (short, group); its
+// title and slug must be the module's (a stale module fails the build).
+function withPage(rec) {
+  const file = path.join(root, 'chapters', rec.id, 'chapter.json');
+  const own = readJson(file);
+  for (const k of ['title', 'slug', 'part']) {
+    if (own[k] !== rec[k]) throw new Error(`chapters/${rec.id}/chapter.json says ${k} ${JSON.stringify(own[k])}, its module ${JSON.stringify(rec[k])}: rebuild the wasm modules`);
+  }
+  return { ...rec, short: own.short, group: own.group };
 }
 
 // Fills {{name}} in a template; every placeholder must have a value.
@@ -228,16 +264,13 @@ function preloads(out, script, chapter) {
   return links.join('\n');
 }
 
-// Writes every page: the frame around each page's content. `catalog` needs only `chapters`.
-export function writePages(out, catalog) {
+// Writes every page: the frame around each page's content. `catalog` needs only `chapters` (with
+// `short` and `group`); `partsData` stands for web/parts.json (a test's).
+export function writePages(out, catalog, partsData) {
   const frame = fs.readFileSync(path.join(web, 'frame.html'), 'utf8');
-  const parts = readParts();
+  const parts = bookParts(catalog.chapters, partsData);
   const byPart = new Map(catalog.chapters.map((r) => [r.part, r]));
   const partOf = new Map(parts.parts.map((p) => [p.part, p]));
-  for (const r of catalog.chapters) {
-    const p = partOf.get(r.part);
-    if (p.slug !== r.slug) console.warn(`build:web: chapter ${r.id} has slug ${r.slug}; web/parts.json says Part ${r.part} is ${p.slug}`);
-  }
   const [home, hardware] = SITE_PAGES;
   const navItems = [
     { file: `${home.name}.html`, label: home.nav, title: home.title },
@@ -247,9 +280,10 @@ export function writePages(out, catalog) {
   const nav = (here) => navItems.map((n) =>
     `<a href="${esc(n.file)}" title="${esc(n.title)}"${n.file === here ? ' aria-current="page"' : ''}>${esc(n.label)}</a>`).join('\n');
 
-  const page = (file, { title, script, main, chapter }) => {
+  const page = (file, { title, script, main, chapter, styles = [] }) => {
     const html = fill(frame, {
       page: esc(file.replace(/\.html$/, '')), csp: esc(CSP_META), title: esc(title), script: esc(script),
+      styles: indent(styles.map((f) => `<link rel="stylesheet" href="${esc(f)}">`).join('\n'), 2),
       preload: indent(preloads(out, script, chapter), 2), nav: indent(nav(file), 6), main: indent(main, 4),
     }, `web/frame.html for ${file}`);
     fs.writeFileSync(path.join(out, file), html);
@@ -266,12 +300,20 @@ export function writePages(out, catalog) {
     const content = fs.existsSync(pageFile) ? fs.readFileSync(pageFile, 'utf8').trim() : '';
     const widgets = fs.existsSync(path.join(dir, 'widgets.js'));
     if (widgets) copy(path.join(dir, 'widgets.js'), path.join(out, 'widgets', `${r.id}.js`));
+    // The chapter's own CSS (chapters/<id>/page.css), picked up like its widgets.
+    const css = fs.existsSync(path.join(dir, 'page.css'));
+    if (css) copy(path.join(dir, 'page.css'), path.join(out, 'css', `${r.id}.css`));
+    // The reader's progress over the chapter's exercises (lib/page.js fills it).
     const head = `<header class="sb-intro">
   <p class="sb-kicker">Part ${r.part} · <a href="${esc(new URL(`${r.slug}/`, parts.book).href)}">read it in the book</a></p>
   <h1>${esc(r.title)}</h1>
+  <p class="sb-progress sb-page-progress" data-progress="${esc(r.id)}"></p>
 </header>`;
     const main = [head, content, standardSections(r, content)].filter(Boolean).join('\n');
-    page(`${r.slug}.html`, { title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main, chapter: r.id });
+    page(`${r.slug}.html`, {
+      title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main, chapter: r.id,
+      styles: css ? [`css/${r.id}.css`] : [],
+    });
   }
 }
 

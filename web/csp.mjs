@@ -7,6 +7,7 @@ const DIRECTIVES = [
   ['style-src', "'self' 'unsafe-inline'"],  // uPlot and KaTeX set style attributes
   ['img-src', "'self' data:"],
   ['font-src', "'self'"],
+  ['worker-src', "'self'"],  // lib/worker.js: the heavy calculators off the main thread
   ['base-uri', "'none'"],  // no <base> may redirect the pages' relative URLs
   ['frame-ancestors', "'self'"],  // no other site frames our pages (embedding goes through lib/embed.js)
 ];

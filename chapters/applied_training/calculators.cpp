@@ -319,7 +319,8 @@ constexpr Calculator kCalculators[] = {
                       "planner's best layout for the same model, pods and batch: step time, MFU "
                       "bound, memory per chip.",
                .params = kPlanParams,
-               .run = plan_calc},
+               .run = plan_calc,
+               .heavy = true},
 };
 
 }  // namespace

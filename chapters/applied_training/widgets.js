@@ -7,7 +7,7 @@
 // beside the training planner's best plan for the same inputs (applied-training.plan). Every
 // number is the module's.
 import '../lib/page.js';
-import { SbCalc, fmtQuantity, fmtNumber, fmtValue, h } from '../lib/widgets.js';
+import { SbCalc, compute, fmtQuantity, fmtNumber, fmtValue, h } from '../lib/widgets.js';
 
 const GROUPS = [
   ['Counting parameters and FLOPs', ['params', 'mlp_params', 'attn_params', 'vocab_params', 'flops_per_token', 'total_flops', 'time_one_chip', 'chips', 'time']],
@@ -35,22 +35,34 @@ function side(title, p, extraLines) {
         .map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v))))));
 }
 
-function drawCase(r, extra, calc) {
-  const v = r.values;
-  const inputs = Object.fromEntries(Object.entries(calc.inputs()).filter(([k]) => PLAN_INPUTS.includes(k)));
-  const p = calc.sb.calc('applied-training.plan', inputs);
-  const compare = p.ok
+function comparison(p) {
+  return [p.ok
     ? h('div', { class: 'sb-train-compare', 'data-verdict': p.verdict },
       side('The chapter\u2019s recipe', p.book, `${fmtNumber(p.book.X, 5)}-way FSDP x ${fmtNumber(p.book.Y, 5)}-way TP (M_X ${p.book.M_X}, M_Y ${p.book.M_Y})`),
       side('The planner\u2019s plan', p.plan, `${p.plan.strategy}: X ${p.plan.X} x Y ${p.plan.Y}${p.plan.Z > 1 ? ` x Z ${p.plan.Z}` : ''}`))
-    : h('p', { class: 'sb-error' }, p.error.message);
+    : h('p', { class: 'sb-error' }, p.error.message),
+  p.ok ? h('p', { class: 'sb-muted sb-small sb-case-plan-verdict' }, p.verdict) : null];
+}
+
+// The case's answers at once; the planner's plan (a search: in a worker, lib/core.js compute) when
+// it arrives, the last one staying until then.
+function drawCase(r, extra, calc) {
+  const v = r.values;
+  const inputs = Object.fromEntries(Object.entries(calc.inputs()).filter(([k]) => PLAN_INPUTS.includes(k)));
+  calc.planBox ??= h('div', { class: 'sb-case-plan', 'aria-live': 'polite' });
   extra.replaceChildren(
     h('div', { class: 'sb-case-groups' }, GROUPS.map(([t, keys]) => group(t, keys, v))),
     h('h4', {}, 'The chapter\u2019s recipe beside the planner\u2019s'),
     h('p', { class: 'sb-muted sb-small' }, 'The chapter rounds X_opt to a split of the pod and puts FSDP on two axes and TP on one. The planner tries ' +
       'every split of the pod\u2019s axes (pipelining too) and keeps the fastest plan that fits; among equally fast ones, the simplest with the most comms headroom.'),
-    compare,
-    p.ok ? h('p', { class: 'sb-muted sb-small sb-case-plan-verdict' }, p.verdict) : null);
+    calc.planBox);
+  const seq = (calc.planSeq = (calc.planSeq || 0) + 1);
+  calc.planBox.setAttribute('aria-busy', 'true');
+  compute('applied-training.plan', inputs).then((p) => {
+    if (seq !== calc.planSeq) return;
+    calc.planBox.removeAttribute('aria-busy');
+    calc.planBox.replaceChildren(...comparison(p).filter(Boolean));
+  });
 }
 SbCalc.addRenderer('applied-training.case', drawCase);
 

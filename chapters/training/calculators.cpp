@@ -88,7 +88,8 @@ constexpr Calculator kCalculators[] = {
                       "parallelism, with memory per chip, step-time and MFU bounds; the best plan "
                       "and why each other strategy loses.",
                .params = kPlanParams,
-               .run = plan_calc},
+               .run = plan_calc,
+               .heavy = true},
     Calculator{.name = "training.regime",
                .title = "Regime map",
                .doc = "Chips against batch per chip: where DP, FSDP, TP and FSDP + TP are "

@@ -80,6 +80,8 @@ class SbTrainingPlanner extends HTMLElement {
     });
     calc.addEventListener('sb-result', (e) => {
       const r = e.detail.response;
+      // The search's size with every answer (it runs in a worker: lib/calc.js), never a stale one.
+      this.timing.textContent = r.ok && r.values.configs ? `Searched ${fmtNumber(r.values.configs.value, 6)} configurations.` : '';
       if (!r.ok) return;
       this.counts = r.chip_counts || [];
       const n = r.values.chips.value;
@@ -89,6 +91,9 @@ class SbTrainingPlanner extends HTMLElement {
       batch.value = posOfBatch(r.inputs.B);
       this.batchOut.textContent = fmtQuantity(r.inputs.B, 'tokens');
       this.chipsOut.textContent = `${fmtNumber(n, 6)} chips`;
+      // A screen reader hears the value, not the slider's index.
+      batch.setAttribute('aria-valuetext', this.batchOut.textContent);
+      chips.setAttribute('aria-valuetext', this.chipsOut.textContent);
     });
     this.replaceChildren(
       h('p', {}, 'Pick a model and a chip; move the global batch and the chip count. Every move runs the whole search: every way to split the ' +
@@ -101,13 +106,9 @@ class SbTrainingPlanner extends HTMLElement {
       calc);
   }
 
-  // A slider moved: set the inputs (the calculator recomputes at once) and say how long it took.
+  // A slider moved: set the inputs; the calculator recomputes (off the main thread).
   move(inputs) {
-    const t0 = performance.now();
     this.calc.setInputs(inputs);
-    const ms = performance.now() - t0;
-    const r = this.calc.response;
-    if (r?.ok) this.timing.textContent = `Searched ${fmtNumber(r.values.configs.value, 6)} configurations in ${fmtNumber(ms, 2)} ms (search and drawing).`;
   }
 }
 
@@ -138,6 +139,31 @@ function cellText(bits, b, chips, per) {
   return `${fmtNumber(chips, 6)} chips, ${fmtNumber(per, 3)} tokens per chip: ${ok.length ? `compute-bound with ${ok.join(', ')}` : 'no strategy compute-bound and fitting'}${pods}`;
 }
 
+// A cell's details on hover, click or keyboard: the map takes focus, the arrow keys move a cursor
+// over the cells, and the line under the map says what the cell holds. textOf(k): cell k's words.
+function regimeDetail(svg, cols, textOf) {
+  const line = h('p', { class: 'sb-small sb-train-cell', 'aria-live': 'polite' }, 'Point at a cell, or focus the map and use the arrow keys.');
+  const rects = [...svg.querySelectorAll('rect[data-regime]')];
+  let at = -1;
+  const show = (k) => {
+    rects[at]?.removeAttribute('stroke');
+    at = Math.max(0, Math.min(rects.length - 1, k));
+    rects[at].setAttribute('stroke', '#111827');
+    rects[at].setAttribute('stroke-width', '2');
+    line.textContent = textOf(at);
+  };
+  svg.setAttribute('tabindex', '0');
+  for (const ev of ['click', 'mousemove']) svg.addEventListener(ev, (e) => { const k = rects.indexOf(e.target); if (k >= 0 && k !== at) show(k); });
+  svg.addEventListener('keydown', (e) => {
+    // rects run row by row from the bottom row (fewest chips) up; a step is one cell or one row.
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowUp: cols, ArrowDown: -cols }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    show(at < 0 ? 0 : at + step);
+  });
+  return line;
+}
+
 function drawRegime(r, extra) {
   const m = r.map;
   const rows = m.chips.length, cols = m.batch_per_chip.length;
@@ -152,7 +178,6 @@ function drawRegime(r, extra) {
       const bits = m.cells[i * cols + j];
       const g = regimeOf(bits, m.bits);
       const rect = s('rect', { x: left + j * cw, y: top + (rows - 1 - i) * ch, width: cw, height: ch, fill: g.color, 'data-regime': g.key });
-      rect.append(s('title', {}, cellText(bits, m.bits, m.chips[i], m.batch_per_chip[j])));
       svg.append(rect);
     }
   }
@@ -180,10 +205,13 @@ function drawRegime(r, extra) {
   const legend = h('ul', { class: 'sb-train-legend' }, REGIMES.map((g) =>
     h('li', {}, h('span', { class: 'sb-train-swatch', 'data-color': g.color }), g.label)));
   for (const [i, sw] of [...legend.querySelectorAll('.sb-train-swatch')].entries()) sw.style.background = REGIMES[i].color;
-  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), legend,
+  // A cell's words are made when the reader points at it (hundreds of <title>s cost the page a
+  // long task on every change).
+  const detail = regimeDetail(svg, cols, (k) => cellText(m.cells[k], m.bits, m.chips[Math.floor(k / cols)], m.batch_per_chip[k % cols]));
+  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, svg), detail, legend,
     h('p', { class: 'sb-muted sb-small' }, 'Each cell takes the simplest strategy that is compute-bound and whose memory fits, in the ' +
       'chapter\u2019s order: DP, FSDP, FSDP + TP, TP. Above one pod, the pods run DP over DCN, which needs its own batch per pod. ' +
-      'The ring marks the chips and batch of the form. Hover a cell for every strategy that works there.'));
+      'The ring marks the chips and batch of the form. The line under the map names every strategy that works in the cell you point at.'));
 }
 SbCalc.addRenderer('training.regime', drawRegime);
 

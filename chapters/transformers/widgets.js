@@ -12,7 +12,7 @@
 //   config and what the chapter's formulas derive, its conventions and the published figures.
 import '../lib/page.js';
 import {
-  SbCalc, logLogPlot, fmtQuantity, fmtNumber, h, scaling, urlGet, urlSet, urlStateOn, loadUnits,
+  SbCalc, logLogPlot, fmtQuantity, fmtNumber, h, scaling, getModel, setModel, loadUnits,
 } from '../lib/widgets.js';
 
 const MODEL_CALCS = ['transformers.accounting', 'transformers.context', 'transformers.kv_cache', 'transformers.activations'];
@@ -22,52 +22,7 @@ const CONFIG_CHOICES = ['gated', 'tied', 'norms'];
 const CONFIG_FIELDS = [...CONFIG_NUMBERS, ...CONFIG_CHOICES];
 const COLORS = { total: '#bfd3f2', active: '#1f5fbf', flops: '#15803d', mem: ['#1f5fbf', '#7e22ce', '#0e7490', '#c2410c'] };
 
-// Chapter styles, scoped to the sb-tf- classes of these widgets (the site's widgets.css holds the
-// shared ones).
-const STYLE = `
-.sb-tf-config { margin-top: 0.2rem; }
-.sb-tf-config summary { cursor: pointer; color: var(--sb-w-accent, #1f5fbf); font-weight: 600; font-size: 0.92rem; }
-.sb-tf-config .sb-tf-config-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 0.4rem 0.8rem; margin-top: 0.4rem; }
-.sb-tf-config .sb-input input, .sb-tf-config .sb-input select { width: 7rem; }
-.sb-tf-config .sb-param-doc { display: block; margin: 0; font-size: 0.78rem; }
-.sb-tf-using { margin: 0.2rem 0 0.6rem; font-size: 0.9rem; }
-.sb-tf-using strong { font-weight: 700; }
-.sb-tf-conv { margin: 0.2rem 0 0.6rem; padding-left: 1.2rem; font-size: 0.85rem; color: #5b6573; }
-.sb-tf-charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(20rem, 1fr)); gap: 0.5rem 1.5rem; }
-.sb-tf-bars h4, .sb-tf-plot h4 { margin: 0.4rem 0 0.3rem; font-size: 0.95rem; }
-.sb-tf-bar-row { display: grid; grid-template-columns: 9.5rem 1fr 8.5rem; gap: 0.5rem; align-items: center; margin: 0.2rem 0; font-size: 0.85rem; }
-.sb-tf-bar-track { position: relative; height: 1rem; background: #f5f7fa; border-radius: 3px; }
-.sb-tf-bar { position: absolute; left: 0; top: 0; bottom: 0; border-radius: 3px; }
-.sb-tf-bar-value { font-variant-numeric: tabular-nums; text-align: right; }
-.sb-tf-legend { font-size: 0.8rem; color: #5b6573; display: flex; gap: 1rem; flex-wrap: wrap; margin: 0.2rem 0; }
-.sb-tf-swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; vertical-align: -0.1rem; margin-right: 0.3rem; }
-.sb-tf-stack { display: flex; height: 1.4rem; border-radius: 4px; overflow: hidden; background: #f5f7fa; margin: 0.3rem 0; }
-.sb-tf-stack > span { display: block; height: 100%; }
-.sb-tf-small-table { border-collapse: collapse; font-size: 0.85rem; margin: 0.3rem 0; }
-.sb-tf-small-table th, .sb-tf-small-table td { padding: 0.2rem 0.6rem; border-bottom: 1px solid #dde2e8; text-align: left; }
-.sb-tf-small-table td { font-variant-numeric: tabular-nums; }
-.sb-tf-small-table .sb-tf-current { background: #eef4fd; font-weight: 600; }
-.sb-model-picker-row { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: center; }
-.sb-model-picker-row select { font: inherit; padding: 0.3rem 0.5rem; border-radius: 6px; border: 1px solid #b8c1cc; background: #fff; }
-.sb-models { border-collapse: collapse; font-size: 0.84rem; min-width: 100%; }
-.sb-models th, .sb-models td { padding: 0.3rem 0.45rem; border-bottom: 1px solid #dde2e8; text-align: right; white-space: nowrap; vertical-align: top; }
-.sb-models th:first-child, .sb-models td:first-child { text-align: left; position: sticky; left: 0; background: #fff; }
-.sb-models thead th { background: #f5f7fa; vertical-align: bottom; }
-.sb-models thead th:first-child { background: #f5f7fa; }
-.sb-models thead button { font: inherit; font-weight: 600; border: none; background: none; cursor: pointer; padding: 0; color: inherit; }
-.sb-models thead th[aria-sort] button::after { content: " ▾"; }
-.sb-models thead th[aria-sort="ascending"] button::after { content: " ▴"; }
-.sb-models td { font-variant-numeric: tabular-nums; }
-.sb-models tr.sb-tf-current td { background: #eef4fd; }
-.sb-models .sb-tf-details td { text-align: left; white-space: normal; background: #fafbfc; }
-.sb-models .sb-tf-details ul { margin: 0.2rem 0; padding-left: 1.2rem; }
-.sb-models .sb-tf-name { font-weight: 600; }
-.sb-models .sb-tf-src { display: block; font-size: 0.75rem; color: #5b6573; }
-.sb-models .sb-tf-off { color: #b45309; }
-.sb-models .sb-tf-row-actions { display: block; margin-top: 0.15rem; }
-.sb-models .sb-tf-details td { position: static; }
-`;
-document.head.append(h('style', { id: 'sb-tf-style' }, STYLE));
+// The page's styles are in chapters/transformers/page.css (the site links it from this page).
 
 // ---------------------------------------------------------------- the page's model
 
@@ -87,18 +42,9 @@ async function modelRows() {
   return tableRows;
 }
 
-const pageModel = () => (urlStateOn() && urlGet('model')) || null;
-
-// A link that names the page's model (`model=`) opens every model calculator on it, unless the
-// link also names a calculator's own model. Set before the calculators read their state.
-(function seedFromUrl() {
-  const m = pageModel();
-  if (!m) return;
-  for (const el of document.querySelectorAll('sb-calc')) {
-    if (!MODEL_CALCS.includes(el.getAttribute('name')) || !el.id) continue;
-    if (urlGet(`${el.id}.model`) === null) urlSet(`${el.id}.model`, m);
-  }
-})();
+// The page's model is the library's (lib/core.js getModel / setModel): every calculator with a
+// model field follows it, and the address and the next chapter carry it.
+const pageModel = () => getModel();
 
 // The values a calculator's configuration fields take for `config` (its effective configuration):
 // used when the reader turns a model into a custom one to edit it.
@@ -114,7 +60,6 @@ function customValues(config) {
 // Loads a model into every model calculator: the model id, every configuration field back to the
 // model's own (0, "model"); for "custom", the fields of the configuration each one shows now.
 function loadModel(id) {
-  if (urlStateOn()) urlSet('model', id);
   for (const calc of document.querySelectorAll('sb-calc')) {
     if (!MODEL_CALCS.includes(calc.name) || !calc.fields?.size) continue;
     const values = id === 'custom' && calc.response?.ok && calc.response.config
@@ -125,9 +70,16 @@ function loadModel(id) {
       f.input.value = values ? values[k] : (CONFIG_CHOICES.includes(k) ? 'model' : '0');
       calc.state.set(k, values ? values[k] : null);
     }
-    calc.setInputs({ model: id });
+    if (id === 'custom') {
+      calc.setInputs({ model: id });
+    } else {
+      const mf = calc.fields.get('model');
+      if (mf) { mf.input.value = id; calc.state.set('model', null); }
+      calc.run();
+    }
   }
-  document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));
+  if (id === 'custom') document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));
+  else setModel(id);  // every model calculator takes it (lib/calc.js), the address too
 }
 
 // <sb-model-picker>: the page's model, for every model calculator at once.

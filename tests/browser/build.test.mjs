@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root } from './harness.mjs';
-import { chapters, writePages } from '../../web/build.mjs';
+import { bookParts, chapters, folderRecords, writePages } from '../../web/build.mjs';
 
-const parts = JSON.parse(fs.readFileSync(path.join(root, 'web', 'parts.json'), 'utf8')).parts;
+// The twelve Parts: the chapter folders' records and web/parts.json for the rest.
+const { book, parts } = bookParts(folderRecords());
 
 test('a new chapter record appears in the nav, on the home page and as a page of its own', () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-pages-'));
@@ -20,8 +21,10 @@ test('a new chapter record appears in the nav, on the home page and as a page of
     const real = { id, ...JSON.parse(fs.readFileSync(path.join(root, 'chapters', id, 'chapter.json'), 'utf8')) };
     const p6 = parts[parts.length - 1];
     assert.ok(p6.part > real.part);
-    const fresh = { id: 'zz_throwaway', prefix: 'zz-throwaway', part: p6.part, title: p6.title, slug: p6.slug, bases: [] };
-    writePages(out, { chapters: [real, fresh] });
+    const fresh = { id: 'zz_throwaway', prefix: 'zz-throwaway', part: p6.part, title: p6.title, slug: p6.slug, bases: [], short: p6.short, group: p6.group };
+    // The list of Parts without a chapter, as web/parts.json would be for these two records.
+    const others = { book, parts: parts.filter((p) => p.part !== real.part && p.part !== p6.part) };
+    writePages(out, { chapters: [real, fresh] }, others);
     const files = fs.readdirSync(out).filter((f) => f.endsWith('.html')).sort();
     assert.deepEqual(files, ['hardware.html', 'index.html', `${p6.slug}.html`, `${real.slug}.html`].sort());
     // Only the existing chapter has widgets (chapters/<id>/widgets.js) to copy.
@@ -53,4 +56,22 @@ test('a new chapter record appears in the nav, on the home page and as a page of
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
+});
+
+test('web/parts.json and the chapter records: one place for each Part; the build fails where they disagree', () => {
+  const records = folderRecords();
+  // web/parts.json keeps only the Parts with no chapter folder yet.
+  const listed = JSON.parse(fs.readFileSync(path.join(root, 'web', 'parts.json'), 'utf8')).parts;
+  for (const r of records) {
+    assert.ok(!listed.some((p) => p.part === r.part),
+      `web/parts.json still lists Part ${r.part}, which chapters/${r.id}/ holds: move its short and group to its chapter.json and remove the entry`);
+  }
+  const rest = bookParts(records).parts.filter((p) => !records.some((r) => r.part === p.part));
+  const real = records[0];
+  const other = { book, parts: [...rest, { part: real.part, title: 'Another Title', slug: real.slug, short: 'x', group: 'y' }] };
+  assert.throws(() => bookParts(records, other), new RegExp(`disagree on Part ${real.part}`));
+  const missing = { book, parts: rest.slice(1) };
+  assert.throws(() => bookParts(records, missing), new RegExp(`Part ${rest[0].part} is in neither`));
+  const noShort = records.map((r, i) => (i === 0 ? { ...r, short: undefined } : r));
+  assert.throws(() => bookParts(noShort), /give "short"/);
 });

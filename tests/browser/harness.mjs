@@ -1,6 +1,7 @@
 // Browser-test harness: builds the site, serves it with web/serve.mjs on a free port, drives
 // Debian's Chromium through playwright-core, and fails a test on any console error, page error,
-// failed request or Content-Security-Policy violation.
+// failed request or Content-Security-Policy violation. Under tests/browser/run.mjs (npm test) the
+// site is built and served once and one Chromium serves every file.
 //   const s = await startSite(); const page = await s.page('index.html'); ...; await s.close();
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,8 +14,8 @@ import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const shots = process.env.SB_SHOTS || '/tmp/shots';
-const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+export const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
+export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 
 // The site under test. Each test process assembles its own copy (SB_SITE names the directory;
@@ -36,7 +37,7 @@ export async function buildSite() {
   return siteDir;
 }
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.unref();
@@ -45,7 +46,7 @@ function freePort() {
   });
 }
 
-function startServer(port, dir) {
+export function startServer(port, dir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'web', 'serve.mjs')], {
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SB_SITE: dir }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,22 +64,35 @@ function startServer(port, dir) {
   });
 }
 
-// Starts server + browser. Each page() gets a fresh context (fresh storage) unless one is passed.
+// The shared Chromium (SB_BROWSER_WS) with a context of this file's own, else a Chromium of its own.
+async function openBrowser() {
+  if (process.env.SB_BROWSER_WS) {
+    const browser = await chromium.connect(process.env.SB_BROWSER_WS);
+    return { browser, context: await browser.newContext({ viewport: { width: 1200, height: 900 } }), userDataDir: null };
+  }
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
+  });
+  return { browser: null, context, userDataDir };
+}
+
+// Starts server + browser, or joins the ones tests/browser/run.mjs started for every test file
+// (SB_SITE_URL: the served site; SB_BROWSER_WS: the one Chromium, each file in a context of its
+// own). Each page() gets a tab of the file's context (its storage shared by the file's tests).
 export async function startSite() {
   const dir = await buildSite();
   fs.mkdirSync(shots, { recursive: true });
-  const port = await freePort();
-  const { child, url } = await startServer(port, dir);
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
-  let context;
+  let child = null, url = process.env.SB_SITE_URL;
+  if (!url) ({ child, url } = await startServer(await freePort(), dir));
+  let opened;
   try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
-    });
+    opened = await openBrowser();
   } catch (e) {
-    child.kill();
+    child?.kill();
     throw e;
   }
+  const { browser, context, userDataDir } = opened;
   const problems = [];
   const watch = (page) => {
     page.on('console', (msg) => {
@@ -124,13 +138,22 @@ export async function startSite() {
     assertClean() {
       if (problems.length) throw new Error(`browser problems:\n  ${problems.join('\n  ')}`);
     },
+    // A picture for a person to look at, not an assertion: a page too long to take in time on a
+    // loaded machine is noted and the test goes on.
     async shot(page, name) {
-      await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+      try {
+        await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true, timeout: 90000 });
+      } catch (e) {
+        console.log(`# screenshot ${name} not taken: ${String(e.message).split('\n')[0]}`);
+      }
     },
     async close() {
-      try { await context.close(); } finally {
-        child.kill();
-        fs.rmSync(userDataDir, { recursive: true, force: true });
+      try {
+        await context.close();
+        await browser?.close();  // a joined browser: only this connection ends
+      } finally {
+        child?.kill();
+        if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
       }
     },
   };

@@ -63,7 +63,7 @@ test('serves files with their MIME type and the CSP header', async () => {
   assert.match(html.headers['content-type'], /^text\/html/);
   assert.equal(html.headers['content-security-policy'],
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-    "font-src 'self'; base-uri 'none'; frame-ancestors 'self'");
+    "font-src 'self'; worker-src 'self'; base-uri 'none'; frame-ancestors 'self'");
   assert.equal(html.body, PAGE);  // no Accept-Encoding: as stored
   assert.equal((await get('/wasm/m.wasm')).headers['content-type'], 'application/wasm');
   assert.match((await get('/wasm/m.mjs')).headers['content-type'], /^text\/javascript/);

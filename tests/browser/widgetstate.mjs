@@ -11,8 +11,9 @@ export async function settled(page) {
     const calcs = [...document.querySelectorAll('sb-calc')];
     const widgets = [...document.querySelectorAll('[data-sb-widget]')];
     if (!calcs.length && !widgets.length) return document.readyState === 'complete';
-    return calcs.every((c) => c.response) && widgets.every((w) => w.dataset.sbState);
-  }, null, { timeout: 20000 });
+    // A heavy calculator computes in a worker: settled once no search is on its way (aria-busy).
+    return calcs.every((c) => c.response && !c.hasAttribute('aria-busy')) && widgets.every((w) => w.dataset.sbState);
+  }, null, { timeout: 60000 });  // a worker instantiates its own module first
   await page.waitForTimeout(300);
 }
 

@@ -48,10 +48,14 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$dir"
-cat >"$dir/chapter.json" <<JSON
-{ "prefix": "$prefix", "part": $part, "title": "A Throwaway Chapter",
-  "slug": "$prefix", "bases": ["roofline"] }
-JSON
+# Its record agrees with web/parts.json on its Part's title and slug (the site build checks it).
+node -e '
+  const [root, part, prefix] = process.argv.slice(1);
+  const p = require(root + "/web/parts.json").parts.find((q) => q.part === Number(part));
+  const rec = { prefix, part: Number(part), title: p ? p.title : "A Throwaway Chapter", slug: p ? p.slug : prefix, bases: ["roofline"] };
+  if (!p) Object.assign(rec, { short: "Throwaway", group: "Tests" });
+  console.log(JSON.stringify(rec));
+' "$root" "$part" "$prefix" >"$dir/chapter.json"
 cat >"$dir/model.hpp" <<'CPP'
 // A throwaway chapter's model (tests/newchapter/run.sh): one equation on its base's.
 #pragma once
@@ -185,7 +189,7 @@ node --input-type=module -e '
   for (const f of ["index.html", "roofline.html", "hardware.html"])
     if (!read(f).includes(link)) throw new Error(`site: ${f} does not link ${rec.slug}.html`);
   const page = read(`${rec.slug}.html`);
-  if (!page.includes("probe-content") || !page.includes("A Throwaway Chapter") || !page.includes("sb-nav"))
+  if (!page.includes("probe-content") || !page.includes(rec.title) || !page.includes("sb-nav"))
     throw new Error("site: the chapter page lacks its content, title or frame");
 ' "$root" "$site" "$id" "$prefix" || { rm -rf "$site"; exit 1; }
 rm -rf "$site"

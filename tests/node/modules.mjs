@@ -4,7 +4,8 @@
 // yet falls back to the name in the file name, with `record` null.
 import fs from 'node:fs';
 
-export const bin = new URL('../../build/wasm/bin/', import.meta.url);
+// SB_WASM_BIN: another folder of built modules (a copy), as web/build.mjs takes SB_WASM_DIR.
+export const bin = process.env.SB_WASM_BIN ? new URL(`file://${process.env.SB_WASM_BIN.replace(/\/?$/, '/')}`) : new URL('../../build/wasm/bin/', import.meta.url);
 
 // A fresh instance of a module file (its own heap, not the wrapper's cached one).
 export async function instantiate(file) {

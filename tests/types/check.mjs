@@ -68,7 +68,8 @@ for (const m of modules) {
     for (const value of chip ? chip.choices : [null]) {
       const inputs = value === null ? {} : { [chip.name]: value };
       // A calculator may refuse a chip it has no figure for (an error naming the field).
-      expectOk(`calc_${c.name}_${value ?? 'default'}`, 'CalcResult', sb.calc(c.name, inputs), { mayFail: chip !== undefined });
+      // Each against its own payload type: CalcResult<its name>.
+      expectOk(`calc_${c.name}_${value ?? 'default'}`, `CalcResult<${JSON.stringify(c.name)}>`, sb.calc(c.name, inputs), { mayFail: chip !== undefined });
     }
     const num = c.params.find((p) => p.kind === 'number' && typeof p.min === 'number');
     if (num) expectError(`calc_${c.name}_below_${num.name}`, sb.calc(c.name, { [num.name]: num.min - 1 }));

@@ -4,8 +4,8 @@
 //   SbCalc.addRenderer('roofline.matmul', (response, extraEl, calcEl) => { ...plot... })
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
-  scaling, calculatorInfo, chipTable, getChip, onChip, widgetState, widgetKey, h, debounce,
-  fieldName, ensureWidgetStyles,
+  scaling, calculatorInfo, chipTable, getChip, onChip, getModel, setModel, onModel, lastTpu,
+  compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles,
 } from './core.js';
 import {
   fmtNumber, fmtValue, loadUnits, unitExample, unitHasPrefixes, unitSymbol, derivationToggle,
@@ -76,49 +76,85 @@ export class SbCalc extends HTMLElement {
       h('div', { class: 'sb-calc-body' }, form,
         h('div', { class: 'sb-calc-out' }, this.formError, this.verdict, this.results, this.notes)),
       this.extra, this.derivation);
-    this.unfollow = onChip((chip) => {
-      const f = this.fields.get('chip');
-      if (f && f.input.value !== chip && [...f.input.options].some((o) => o.value === chip)) {
-        f.input.value = chip;
-        this.state.set('chip', null);  // following the page chip again
-        this.run();
-      }
-    });
+    this.tpus = chips.filter((c) => c.kind !== 'gpu').map((c) => c.id);
+    this.gpus = new Map(chips.filter((c) => c.kind === 'gpu').map((c) => [c.id, c.name]));
+    this.chipNames = new Map(chips.map((c) => [c.id, c.name]));
+    this.unfollow = [onChip((chip) => this.follow('chip', chip)), onModel((m) => this.follow('model', m))];
     this.run();
   }
 
-  disconnectedCallback() { this.unfollow?.(); }
+  disconnectedCallback() {
+    for (const f of this.unfollow || []) f();
+    gpuNotice.drop(this);
+  }
 
-  // One input per parameter: numbers as text (units allowed), choices and the chip as selects.
+  // The page's chip or model changed: the field takes it (where it offers it) and the widget
+  // follows the page again.
+  follow(name, value) {
+    const f = this.fields.get(name);
+    if (!f || !offers(f.input, value)) return;
+    if (f.input.value === value) return;
+    f.input.value = value;
+    this.state.set(name, null);
+    this.run();
+  }
+
+  // One input per parameter: numbers as text (units allowed), choices and the chip as selects. The
+  // label is the parameter's words (its doc), never its internal name; choices read as words.
   field(p, saved, chips) {
     const id = `${this.key}--${p.name}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    let input;
-    const isChip = p.name === 'chip';
-    if (isChip || p.kind === 'choice') {
-      const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? c]);
-      input = h('select', { id, name: p.name }, options.map(([v, t]) => h('option', { value: v }, t)));
-      const want = saved ?? (isChip ? getChip() : p.default);
-      if (options.some(([v]) => v === want)) input.value = want;
-      else if (isChip && options.some(([v]) => v === p.default)) input.value = p.default;
-    } else {
-      input = h('input', {
-        id, name: p.name, type: 'text', inputmode: p.kind === 'number' ? 'decimal' : 'text',
-        autocomplete: 'off', spellcheck: 'false',
-        placeholder: p.kind === 'number' ? unitExample(p.unit) : '',
-      });
-      input.value = saved ?? (p.kind === 'number' ? this.defaultText(p) : (p.default ?? ''));
-    }
+    const input = this.input(p, id, saved, chips);
     const error = h('span', { class: 'sb-field-error', role: 'alert', id: `${id}--err` });
     input.setAttribute('aria-describedby', error.id);
-    input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
-      this.state.set(p.name, input.value);
-      this.recompute();
-    });
+    input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => this.edited(p, input));
+    if (p.name === 'model' && input.tagName !== 'SELECT') input.addEventListener('change', () => this.shareModel());
     this.fields.set(p.name, { param: p, input, error });
     const unit = p.kind === 'number' && unitSymbol(p.unit) ? h('span', { class: 'sb-unit' }, unitSymbol(p.unit)) : null;
     return h('div', { class: 'sb-field', 'data-field': p.name },
-      h('label', { for: id, title: p.doc || '' }, h('span', { class: 'sb-param' }, p.name), p.doc ? h('span', { class: 'sb-param-doc' }, p.doc) : null),
+      h('label', { for: id, title: p.doc || '' }, h('span', { class: 'sb-param' }, paramLabel(p))),
       h('div', { class: 'sb-input' }, input, unit), error);
+  }
+
+  input(p, id, saved, chips) {
+    const isChip = p.name === 'chip';
+    if (isChip || p.kind === 'choice') {
+      const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? choiceWords(c)]);
+      const input = h('select', { id, name: p.name }, options.map(([v, t]) => h('option', { value: v }, t)));
+      const page = isChip ? getChip() : (p.name === 'model' ? getModel() : null);
+      for (const want of [saved, page, p.default]) {
+        if (options.some(([v]) => v === want)) { input.value = want; break; }
+      }
+      return input;
+    }
+    const input = h('input', {
+      id, name: p.name, type: 'text', inputmode: p.kind === 'number' ? 'decimal' : 'text',
+      autocomplete: 'off', spellcheck: 'false',
+      placeholder: p.kind === 'number' ? unitExample(p.unit) : '',
+    });
+    const page = p.name === 'model' ? getModel() : null;
+    input.value = saved ?? page ?? (p.kind === 'number' ? this.defaultText(p) : (p.default ?? ''));
+    return input;
+  }
+
+  // The reader changed a field. A model picked from a menu is the page's model: every widget
+  // follows (a custom one stays this widget's own).
+  edited(p, input) {
+    if (p.name === 'model' && input.tagName === 'SELECT' && input.value !== 'custom') {
+      this.state.set('model', null);
+      setModel(input.value);
+    } else {
+      this.state.set(p.name, input.value);
+    }
+    this.recompute();
+  }
+
+  // A model typed by name: once the module knows it, it is the page's model (by its table id).
+  shareModel() {
+    this.run();
+    const id = this.response?.ok ? (this.response.model?.id || this.response.inputs?.model) : null;
+    if (!id || id === 'custom') return;
+    this.state.set('model', null);
+    setModel(id);
   }
 
   // A number's default in the box: as the core writes it where its unit takes a prefix ("820 GB/s");
@@ -128,8 +164,15 @@ export class SbCalc extends HTMLElement {
     return typeof p.default === 'number' ? fmtNumber(p.default, 15) : String(p.default ?? '');
   }
 
-  // Current inputs as sent to the module: text as typed (the core parses units); empty = default.
+  // Current inputs as sent to the module: text as typed (the core parses units); empty = default;
+  // the TPU it computes on where it refused a GPU page chip.
   inputs() {
+    const out = this.formInputs();
+    if (this.fallback && out.chip === this.fallback.gpu) out.chip = this.fallback.tpu;
+    return out;
+  }
+
+  formInputs() {
     const out = {};
     for (const [name, f] of this.fields) {
       const v = f.input.value.trim();
@@ -147,12 +190,47 @@ export class SbCalc extends HTMLElement {
     this.run();
   }
 
+  // Computes with the form's inputs: at once on the main thread, or in the chapter's worker for a
+  // heavy calculator (the last answer stays on screen, marked busy, until the new one arrives).
   run() {
     // setInputs() may arrive before the form is built; the first run after the build catches up.
     if (!this.sb || !this.formError) return;
-    const inputs = this.inputs();
-    const r = this.sb.calc(this.name, inputs);
+    const inputs = this.formInputs();
+    if (!this.info.heavy) {
+      let r = this.sb.calc(this.name, inputs);
+      const tpu = this.refusedGpu(inputs, r);
+      if (tpu) r = this.sb.calc(this.name, { ...inputs, chip: tpu });
+      this.show(inputs, r, tpu);
+      return;
+    }
+    const seq = (this.seq = (this.seq || 0) + 1);
+    this.setAttribute('aria-busy', 'true');
+    (async () => {
+      const call = (ins) => compute(this.name, ins);
+      let r = await call(inputs);
+      const tpu = this.refusedGpu(inputs, r);
+      if (tpu) r = await call({ ...inputs, chip: tpu });
+      if (seq !== this.seq) return;  // a newer run is on its way
+      this.removeAttribute('aria-busy');
+      this.show(inputs, r, tpu);
+    })();
+  }
+
+  // A GPU page chip that the calculator refuses (its error names the chip field): the TPU to
+  // compute on instead, the last one the reader chose. A chip the reader set in this widget alone
+  // keeps its error.
+  refusedGpu(inputs, r) {
+    if (r.ok || fieldName(r.error.field) !== 'chip' || !this.gpus.has(inputs.chip)) return null;
+    if (this.state.all().chip !== undefined || !this.tpus.length) return null;
+    this.tpuPicked = lastTpu(this.tpus).picked;
+    return lastTpu(this.tpus).id;
+  }
+
+  show(inputs, r, tpu) {
     this.response = r;
+    this.fallback = tpu && r.ok ? { gpu: inputs.chip, tpu } : null;
+    if (tpu && r.ok) gpuNotice.add(this, this.chipNames.get(inputs.chip), this.chipNames.get(tpu), this.tpuPicked);
+    else gpuNotice.drop(this);
     for (const f of this.fields.values()) { f.error.textContent = ''; f.input.removeAttribute('aria-invalid'); }
     this.formError.hidden = true;
     if (!r.ok) {
@@ -167,9 +245,10 @@ export class SbCalc extends HTMLElement {
       this.classList.add('sb-stale');
     } else {
       this.classList.remove('sb-stale');
+      if (tpu) this.fields.get('chip').error.textContent = `computed on ${this.chipNames.get(tpu)}: see the note at the top of the page`;
       this.renderResult(r);
     }
-    this.dispatchEvent(new CustomEvent('sb-result', { bubbles: true, detail: { name: this.name, inputs, response: r } }));
+    this.dispatchEvent(new CustomEvent('sb-result', { bubbles: true, detail: { name: this.name, inputs: tpu ? { ...inputs, chip: tpu } : inputs, response: r } }));
   }
 
   renderResult(r) {
@@ -190,5 +269,51 @@ export class SbCalc extends HTMLElement {
     }
   }
 }
+
+// Whether a select offers a value (a text field takes any).
+function offers(input, value) {
+  return input.tagName !== 'SELECT' || [...input.options].some((o) => o.value === value);
+}
+
+// A parameter's label: its words (p.label, else the doc up to its first ';' or ':'), never the
+// internal name; the full doc is the label's tooltip.
+export function paramLabel(p) {
+  const words = p.label || String(p.doc || '').split(/[;:(]/)[0].trim();
+  return words || choiceWords(p.name);
+}
+
+// A choice value as words: "save_all" -> "save all".
+export function choiceWords(v) {
+  return String(v).replace(/_/g, ' ');
+}
+
+// The note at the top of a page whose calculators refuse a GPU page chip: what a GPU lacks here,
+// and which TPU they compute on instead. One note for the page, whichever widgets fell back.
+export const gpuNotice = {
+  who: new Map(),  // calc element -> {gpu, tpu}
+  add(calc, gpu, tpu, picked) {
+    this.who.set(calc, { gpu, tpu, picked });
+    this.draw();
+  },
+  drop(calc) {
+    if (this.who.delete(calc)) this.draw();
+  },
+  draw() {
+    let el = document.getElementById('sb-gpu-notice');
+    if (!this.who.size) { el?.remove(); return; }
+    if (!el) {
+      el = h('aside', { id: 'sb-gpu-notice', class: 'sb-page-notice', role: 'status' });
+      const intro = document.querySelector('main .sb-intro');
+      if (intro) intro.after(el); else document.querySelector('main')?.prepend(el);
+    }
+    const [{ gpu, tpu, picked }] = this.who.values();
+    const titles = [...this.who.keys()].map((c) => c.info?.title).filter(Boolean);
+    el.replaceChildren(h('strong', {}, `${gpu} is a GPU. `),
+      'This chapter lays its strategies out on a TPU slice: an ICI torus of chips, its axes and its ' +
+      'wraparound links. A GPU cluster (NVLink within a node, a switched network across nodes) has ' +
+      `none of these here yet, so until the GPU chapter gives these pages GPU clusters, ${titles.length > 1 ? 'these widgets compute' : 'this widget computes'} on ` +
+      `${tpu}, ${picked ? 'the last TPU chip you picked' : 'the TPU this page starts on'}: `, titles.join('; '), '.');
+  },
+};
 
 if (!customElements.get('sb-calc')) customElements.define('sb-calc', SbCalc);

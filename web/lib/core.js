@@ -110,32 +110,53 @@ export function urlStateOn(el = null) {
   return el ? !!el.closest?.('[url-state]') : !!document.querySelector('[url-state]');
 }
 
+// Writes to the address are gathered and made once per change: a model switch sets some sixty
+// widget inputs, and as many history.replaceState calls blocked the page for half a second. Every
+// read sees the pending query; the one write happens in a microtask, after the change's handlers.
+let pendingQuery = null;
+function query() {
+  return new URLSearchParams(pendingQuery ?? location.search);
+}
+function writeQuery(q) {
+  const first = pendingQuery === null;
+  pendingQuery = q.toString();
+  if (first) queueMicrotask(flushUrl);
+}
+
+// Makes the pending change of the address now (the microtask does it otherwise); at most one
+// history.replaceState per change, none when the address is already so.
+export function flushUrl() {
+  if (pendingQuery === null) return;
+  const s = pendingQuery;
+  pendingQuery = null;
+  if (s === location.search.replace(/^\?/, '')) return;
+  history.replaceState(history.state, '', `${location.pathname}${s ? '?' + s : ''}${location.hash}`);
+}
+
 export function urlGet(key) {
-  return new URLSearchParams(location.search).get(key);
+  return query().get(key);
 }
 
 export function urlSet(key, value) {
-  const q = new URLSearchParams(location.search);
+  const q = query();
   if (value === null || value === undefined || value === '') q.delete(key);
   else q.set(key, String(value));
-  const s = q.toString();
-  history.replaceState(history.state, '', `${location.pathname}${s ? '?' + s : ''}${location.hash}`);
+  writeQuery(q);
 }
 
 // All `<prefix>.<input>` pairs in the URL, as {input: value}.
 export function urlGroup(prefix) {
   const out = {};
-  for (const [k, v] of new URLSearchParams(location.search)) {
+  for (const [k, v] of query()) {
     if (k.startsWith(prefix + '.')) out[k.slice(prefix.length + 1)] = v;
   }
   return out;
 }
 
 export function urlClearGroup(prefix) {
-  const q = new URLSearchParams(location.search);
+  const q = query();
   for (const k of [...q.keys()]) if (k.startsWith(prefix + '.')) q.delete(k);
-  const s = q.toString();
-  history.replaceState(history.state, '', `${location.pathname}${s ? '?' + s : ''}${location.hash}`);
+  writeQuery(q);
 }
 
 // A widget's saved inputs under `prefix` (its widgetKey): in the URL where urlStateOn(el), else in
@@ -195,6 +216,25 @@ export function setChip(id) {
   document.dispatchEvent(new CustomEvent('sb-chip', { detail: { chip: id } }));
 }
 
+// The last TPU the reader chose (or the page's default TPU): where a calculator refuses a GPU
+// page chip, it computes on this one and the page says so (lib/calc.js, gpuNotice).
+const TPU_KEY = 'sb.tpu';
+export function rememberTpu(id) {
+  storeSet(TPU_KEY, id);
+}
+// {id, picked}: the last TPU the reader picked, else the page's own default TPU (picked false).
+export function lastTpu(tpuIds) {
+  const stored = storeGet(TPU_KEY);
+  if (stored && tpuIds.includes(stored)) return { id: stored, picked: true };
+  const dflt = pageDefaultChip();
+  return { id: tpuIds.includes(dflt) ? dflt : (tpuIds.includes(DEFAULT_CHIP) ? DEFAULT_CHIP : tpuIds[0]), picked: false };
+}
+
+// Whether the page's chip is the reader's (a link's or an earlier choice), not the page default.
+export function chipChosen() {
+  return !!((urlStateOn() && urlGet('chip')) || storeGet(CHIP_KEY));
+}
+
 // Makes the page's address carry the chip it shows, so that a link copied from it opens on the
 // same chip: a known chip in the URL becomes the reader's choice for the next page too; otherwise
 // the reader's choice (or the default) is written to the URL. `known` is the chip table's ids.
@@ -216,6 +256,97 @@ export function onChip(fn) {
   const h = (e) => fn(e.detail.chip);
   document.addEventListener('sb-chip', h);
   return () => document.removeEventListener('sb-chip', h);
+}
+
+// ---------------------------------------------------------------- the page-wide model
+// Like the chip: one model for every widget on a page that takes a `model` input, carried in the
+// address (`model=`, so a shared link opens on it) and in localStorage (so the next chapter opens
+// on it too). A widget's own model field sets the page's model; "custom" stays the widget's own.
+const MODEL_KEY = 'sb.model';
+
+// The model a page opens on: the URL's `model=`, then the reader's last choice; null leaves each
+// calculator on its own default.
+export function getModel() {
+  return (urlStateOn() && urlGet('model')) || storeGet(MODEL_KEY) || null;
+}
+
+// Sets the page model (address, storage) and tells every widget (document event 'sb-model',
+// detail {model}).
+export function setModel(id) {
+  if (!id || id === 'custom') return;
+  if (id === getModel() && (!urlStateOn() || urlGet('model') === id)) return;
+  if (urlStateOn()) urlSet('model', id);
+  storeSet(MODEL_KEY, id);
+  document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));
+}
+
+// A page whose calculators take a model writes the model it shows to its address; a known model in
+// the URL becomes the reader's choice for the next page. `known`: the ids the page's calculators
+// accept (empty: take the URL's as it is).
+export function syncModel(known, fallback) {
+  if (!urlStateOn()) return;
+  const ok = (m) => !!m && (!known.length || known.includes(m));
+  const inUrl = urlGet('model');
+  if (ok(inUrl)) { storeSet(MODEL_KEY, inUrl); return; }
+  const stored = storeGet(MODEL_KEY);
+  urlSet('model', ok(stored) ? stored : fallback);
+  if (inUrl) document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: getModel() } }));
+}
+
+// Calls fn(modelId) on every change of the page model; returns an unsubscribe function.
+export function onModel(fn) {
+  const h = (e) => fn(e.detail.model);
+  document.addEventListener('sb-model', h);
+  return () => document.removeEventListener('sb-model', h);
+}
+
+// ---------------------------------------------------------------- heavy work off the main thread
+// A calculator the registry marks heavy (a planner, a sweep) runs in a Web Worker that holds its
+// own instance of the chapter's module (lib/worker.js), so the page's main thread never waits for
+// it. Where no worker can start (a host page of another origin), it runs here.
+const workers = new Map();  // chapter -> {worker, pending: Map(id -> resolve)} | null
+let lastJob = 0;
+
+function workerOf(chapter) {
+  if (workers.has(chapter)) return workers.get(chapter);
+  let w = null;
+  try {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    w = { worker, pending: new Map() };
+    worker.onmessage = (e) => {
+      const done = w.pending.get(e.data.id);
+      w.pending.delete(e.data.id);
+      done?.(e.data.response);
+    };
+    worker.onerror = (e) => {
+      e.preventDefault?.();
+      workers.set(chapter, null);  // from now on on the main thread
+      for (const done of w.pending.values()) done(null);
+      w.pending.clear();
+    };
+  } catch {
+    w = null;
+  }
+  workers.set(chapter, w);
+  return w;
+}
+
+// Resolves to the response of calculator `name`: in its chapter's worker when the catalogue marks
+// it heavy, else (or when the worker fails) from the page's own module.
+export async function compute(name, inputs) {
+  const info = await calculatorInfo(name);
+  const chapter = info?.chapter ?? await chapterOf(name);
+  const w = info?.heavy && typeof Worker !== 'undefined' ? workerOf(chapter) : null;
+  if (w) {
+    const id = ++lastJob;
+    const url = new URL(`../wasm/scaling-${chapter}.mjs`, import.meta.url).href;
+    const r = await new Promise((resolve) => {
+      w.pending.set(id, resolve);
+      w.worker.postMessage({ id, url, name, inputs });
+    });
+    if (r) return r;
+  }
+  return (await scaling(chapter)).calc(name, inputs);
 }
 
 // ---------------------------------------------------------------- progress

@@ -191,7 +191,10 @@ export class SbExercise extends HTMLElement {
       f.verdict.className = `sb-slot-verdict sb-${res.verdict}`;
       f.verdict.dataset.verdict = res.verdict;
       if (res.error) { f.error.textContent = res.error.message; f.input.setAttribute('aria-invalid', 'true'); }
-      if (res.hint) f.hint.textContent = res.hint;
+      // A wrong answer's likely mistake, or why an answer other than the exact value counts (the
+      // book's rounding, its GB for GiB), with the exact value: what the CLI prints.
+      f.hint.textContent = res.hint || res.note || '';
+      f.hint.classList.toggle('sb-slot-note', !res.hint && !!res.note);
       if (res.verdict === 'correct') correct += 1;
     }
     const total = this.slots.size;
@@ -212,8 +215,18 @@ export class SbExercise extends HTMLElement {
     this.querySelector('.sb-solved-badge')?.removeAttribute('hidden');
   }
 
-    newVariant() {
-    const seed = 1 + Math.floor(Math.random() * 999999);
+  // A fresh draw: a seed whose givens differ from the ones on screen (a few tries), so that the
+  // button never shows the same numbers twice in a row.
+  newVariant() {
+    const now = JSON.stringify(this.problem?.given?.map((g) => g.value));
+    let seed = 0;
+    for (let i = 0; i < 8; i++) {
+      seed = 1 + Math.floor(Math.random() * 999999);
+      const v = this.sb.variant(this.problemId, seed);
+      if (!v.ok) break;
+      const p = this.sb.problem(this.problemId, v.given);
+      if (!p.ok || JSON.stringify(p.given.map((g) => g.value)) !== now) break;
+    }
     this.state.clear();
     this.state.set('seed', seed);
     this.load(seed);

@@ -92,8 +92,12 @@ export function tex(source, { display = false, className = 'sb-tex' } = {}) {
   if (katex) {
     render();
   } else {
-    el.textContent = String(source);
-    loadKatex().then(render, () => {});  // if KaTeX cannot load, the source text stays
+    // No raw TeX on screen while KaTeX loads: the element waits empty (busy), and shows the
+    // source only if KaTeX cannot load.
+    el.classList.add('sb-tex-pending');
+    el.setAttribute('aria-busy', 'true');
+    const done = () => { el.classList.remove('sb-tex-pending'); el.removeAttribute('aria-busy'); };
+    loadKatex().then(() => { done(); render(); }, () => { done(); el.textContent = String(source); });
   }
   return el;
 }

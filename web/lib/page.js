@@ -3,7 +3,10 @@
 // one <sb-calc> per calculator / <sb-exercise> per problem of the chapter (from the catalogue,
 // data/catalog.json), and on the home page shows the reader's progress per chapter. Chapter widgets
 // (chapters/<id>/widgets.js, served as widgets/<id>.js) import this module first.
-import { catalog, chipTable, progressByChapter, problemsOf, h, syncChip, useUrlState } from './core.js';
+import {
+  catalog, chipTable, progressByChapter, problemsOf, h, syncChip, syncModel, useUrlState, getChip, onChip,
+  rememberTpu, chipChosen,
+} from './core.js';
 import './calc.js';
 import './exercise.js';
 import './chips.js';
@@ -51,10 +54,30 @@ async function showProgress() {
   }
 }
 
+// The page chip in the address; a TPU chosen is the one a calculator that refuses a GPU falls
+// back to (lib/calc.js).
+function followChip(t) {
+  syncChip(t.chips.map((c) => c.id));
+  const tpus = new Set(t.chips.filter((c) => c.kind !== 'gpu').map((c) => c.id));
+  const note = (id) => { if (tpus.has(id)) rememberTpu(id); };
+  if (chipChosen()) note(getChip());
+  onChip(note);
+}
+
+// A page whose calculators take a model carries the page's model in its address.
+function followModel(cat) {
+  const chapters = new Set([...document.querySelectorAll('[data-calculators]')].map((s) => s.dataset.calculators));
+  const params = cat.calculators.filter((c) => chapters.has(c.chapter))
+    .map((c) => c.params.find((p) => p.name === 'model')).filter(Boolean);
+  if (!params.length) return;
+  const known = params.every((p) => p.kind === 'choice') ? [...new Set(params.flatMap((p) => p.choices))] : [];
+  syncModel(known.filter((m) => m !== 'custom'), params[0].default);
+}
+
 async function main() {
-  chipTable().then((t) => syncChip(t.chips.map((c) => c.id)), () => {});  // the picker reports a failure
+  chipTable().then(followChip, () => {});  // the picker reports a failure
   try {
-    await catalog();
+    followModel(await catalog());
   } catch (e) {
     const main = document.querySelector('main');
     main?.prepend(h('p', { class: 'sb-error' }, `The catalogue of calculators and exercises did not load: ${e.message}`));

@@ -77,6 +77,7 @@ export function logLogPlot(el, opts) {
   const data = (o) => [o.xs, ...o.series.map((s) => s.ys)];
   let current = opts;
   let plot = new uPlot(build(opts), data(opts), el);
+  label(el, opts);
   const ro = typeof ResizeObserver !== 'undefined'
     ? new ResizeObserver(() => plot.setSize(sizeOf(el, height))) : null;
   ro?.observe(el);
@@ -88,9 +89,19 @@ export function logLogPlot(el, opts) {
       current = o;
       if (same) plot.setData(data(o));
       else { plot.destroy(); plot = new uPlot(build(o), data(o), el); }
+      label(el, o);
     },
     destroy() { ro?.disconnect(); plot.destroy(); },
   };
+}
+
+// A plot's name for a screen reader: its own `label`, else what it draws ("attainable FLOPs/s
+// against arithmetic intensity: v5e roof, ridge, this operation"); the canvas is an image of it.
+function label(el, o) {
+  const text = o.ariaLabel || `${o.title ? `${o.title}: ` : ''}${o.yLabel || 'y'} against ${o.xLabel || 'x'} (log-log): ${o.series.map((s) => s.label).join(', ')}`;
+  el.setAttribute('role', 'img');
+  el.setAttribute('aria-label', text);
+  for (const c of el.querySelectorAll('canvas')) c.setAttribute('aria-hidden', 'true');
 }
 
 // The series of a roofline as the module draws it (a roofline calculator's `plot`): each roof's

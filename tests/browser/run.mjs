@@ -1,0 +1,42 @@
+// The browser-test layer as npm test runs it: the site is built once (into a temporary folder) and
+// served once, one Chromium is started (a playwright browser server), and every
+// tests/browser/*.test.mjs file joins them (harness.mjs reads SB_SITE, SB_SITE_URL, SB_BROWSER_WS),
+// two files at a time (the machine has 2 cores). Prints the layer's time.
+//   node tests/browser/run.mjs [file ...]     (default: every *.test.mjs here)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { root, CHROMIUM, FLAGS, freePort, startServer } from './harness.mjs';
+
+const here = path.join(root, 'tests', 'browser');
+const files = process.argv.slice(2).length ? process.argv.slice(2)
+  : fs.readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join(here, f));
+const t0 = performance.now();
+const own = !process.env.SB_SITE;
+const site = own ? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-test-site-')) : path.resolve(process.env.SB_SITE);
+let server = null, browser = null, code = 1;
+try {
+  if (process.env.SB_SKIP_BUILD !== '1') {
+    const { build } = await import(path.join(root, 'web', 'build.mjs'));
+    await build({ quiet: true, out: site });
+  }
+  const tBuilt = performance.now();
+  server = await startServer(await freePort(), site);
+  browser = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  const env = { ...process.env, SB_SITE: site, SB_SKIP_BUILD: '1', SB_SITE_URL: server.url, SB_BROWSER_WS: browser.wsEndpoint() };
+  const concurrency = process.env.SB_TEST_CONCURRENCY || '2';
+  code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { env, stdio: 'inherit' });
+    child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
+  });
+  const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`browser tests: ${files.length} files, site built in ${s(tBuilt - t0)}, tests ${s(performance.now() - tBuilt)}, ` +
+    `layer ${s(performance.now() - t0)} (one build, one server, one Chromium, ${concurrency} files at a time)`);
+} finally {
+  await browser?.close();
+  server?.child.kill();
+  if (own) fs.rmSync(site, { recursive: true, force: true });
+}
+process.exit(code);
