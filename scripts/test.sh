@@ -18,7 +18,7 @@ layer "node tests of the wasm modules" node --test tests/node/
 layer "wasm/scaling.d.ts against every response (tsc --noEmit)" node tests/types/check.mjs
 layer "a new chapter folder needs no edit elsewhere" tests/newchapter/run.sh
 layer "browser tests (headless Chromium)" node tests/browser/run.mjs
-layer "fuzzers (bounded)" env FUZZ_RUNS="${FUZZ_RUNS:-50000}" scripts/fuzz.sh
+layer "fuzzers (100 s in all)" env FUZZ_TOTAL_TIME="${FUZZ_TOTAL_TIME:-100}" scripts/fuzz.sh
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
   layer "GoogleTest under ASan + UBSan" scripts/asan.sh
 fi
