@@ -8,11 +8,12 @@ sb_layer_lines=()
 sb_layer_current=""
 sb_start=$SECONDS
 
-# CPU seconds used so far by the finished children of this shell.
+# CPU seconds used so far by the finished children of this shell, in sb_cpu_s. `times` runs here,
+# not in a $(...) subshell, whose children are none of the layers.
 sb_cpu() {
   times >"$sb_times_file"
-  awk 'function sec(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60 + a[2] }
-       NR == 2 { printf "%.1f", sec($1) + sec($2) }' "$sb_times_file"
+  sb_cpu_s=$(awk 'function sec(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60 + a[2] }
+       NR == 2 { printf "%.1f", sec($1) + sec($2) }' "$sb_times_file")
 }
 
 layer() {
@@ -20,9 +21,11 @@ layer() {
   shift
   echo "== $sb_layer_current"
   local t0=$SECONDS c0 c1
-  c0=$(sb_cpu)
+  sb_cpu
+  c0=$sb_cpu_s
   "$@"
-  c1=$(sb_cpu)
+  sb_cpu
+  c1=$sb_cpu_s
   sb_layer_lines+=("$(awk -v n="$sb_layer_current" -v w=$((SECONDS - t0)) -v a="$c0" -v b="$c1" \
     'BEGIN { printf "%-58s %6d s wall %7.0f s CPU", n, w, b - a }')")
   echo "-- ${sb_layer_lines[-1]}"
@@ -34,7 +37,8 @@ sb_layers_summary() {
   echo "== time per layer (wall; CPU = user + system of its processes)"
   printf '%s\n' "${sb_layer_lines[@]}"
   [ -z "$sb_layer_current" ] || echo "$sb_layer_current: FAILED after $((SECONDS - sb_start)) s"
-  printf '%-58s %6d s wall %7.0f s CPU\n' "all" $((SECONDS - sb_start)) "$(sb_cpu)"
+  sb_cpu
+  printf '%-58s %6d s wall %7.0f s CPU\n' "all" $((SECONDS - sb_start)) "$sb_cpu_s"
   rm -f "$sb_times_file"
   exit $rc
 }

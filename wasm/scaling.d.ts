@@ -879,6 +879,8 @@ export interface CalcPayloads {
       total_over_nominal?: number;
       params_mtp?: number;
     }[];
+    /** The rows as the CLI prints them (`scaling models`): texts, the header first. */
+    table: string[][];
   };
 }
 
