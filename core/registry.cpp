@@ -263,8 +263,6 @@ void Registry::add(std::span<const Calculator> cs) {
     int long_texts = 0;
     for (const Param& p : c.params) long_texts += p.long_text;
     if (long_texts > 1) bad_record("calculator with more than one long text", c.name, ch.id);
-    if (!c.command.empty() && long_texts != 1)
-      bad_record("calculator with a command but no long text for its FILE", c.name, ch.id);
     for (const Calculator& other : calcs_)
       if (!c.command.empty() && other.command == c.command)
         bad_record("CLI command taken twice", c.command, ch.id);
