@@ -53,8 +53,8 @@ struct Param {
   bool long_text = false;  // Text: a pasted log or module, up to kLongTextBytes (long_text())
   Text choices;            // Choice: the allowed values separated by '|': "hbm|vmem"
   const ChoiceSource* source = nullptr;  // Choice: values a chapter supplies instead of `choices`
-  Variants variants;       // problems: values "new variant" may draw from
-  std::span<const Text> text_variants;  // problems: the same for a text given
+  Variants variants;                     // problems: values "new variant" may draw from
+  std::span<const Text> text_variants;   // problems: the same for a text given
   // Problems: the key of a chip spec this given states ("hbm_bw", "peak_flops_bf16"; see
   // data/chips.json), or a ratio of two ("peak_flops_int8/peak_flops_bf16"). A variant draws one
   // real chip that has every such spec of the problem and gives all of them that chip's values
@@ -240,10 +240,10 @@ struct Calculator {
   // so that its main thread never waits for it (web/lib/calc.js); `list` says so.
   bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
-  // A command of the CLI's own. With a long_text param, `scaling <command> FILE [--PARAM VALUE ...]`
-  // reads FILE into it ("fit-collective"). Without, it runs on its defaults ("models": `scaling
-  // models`): the response holds the rows under the same key, printed by --json, and their `table`
-  // (texts, the header first), printed plain.
+  // A command of the CLI's own. With a long_text param, `scaling <command> FILE [--PARAM VALUE
+  // ...]` reads FILE into it ("fit-collective"). Without, it runs on its defaults ("models":
+  // `scaling models`): the response holds the rows under the same key, printed by --json, and their
+  // `table` (texts, the header first), printed plain.
   Text command = {};
 };
 

@@ -65,29 +65,6 @@ void Trace::close(Text formula, double value, Text unit, Text section) {
   out_ << '}';
 }
 
-double Trace::step(Text what, Text formula, Text numbers, double value, Text unit) {
-  open(what, formula);
-  if (!numbers.empty()) {
-    out_ << ",\"numbers\":";
-    append_json(out_, numbers);
-  }
-  close(formula, value, unit);
-  return value;
-}
-
-double Trace::step(Text what, Text formula, Text pattern, std::initializer_list<double> xs,
-                   double value, Text unit) {
-  open(what, formula);
-  if (!pattern.empty()) {
-    scratch_.clear();
-    fill(scratch_, pattern, xs);
-    out_ << ",\"numbers\":";
-    append_json(out_, scratch_.view());
-  }
-  close(formula, value, unit);
-  return value;
-}
-
 void Trace::value_member(Text name, double v) {
   append_json(out_, name);
   out_ << ':';

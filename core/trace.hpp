@@ -38,12 +38,6 @@ class Trace {
   double product(Text what, Text name, Text unit, std::initializer_list<Term> terms);
   // A value that no expression gives (a search, a table look-up): words and a value, no formula.
   double value(Text what, double v, Text unit);
-  // Records a step and returns its value, so a model can write `t = tr.step(...)`.
-  double step(Text what, Text formula, Text numbers, double value, Text unit);
-  // The same with the numbers given as a pattern: each '#' in `pattern` becomes the next of xs
-  // typeset by tex(): step("T", "F / W", "\\frac{#}{#}", {flops, bw}, t, "s").
-  double step(Text what, Text formula, Text pattern, std::initializer_list<double> xs, double value,
-              Text unit);
   // A sentence with no number (a verdict, an assumption). Math in it, as in every step's `what`,
   // goes between dollar signs as inline TeX ("compute-bound once $B > I_{hw}$"): the page
   // typesets it, the CLI prints it plain. A relation of its own belongs in equation().

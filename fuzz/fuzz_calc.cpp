@@ -307,20 +307,23 @@ bool skipped(std::string_view who) {
 // across their range and pick choices and texts (renumbered, lengthened).
 void write_seeds(const std::string& dir) {
   const auto& reg = sb::Registry::get();
-  const std::string fills[] = {
-      "", std::string("\1\2\3\4\5\6\7\10", 8), std::string(16, '\1'), std::string(16, '\2'),
-      std::string(8, '\10') + std::string(8, '\6'),
-      std::string(8, '\3') + std::string(4, '\2') + std::string(4, '\1')};
+  const std::string fills[] = {"",
+                               std::string("\1\2\3\4\5\6\7\10", 8),
+                               std::string(16, '\1'),
+                               std::string(16, '\2'),
+                               std::string(8, '\10') + std::string(8, '\6'),
+                               std::string(8, '\3') + std::string(4, '\2') + std::string(4, '\1')};
   for (size_t i = 0; i < reg.calculators().size(); ++i)
     for (size_t k = 0; k < std::size(fills); ++k)
-      sb::fuzz::write_seed(dir, "calc-" + std::string(reg.calculators()[i].name) + "-" +
-                                    std::to_string(k),
-                           std::string("\0\4", 2) + sb::fuzz::index_bytes(i) + fills[k]);
+      sb::fuzz::write_seed(
+          dir, "calc-" + std::string(reg.calculators()[i].name) + "-" + std::to_string(k),
+          std::string("\0\4", 2) + sb::fuzz::index_bytes(i) + fills[k]);
   for (size_t i = 0; i < reg.problems().size(); ++i)
     for (char mode : {1, 2, 3})
       for (size_t k : {size_t{0}, size_t{5}})
-        sb::fuzz::write_seed(dir, "problem-" + std::string(reg.problems()[i].id) + "-" +
-                                      std::to_string(mode) + "-" + std::to_string(k),
+        sb::fuzz::write_seed(dir,
+                             "problem-" + std::string(reg.problems()[i].id) + "-" +
+                                 std::to_string(mode) + "-" + std::to_string(k),
                              std::string{mode, 4} + sb::fuzz::index_bytes(i) + fills[k]);
 }
 

@@ -13,6 +13,7 @@
 #include "chapters/training/model.hpp"
 #include "chapters/training/planner.hpp"
 #include "chapters/training/strategy.hpp"
+#include "chapters/transformers/counting_steps.hpp"
 #include "chapters/transformers/model.hpp"
 #include "chapters/transformers/model_input.hpp"
 #include "core/error.hpp"
@@ -86,8 +87,8 @@ void counting_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
   t.value("Parameters the model stores", P, "count");
   t.value("Matmul weights a token uses (an MoE's active experts; the input embedding is a look-up)",
           Pa, "count");
-  const double f = t.step("Training FLOPs", "6 P_{active} \\cdot \\text{tokens}",
-                          "6 \\cdot # \\cdot #", {Pa, ci.tokens}, s.total_flops, "flop");
+  const double f =
+      tf::six_p_step(t, "Training FLOPs (P: the matmul weights a token uses)", Pa, ci.tokens);
   t.step("Time on the chips", tr::kTrainTime, {f, s.chips, ci.hw.C, ci.mfu});
 }
 

@@ -2,6 +2,7 @@
 // that keep every answer finite, LLaMA 3-70B's configuration as the chapter's table gives it, and
 // the configuration of a problem's givens.
 #pragma once
+#include "chapters/transformers/counting_steps.hpp"
 #include "chapters/transformers/model.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
@@ -52,12 +53,7 @@ inline transformers::Config config_of(const Inputs& in) {
 
 // P from the configuration, with its derivation.
 inline double params_of(const Inputs& in, Trace& t) {
-  const transformers::Config c = config_of(in);
-  const transformers::Params p = transformers::params(c);
-  return t.step(
-      "Parameters", "L (n D F + 2 D (N + K) H) + 2 D V",
-      "# \\cdot (# \\cdot # \\cdot # + 2 \\cdot # (# + #) \\cdot #) + 2 \\cdot # \\cdot #",
-      {c.L, c.gated ? 3.0 : 2.0, c.D, c.F, c.D, c.N, c.K, c.H, c.D, c.V}, p.total, "count");
+  return transformers::count_steps(t, config_of(in)).total;
 }
 
 // Recognisable mistakes (Answers::slip), the same in several problems.

@@ -56,21 +56,13 @@ constexpr Problem kIQ1{
     .solve =
         [](const Inputs& in, Trace& t) {
           const tf::Config c = config_of(in);
-          const tf::Params p = tf::params(c);
-          const double mats = c.gated ? 3 : 2;
+          const tf::CountSteps n = tf::count_steps(t, c);
           Answers a;
-          a["ffw_params"] = t.step("MLP", "L \\cdot n D F", "# \\cdot # \\cdot # \\cdot #",
-                                   {c.L, mats, c.D, c.F}, p.mlp, "count");
-          a["vocab_params"] = t.step("Vocabulary", c.tied ? "D V" : "2 D V",
-                                     c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
-                                     p.embed + p.unembed, "count");
-          a["attention_params"] = t.step("Attention", "L \\cdot 2 D (N + K) H",
-                                         "# \\cdot 2 \\cdot # \\cdot (# + #) \\cdot #",
-                                         {c.L, c.D, c.N, c.K, c.H}, p.attn, "count");
-          a["total_params"] = p.total;
-          if (p.norms > 0)
-            t.step("Norms", "2 D L", "2 \\cdot # \\cdot #", {c.D, c.L}, p.norms, "count");
-          a["mlp_fraction"] = t.step("MLP share", kMlpShare, {p.mlp, p.total});
+          a["ffw_params"] = n.mlp;
+          a["vocab_params"] = n.vocab;
+          a["attention_params"] = n.attn;
+          a["total_params"] = n.total;
+          a["mlp_fraction"] = t.step("MLP share", kMlpShare, {n.mlp, n.total});
           return a;
         },
     .hint = "Grouped-query attention: W_K and W_V have K heads, W_Q and W_O have N.",
@@ -95,8 +87,7 @@ constexpr Problem kIQ2{
     .solve =
         [](const Inputs& in, Trace& t) {
           const double P = params_of(in, t), C = in.num("peak_bf16_flops_per_s");
-          const double f =
-              t.step("FLOPs per token", "6 P", "6 \\cdot #", {P}, tf::six_p_tokens(P, 1), "flop");
+          const double f = t.step("FLOPs per token", tf::kMatmulFlopsPerToken, {P});
           Answers a{{"flops_per_token", f},
                     {"time_per_token_one_chip",
                      t.step("One chip at peak", tr::kTrainTime, {f, 1, C, 1})}};
@@ -138,8 +129,7 @@ constexpr Problem kIQ3{
         [](const Inputs& in, Trace& t) {
           const double P = params_of(in, t), T = in.num("tokens"),
                        C = in.num("peak_bf16_flops_per_s");
-          const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
-                                  "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
+          const double f = tf::six_p_step(t, "Training FLOPs", P, T);
           const double s = t.step("One chip", tr::kTrainTime, {f, 1, C, 1});
           t.note("That is " + units::number(s / (365.25 * 86400), 3) + " years.");
           Answers a{{"total_flops", f}, {"time_one_chip", s}};
@@ -182,8 +172,7 @@ constexpr Problem kIQ4{
         [](const Inputs& in, Trace& t) {
           const double P = params_of(in, t), T = in.num("tokens"), N = in.num("chips"),
                        C = in.num("peak_bf16_flops_per_s"), mfu = in.num("mfu");
-          const double f = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
-                                  "6 \\cdot # \\cdot #", {P, T}, tf::six_p_tokens(P, T), "flop");
+          const double f = tf::six_p_step(t, "Training FLOPs", P, T);
           const double s = t.step("Training time", tr::kTrainTime, {f, N, C, mfu});
           t.note("That is " + units::number(s / 86400, 3) + " days.");
           Answers a{{"train_time", s}};
@@ -245,10 +234,10 @@ constexpr Problem kIQ5{
           s.params = tf::param_bytes(P, in.num("bytes_per_param"));
           s.optimizer = tf::optimizer_bytes(P, in.num("opt_bytes_per_param"));
           Answers a;
-          a["param_bytes"] = t.step("Weights", "b_w P", "# \\cdot #",
-                                    {in.num("bytes_per_param"), P}, s.params, "B");
-          a["optimizer_bytes"] = t.step("Adam", "b_{opt} P", "# \\cdot #",
-                                        {in.num("opt_bytes_per_param"), P}, s.optimizer, "B");
+          a["param_bytes"] =
+              t.product("Weights", "M_params", "B", {{"b_w", in.num("bytes_per_param")}, {"P", P}});
+          a["optimizer_bytes"] =
+              t.product("Adam", "M_opt", "B", {{"b_opt", in.num("opt_bytes_per_param")}, {"P", P}});
           a["checkpoint_bytes"] = t.step("Checkpoints", kCheckpointBytes, {D, B, c, L});
           a["total_bytes"] =
               t.sum("In total", "M", "B",

@@ -115,23 +115,14 @@ constexpr Problem kQ2a{
     .slots = kQ2aSlots,
     .solve =
         [](const Inputs& in, Trace& t) {
-          const tf::Config c = config_of(in);
-          const tf::Params p = tf::params(c);
+          const tf::CountSteps n = tf::count_steps(t, config_of(in));
           Answers a;
-          a["ffw_params"] = t.step("MLP", "L \\cdot n D F", "# \\cdot # \\cdot # \\cdot #",
-                                   {c.L, c.gated ? 3.0 : 2.0, c.D, c.F}, p.mlp, "count");
-          a["attention_params"] = t.step("Attention", "L \\cdot 2 D (N + K) H",
-                                         "# \\cdot 2 \\cdot # \\cdot (# + #) \\cdot #",
-                                         {c.L, c.D, c.N, c.K, c.H}, p.attn, "count");
-          a["vocab_params"] = t.step("Vocabulary", c.tied ? "D V" : "2 D V",
-                                     c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
-                                     p.embed + p.unembed, "count");
-          a["total_params"] = p.total;
-          a["flops_per_token"] = t.step("FLOPs per token", "6 P", "6 \\cdot #", {p.total},
-                                        tf::six_p_tokens(p.total, 1), "flop");
-          a["total_flops"] = t.step("Training FLOPs", "6 P \\cdot \\text{tokens}",
-                                    "6 \\cdot # \\cdot #", {p.total, in.num("tokens")},
-                                    tf::six_p_tokens(p.total, in.num("tokens")), "flop");
+          a["ffw_params"] = n.mlp;
+          a["attention_params"] = n.attn;
+          a["vocab_params"] = n.vocab;
+          a["total_params"] = n.total;
+          a["flops_per_token"] = t.step("FLOPs per token", tf::kMatmulFlopsPerToken, {n.total});
+          a["total_flops"] = tf::six_p_step(t, "Training FLOPs", n.total, in.num("tokens"));
           return a;
         },
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "chapters/training/model.hpp"
+#include "chapters/transformers/counting_steps.hpp"
 #include "chapters/transformers/model.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
@@ -42,10 +43,7 @@ inline double alpha_of(const Inputs& in, Trace& tr) {
 }
 
 // The transformers chapter's 6 P tokens (A.5) as a step.
-inline double six_p_step(Trace& tr, Text what, double P, double tokens) {
-  return tr.step(what, "6 P \\cdot \\text{tokens}", "6 \\cdot # \\cdot #", {P, tokens},
-                 transformers::six_p_tokens(P, tokens), "flop");
-}
+using transformers::six_p_step;  // A.5, 6 P tokens
 
 // Recognisable mistakes (Answers::slip), the same in several problems.
 inline constexpr Text kSlipOneAxis =

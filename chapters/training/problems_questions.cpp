@@ -81,21 +81,13 @@ constexpr Problem kQ1{
           c.gated = in.text("mlp") == "gated";
           c.tied = in.text("embeddings") == "tied";
           c.norms_per_layer = 0;
-          const tf::Params p = tf::params(checked(c));
-          const double mats = c.gated ? 3 : 2;
+          checked(c);
+          const tf::CountSteps n = tf::count_steps(tr, c);
           Answers a;
-          a["ffw_params"] =
-              tr.step("Feed-forward", "L \\cdot n D F", "# \\cdot # \\cdot # \\cdot #",
-                      {c.L, mats, c.D, c.F}, p.mlp, "count");
-          a["attn_params"] = tr.step("Attention", "L \\cdot 2 D (N + K) H",
-                                     "# \\cdot 2 \\cdot # \\cdot (# + #) \\cdot #",
-                                     {c.L, c.D, c.N, c.K, c.H}, p.attn, "count");
-          a["vocab_params"] = tr.step("Vocabulary", c.tied ? "D V" : "2 D V",
-                                      c.tied ? "# \\cdot #" : "2 \\cdot # \\cdot #", {c.D, c.V},
-                                      p.embed + p.unembed, "count");
-          a["total_params"] =
-              tr.sum("Total", "P", "count",
-                     {{"P_FFW", p.mlp}, {"P_attn", p.attn}, {"P_vocab", p.embed + p.unembed}});
+          a["ffw_params"] = n.mlp;
+          a["attn_params"] = n.attn;
+          a["vocab_params"] = n.vocab;
+          a["total_params"] = n.total;
           // The other MLP and the other embedding, as a reader who misread the config counts.
           tf::Config other = c;
           other.gated = !c.gated;

@@ -82,11 +82,17 @@ TEST(JsonWriter, OutGrowsAndKeepsEverything) {
   EXPECT_EQ(out.str(), "x");
 }
 
+double ratio(const double* x) { return x[0] / x[1]; }
+constexpr sb::Symbol kSyms[] = {sb::sym("I", "flop_per_B", 1, 1e6, "intensity"),
+                                sb::sym("peak", "flop_per_s", 1, 1e16, "peak FLOPs/s"),
+                                sb::sym("BW", "B_per_s", 1, 1e13, "bandwidth")};
+constexpr sb::Formula kIntensity =
+    sb::record("I", "peak / BW", "flop_per_B", "test", "peak BW", kSyms, ratio);
+
 TEST(JsonWriter, TraceStepsAreJson) {
   sb::Trace tr;
   // \frac{1.97 \times 10^{14}}{8.2 \times 10^{11}} = 240.2 FLOPs/B
-  const double v = tr.step("Critical intensity", "I = \\mathrm{peak} / BW", "\\frac{#}{#}",
-                           {1.97e14, 8.2e11}, 1.97e14 / 8.2e11, "flop_per_B");
+  const double v = tr.step("Critical intensity", kIntensity, {1.97e14, 8.2e11});
   tr.note("a note");
   EXPECT_DOUBLE_EQ(v, 1.97e14 / 8.2e11);
   const sb::json j = tr.to_json();
