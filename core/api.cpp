@@ -246,16 +246,37 @@ bool has_long_text(const json& req) {
   return false;
 }
 
-// The bytes of the longest string literal of a JSON text, quotes included, by a scan that builds
-// nothing: past 1 MiB, a request is read only if all but that one string fits in 1 MiB, so no
-// other bulk (whitespace, numbers, nesting) reaches the parser.
-size_t longest_string(std::string_view t) {
-  size_t best = 0;
+// The longest string literal of a JSON text, by a scan that builds nothing: its bytes with the
+// quotes (past 1 MiB, a request is read only if all but that one string fits in 1 MiB, so no other
+// bulk reaches the parser), and the most bytes any string decodes to (a string far past the
+// long-text cap is refused before the parser builds it: its buffer grows by doubling, and wasm
+// memory never shrinks). A \uXXXX escape decodes to 1 to 3 bytes of UTF-8, a surrogate half to 2 (a
+// pair: 4).
+struct Longest {
+  size_t raw = 0, decoded = 0;
+};
+size_t escaped_bytes(std::string_view hex) {
+  unsigned cp = 0;
+  for (char c : hex) cp = cp * 16 + (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : (cp >= 0xD800 && cp < 0xE000) ? 2 : 3;
+}
+Longest longest_string(std::string_view t) {
+  Longest best;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i] != '"') continue;
-    size_t j = i + 1;
-    while (j < t.size() && t[j] != '"') j += t[j] == '\\' ? 2 : 1;
-    best = std::max(best, std::min(j, t.size() - 1) + 1 - i);
+    size_t j = i + 1, n = 0;
+    while (j < t.size() && t[j] != '"') {
+      if (t[j] != '\\') {
+        ++j, ++n;
+      } else if (j + 1 < t.size() && t[j + 1] == 'u') {
+        n += escaped_bytes(t.substr(j + 2, 4));
+        j += 6;
+      } else {
+        j += 2, ++n;
+      }
+    }
+    best.raw = std::max(best.raw, std::min(j, t.size() - 1) + 1 - i);
+    best.decoded = std::max(best.decoded, n);
     i = j;
   }
   return best;
@@ -268,8 +289,13 @@ std::string handle(const std::string& text) {
     };
     if (text.size() > kLongRequestBytes) return too_large("the request is over 33 MiB");
     const char* over = "the request is over 1 MiB; only a long-text input may make it longer";
-    if (text.size() > kRequestBytes && text.size() - longest_string(text) > kRequestBytes)
-      return too_large(over);
+    if (text.size() > kRequestBytes) {
+      const Longest l = longest_string(text);
+      if (text.size() - l.raw > kRequestBytes) return too_large(over);
+      // Within 1 MiB over the cap the parser reads it and names the input; far over, not at all.
+      if (l.decoded > kLongTextBytes + kRequestBytes)
+        return too_large("a text in the request is over 17 MiB");
+    }
     json req;
     try {
       req = parse_json(text, kRequestLimits);

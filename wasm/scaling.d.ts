@@ -203,8 +203,140 @@ export interface PublishedFigure {
  *  listed may send nothing beyond CalcBase. `node tests/types/infer.mjs [prefix]` prints what the
  *  built modules send, to start from. */
 export interface CalcPayloads {
+  "gpus.chip": {
+    table: {
+      gpu: string;
+      gpu_value: number;
+      tpu: string;
+      tpu_value: number | null;
+      unit: string;
+    }[];
+  };
+  "gpus.network": NoPayload;
+  "gpus.collective": {
+    binds: string;
+    tpu_slice: string;
+  };
+  "gpus.llm": {
+    model: string;
+  };
+  "gpus.fit": {
+    plot: {
+      measured: number[][];
+      fit: number[][];
+      chapter?: number[][];
+    };
+    report: {
+      source: string;
+      /** null where the log does not say and no option gave it. */
+      collective: string | null;
+      ranks: number | null;
+      gpus: string[];
+      nodes: number | null;
+      rows: {
+        time_us: number | null;
+        algbw_GBps: number | null;
+        busbw_GBps: number | null;
+        size_B: number;
+        in_place?: {
+          time_us: number;
+          algbw_GBps: number;
+          busbw_GBps: number;
+        };
+      }[];
+      largest_busbw_GBps: number | null;
+      avg_busbw_GBps: number | null;
+      /** null when the log has fewer than two usable rows. */
+      fit: null | {
+        latency_s: number;
+        bandwidth_Bps: number;
+        convention: string;
+        algbw_Bps: number;
+        points: number;
+        rms_rel_err: number;
+        /** null with a `reason` where the GPU or the fabric is unknown. */
+        line_rate_fraction: number | null;
+        line_rate_Bps?: number | null;
+        line_rate?: string;
+        reason?: string;
+      };
+      warnings: string[];
+      /** Lines the reader could not use, with why. */
+      skipped: { line: number; reason: string }[];
+      ranks_from: string;
+    };
+  };
+  "inference.step": {
+    bars: {
+      T_kv: number;
+      T_param: number;
+      T_flops: number;
+      T_step: number;
+    };
+    memory: {
+      weights: number;
+      kv: number;
+      hbm: number;
+    };
+    quantization: {
+      dtype_w: string;
+      b_crit: number;
+    }[];
+  };
+  "inference.frontier": {
+    points: {
+      latency: number;
+      tok_s_chip: number;
+      cost: number;
+      B: number;
+      B_max: number;
+      chips: number;
+      shape: string;
+      dtype: string;
+      dtype_w: string;
+      share_kv: number;
+      pareto: boolean;
+      full: boolean;
+    }[];
+  };
+  "inference.plan": {
+    options: {
+      dtype: string;
+      shape: string;
+      chips: number;
+      B: number;
+      B_max: number;
+      tpot: number;
+      ttft: number;
+      replicas: number;
+      prefill_servers: number;
+      chips_total: number;
+      chip_hours_per_m: number;
+      cost_per_m: number;
+      why: string;
+      fits: boolean;
+      meets: boolean;
+      best: boolean;
+    }[];
+    met: boolean;
+  };
+  "inference.sharding": NoPayload;
+  "inference.moe": {
+    mesh: {
+      DP: number;
+      TP: number;
+      experts_per_chip: number;
+      lines: string[];
+    };
+  };
+  "inference.engine": NoPayload;
   "applied-training.case": {
     days: number;
+    convention: {
+      flops: string;
+      flops_book: string;
+      batch: string;
+    };
   };
   "applied-training.plan": {
     book: {
@@ -213,11 +345,14 @@ export interface CalcPayloads {
       Y: number;
       M_X: number;
       M_Y: number;
+      idle: number;
+      remat: string;
       mem: number;
       fits: boolean;
       t_step: number;
       mfu: number;
       compute_bound: boolean;
+      bottleneck: string;
     };
     plan: {
       strategy: string;
@@ -227,6 +362,8 @@ export interface CalcPayloads {
       m: number;
       M_X: number;
       M_Y: number;
+      idle: number;
+      remat: string;
       mem: number;
       fits: boolean;
       t_step: number;
@@ -463,6 +600,8 @@ export interface CalcPayloads {
       tp: number;
       dp: number;
       dcn: number;
+      hbm: number;
+      ep: number;
       comms: number;
       compute_bound: boolean;
     };
@@ -472,38 +611,69 @@ export interface CalcPayloads {
       tp: number;
       dp: number;
       dcn: number;
+      hbm: number;
+      ep: number;
       comms: number;
       compute_bound: boolean;
     };
+    remat: string;
+    memory: {
+      weights: number;
+      grads: number;
+      optimizer: number;
+      activations: number;
+      total: number;
+      hbm: number;
+    };
+    timeline: {
+      step: number;
+      compute: number;
+      hbm: number;
+      fsdp: number;
+      tp: number;
+      ep: number;
+      dp: number;
+      dcn: number;
+      hop: number;
+      bubble: number;
+      overlap: number;
+    };
     strategies: {
       strategy: string;
-      X: number;
-      Y: number;
-      fwd: {
+      X?: number;
+      Y?: number;
+      fwd?: {
         math: number;
         fsdp: number;
         tp: number;
         dp: number;
         dcn: number;
+        hbm: number;
+        ep: number;
         comms: number;
         compute_bound: boolean;
       };
-      bwd: {
+      bwd?: {
         math: number;
         fsdp: number;
         tp: number;
         dp: number;
         dcn: number;
+        hbm: number;
+        ep: number;
         comms: number;
         compute_bound: boolean;
       };
-      step: number;
-      mfu: number;
-      mem: number;
-      fits: boolean;
-      compute_bound: boolean;
-      per_chip_batch: number;
-      bubble: number;
+      step?: number;
+      mfu?: number;
+      mem?: number;
+      fits?: boolean;
+      compute_bound?: boolean;
+      remat?: string;
+      per_chip_batch?: number;
+      bubble?: number;
+      error?: string;
+      field?: string;
     }[];
   };
   "training.split": {
@@ -512,10 +682,14 @@ export interface CalcPayloads {
       fsdp: number[];
       tp: number[];
       math: number[];
+      layout: boolean[];
       x_opt: number;
       lo: number;
       hi: number;
       X: number;
+      Y: number;
+      used: number;
+      idle: number;
     };
   };
   "training.plan": {
@@ -532,8 +706,17 @@ export interface CalcPayloads {
       z: string;
       M_X: number;
       M_Y: number;
+      ep_degree: number;
       remat: string;
       mem: number;
+      memory: {
+        weights: number;
+        grads: number;
+        optimizer: number;
+        activations: number;
+        total: number;
+        hbm: number;
+      };
       fits: boolean;
       t_step: number;
       mfu: number;
@@ -542,6 +725,19 @@ export interface CalcPayloads {
       compute_bound: boolean;
       reason: string;
       why: string;
+      timeline: {
+        step: number;
+        compute: number;
+        hbm: number;
+        fsdp: number;
+        tp: number;
+        ep: number;
+        dp: number;
+        dcn: number;
+        hop: number;
+        bubble: number;
+        overlap: number;
+      };
       slice: string;
     };
     plans: {
@@ -555,8 +751,17 @@ export interface CalcPayloads {
       z: string;
       M_X: number;
       M_Y: number;
+      ep_degree: number;
       remat: string;
       mem: number;
+      memory: {
+        weights: number;
+        grads: number;
+        optimizer: number;
+        activations: number;
+        total: number;
+        hbm: number;
+      };
       fits: boolean;
       t_step: number;
       mfu: number;
@@ -565,8 +770,28 @@ export interface CalcPayloads {
       compute_bound: boolean;
       reason: string;
       why: string;
+      timeline: {
+        step: number;
+        compute: number;
+        hbm: number;
+        fsdp: number;
+        tp: number;
+        ep: number;
+        dp: number;
+        dcn: number;
+        hop: number;
+        bubble: number;
+        overlap: number;
+      };
       slice: string;
     }[];
+    searched: {
+      configs: number;
+      full: number;
+      micro_step: number;
+      cut: boolean;
+      text: string;
+    };
   };
   "training.regime": {
     map: {
@@ -580,7 +805,9 @@ export interface CalcPayloads {
         "FSDP+TP": number;
         DCN: number;
         multi_pod: number;
+        EP: number;
       };
+      remat: string[];
       point: {
         chips: number;
         batch_per_chip: number;

@@ -57,12 +57,21 @@ node -e '
   console.log(JSON.stringify(rec));
 ' "$root" "$part" "$prefix" >"$dir/chapter.json"
 cat >"$dir/model.hpp" <<'CPP'
-// A throwaway chapter's model (tests/newchapter/run.sh): one equation on its base's.
+// A throwaway chapter's model (tests/newchapter/run.sh): one equation on its base's, as a record.
 #pragma once
+#include "core/formula.hpp"
 
 namespace sb::newchapter_probe {
+inline constexpr Symbol kSymbols[] = {
+    sym("R2", "flop_per_B", 1e-3, 1e9, "twice the ridge"),
+    sym("peak", "flop_per_s", 1e9, 1e17, "peak FLOPs/s"),
+    sym("BW", "B_per_s", 1e6, 1e14, "bandwidth")};
 // Twice the roofline chapter's critical intensity.
 double twice_ridge(double peak_flops_per_s, double bw_bytes_per_s);
+inline constexpr Formula kTwiceRidge =
+    record("R2", "2 * peak / BW", "flop_per_B", "probe", "peak BW", kSymbols,
+           [](const double* x) { return twice_ridge(x[0], x[1]); });
+inline constexpr const Formula* kFormulas[] = {&kTwiceRidge};
 }  // namespace sb::newchapter_probe
 CPP
 cat >"$dir/model.cpp" <<'CPP'
@@ -82,10 +91,8 @@ namespace sb::newchapter_probe {
 namespace {
 void ridge_calc(const Inputs& in, Trace& tr, Result& r) {
   const double p = in.num("peak"), bw = in.num("bw");
-  r.value("twice_ridge",
-          tr.step("Twice the ridge", "2 P / W", "2 \\cdot # / #", {p, bw}, twice_ridge(p, bw),
-                  "flop_per_B"),
-          "flop_per_B", "twice the ridge");
+  r.value("twice_ridge", tr.step("Twice the ridge", kTwiceRidge, {p, bw}), "flop_per_B",
+          "twice the ridge");
 }
 constexpr Param kParams[] = {num("peak", "flop_per_s", 1e14, "peak"),
                              num("bw", "B_per_s", 1e12, "bandwidth")};
@@ -128,12 +135,14 @@ cat >"$dir/page.html" <<'HTML'
 <p class="sb-lede" id="probe-content">A throwaway chapter's own content.</p>
 HTML
 cat >"$dir/register.cpp" <<'CPP'
+#include "chapters/newchapter_probe/model.hpp"
 #include "core/registry.hpp"
 
 namespace sb::newchapter_probe {
 void add_calculators(Registry& r);
 void add_problems(Registry& r);
 void register_chapter(Registry& r) {
+  r.add(kFormulas);
   add_calculators(r);
   add_problems(r);
 }

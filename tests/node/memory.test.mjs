@@ -90,7 +90,7 @@ test('a long text is read up to 16 MiB, in an input that takes one; other inputs
   assert.equal(error(mod.api(calcWith(calc.name, 'chip', 'v5e'))).code, 'ok');
 });
 
-test('bad calls of any size leave every module\'s heap within its size after one request at the cap', async () => {
+test('bad calls of any size leave every module\'s heap within its size after the requests at the cap', async () => {
   const huge = 'x'.repeat(50e6);  // 50M characters: 150 MB if room were made for 3 bytes each
   const newlines = '\n'.repeat(LONG_TEXT);
   for (const { file, list } of await chapterModules()) {
@@ -107,6 +107,15 @@ test('bad calls of any size leave every module\'s heap within its size after one
     // decoded text, and the heap's own growth steps: 183 MiB measured for these 33 MiB.
     assert.ok(atCap - start <= 6 * LONG_CAP,
       `${file}: heap grew by ${atCap - start} B for one request of ${LONG_CAP} B`);
+    // A request at the cap of another shape (16 MiB of one letter), then the first again: the
+    // allocator may not fit the second shape into the blocks the first freed (276 MB measured
+    // beside 209 MB), but after one of each the heap stays where it is, whatever comes next.
+    const otherAtCap = calcWith(calc.name, calc.params[0].name, 'z'.repeat(LONG_TEXT), LONG_CAP);
+    JSON.parse(mod.api(otherAtCap));
+    JSON.parse(mod.api(atCapRequest));
+    const settled = mod.HEAPU8.length;
+    assert.ok(settled - start <= 8 * LONG_CAP,
+      `${file}: heap grew by ${settled - start} B for two requests of ${LONG_CAP} B`);
     const bad = [
       huge,
       '{"op":"calc","name":"' + huge.slice(0, 4e6) + '"}',
@@ -124,11 +133,11 @@ test('bad calls of any size leave every module\'s heap within its size after one
       const r = JSON.parse(mod.api(b));
       assert.equal(r.ok, false, `${file}: a bad call of ${String(b).length} characters`);
     }
-    // Requests at the cap again, which reuse what the first one took.
-    JSON.parse(mod.api(calcWith(calc.name, calc.params[0].name, 'z'.repeat(LONG_TEXT), LONG_CAP)));
+    // Requests at the cap again, which reuse what the first ones took.
+    JSON.parse(mod.api(otherAtCap));
     JSON.parse(mod.api(atCapRequest));
-    assert.ok(mod.HEAPU8.length <= atCap,
-      `${file}: heap ${mod.HEAPU8.length} B after the bad calls, ${atCap} B after one request at the cap`);
+    assert.ok(mod.HEAPU8.length <= settled,
+      `${file}: heap ${mod.HEAPU8.length} B after the bad calls, ${settled} B after the requests at the cap`);
     // ...and the module still answers.
     assert.equal(JSON.parse(mod.api('{"op":"parse","text":"45 GB/s","unit":"B_per_s"}')).value, 45e9);
   }
