@@ -144,7 +144,7 @@ constexpr auto kMoeParamsBase = join(kModelInput, kMoeOwn);
 // The EP calculator opens on an MoE of the table.
 constexpr auto kMoeParams = [] {
   auto p = kMoeParamsBase;
-  p[0] = transformers::model_param("qwen3-235b-a22b");
+  p[0] = transformers::moe_model_param("qwen3-235b-a22b");
   return p;
 }();
 

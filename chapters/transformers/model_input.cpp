@@ -80,6 +80,14 @@ std::vector<std::string> model_choice_values() {
   return out;
 }
 
+std::vector<std::string> moe_model_choice_values() {
+  std::vector<std::string> out;
+  for (const std::string& id : model_ids())
+    if (model(id).config.E > 0) out.push_back(id);
+  out.emplace_back(kCustom);
+  return out;
+}
+
 std::string resolve_model_choice(std::string_view text, std::string_view field) {
   if (is_custom(text)) return std::string(kCustom);
   try {

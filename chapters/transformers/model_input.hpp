@@ -33,6 +33,18 @@ constexpr Param model_param(Text def = "llama-3-70b") {
                  "enter its sizes below");
 }
 
+// The same input where only a mixture of experts makes sense (expert parallelism): a page offers
+// the table's MoE models and custom, so a dense page-wide model leaves such a widget on its own;
+// what the reader types still resolves as above (a dense model with E and k set is an MoE).
+std::vector<std::string> moe_model_choice_values();
+inline constexpr ChoiceSource kMoeModelChoices{&moe_model_choice_values, &resolve_model_choice,
+                                               &model_choice_label};
+constexpr Param moe_model_param(Text def) {
+  return sourced("model", def, kMoeModelChoices,
+                 "a mixture of experts of the table (Mixtral 8x7B, Qwen3-235B, DeepSeek-V3, ...), "
+                 "or custom to enter its sizes below");
+}
+
 // A field laid over the model: a whole number, 0 keeping the model's own. The ranges keep every
 // product (FLOPs of a long context on a huge model, KV bytes of a large batch) a finite double.
 constexpr Param model_field(Text name, Text doc, double max) {

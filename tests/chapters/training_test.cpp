@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "chapters/training/model.hpp"
+#include "chapters/transformers/model_input.hpp"
 #include "chapters/transformers/models.hpp"
 #include "core/api.hpp"
 #include "core/hardware.hpp"
@@ -377,14 +378,20 @@ TEST(TrainingCalculators, CustomModelFromItsFields) {
 // ---------------------------------------------------------------- the model menu ----------
 
 TEST(TrainingCalculators, ModelMenusAreTheTable) {
-  // Every "model" menu is exactly the ids of data/models.json, and custom. (The transformers
-  // chapter's "model" is a text that also takes a model's aliases; its page picks from the table.)
+  // Every "model" menu is exactly the ids of the model table, and custom; an expert-parallel
+  // calculator's (inference.moe) the table's MoE models (E > 0), and custom.
   const std::vector<std::string> ids = transformers::model_ids();
-  const std::set<std::string> want(ids.begin(), ids.end());
+  const std::set<std::string> all(ids.begin(), ids.end());
+  std::set<std::string> moe;
+  for (const std::string& id : ids)
+    if (transformers::model(id).config.E > 0) moe.insert(id);
+  EXPECT_EQ(moe, (std::set<std::string>{"deepseek-v3", "gpt-oss-120b", "gpt-oss-20b",
+                                        "mixtral-8x22b", "mixtral-8x7b", "qwen3-235b-a22b"}));
   int menus = 0;
   for (const auto& c : Registry::get().calculators())
     for (const auto& p : c.params)
       if (p.name == "model" && p.kind == Param::Kind::Choice) {
+        const std::set<std::string>& want = p.source == &transformers::kMoeModelChoices ? moe : all;
         const std::vector<std::string> got = choices_of(p);
         std::set<std::string> ids(got.begin(), got.end());
         EXPECT_EQ(ids.erase("custom"), 1u) << c.name;

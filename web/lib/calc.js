@@ -61,6 +61,7 @@ export class SbCalc extends HTMLElement {
     const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
     this.sb = sb;
     const chips = table.chips;
+    this.gpus = new Map(chips.filter((c) => c.kind === 'gpu').map((c) => [c.id, c.name]));
     this.state = widgetState(this, this.key);
     const saved = this.state.all();
     const form = h('form', { class: 'sb-form', onsubmit: (e) => e.preventDefault() });
@@ -77,7 +78,6 @@ export class SbCalc extends HTMLElement {
         h('div', { class: 'sb-calc-out' }, this.formError, this.verdict, this.results, this.notes)),
       this.extra, this.derivation);
     this.tpus = chips.filter((c) => c.kind !== 'gpu').map((c) => c.id);
-    this.gpus = new Map(chips.filter((c) => c.kind === 'gpu').map((c) => [c.id, c.name]));
     this.chipNames = new Map(chips.map((c) => [c.id, c.name]));
     this.unfollow = [onChip((chip) => this.follow('chip', chip)), onModel((m) => this.follow('model', m))];
     this.run();
@@ -92,7 +92,7 @@ export class SbCalc extends HTMLElement {
   // follows the page again.
   follow(name, value) {
     const f = this.fields.get(name);
-    if (!f || !offers(f.input, value)) return;
+    if (!f || !offers(f.input, value) || !this.takesPageChip(f.param, name === 'chip' ? value : null)) return;
     if (f.input.value === value) return;
     f.input.value = value;
     this.state.set(name, null);
@@ -115,16 +115,29 @@ export class SbCalc extends HTMLElement {
       h('div', { class: 'sb-input' }, input, unit), error);
   }
 
+  // A calculator of GPUs (Part 12: its own chip is a GPU) follows a GPU page chip only; a TPU page
+  // chip leaves it on its own GPU. (A TPU calculator takes a GPU page chip and says why it
+  // computes on a TPU: refusedGpu below.)
+  takesPageChip(p, chip) {
+    return !chip || !this.gpus.has(p.default) || this.gpus.has(chip);
+  }
+
   input(p, id, saved, chips) {
     const isChip = p.name === 'chip';
     if (isChip || p.kind === 'choice') {
       const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? choiceWords(c)]);
       const input = h('select', { id, name: p.name }, options.map(([v, t]) => h('option', { value: v }, t)));
-      const page = isChip ? getChip() : (p.name === 'model' ? getModel() : null);
+      const page = isChip ? (this.takesPageChip(p, getChip()) ? getChip() : null) : (p.name === 'model' ? getModel() : null);
       for (const want of [saved, page, p.default]) {
         if (options.some(([v]) => v === want)) { input.value = want; break; }
       }
       return input;
+    }
+    // A long text (a pasted log) keeps its lines: a text box, not a one-line field.
+    if (p.long_text) {
+      const box = h('textarea', { id, name: p.name, rows: 6, spellcheck: 'false', class: 'sb-log' });
+      box.value = saved ?? p.default ?? '';
+      return box;
     }
     const input = h('input', {
       id, name: p.name, type: 'text', inputmode: p.kind === 'number' ? 'decimal' : 'text',
