@@ -131,8 +131,9 @@ test('one strategy, layer by layer, follows the buttons', async () => {
   assert.equal(await calc.locator('.sb-train-sides tbody tr').count(), 6);
   await page.locator('sb-training-strategy button[data-strategy="DP"]').click();
   await page.waitForFunction(() => document.querySelector('sb-training-strategy sb-calc').response.strategy === 'DP');
-  // DP: one AllReduce per weight gradient, backward only; the replicated state does not fit.
-  assert.deepEqual(await calc.locator('.sb-train-collectives tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.op)), ['AllReduce', 'AllReduce']);
+  // DP: one AllReduce per weight gradient of the gated MLP's 3 matrices, backward only; the
+  // replicated state does not fit.
+  assert.deepEqual(await calc.locator('.sb-train-collectives tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.op)), ['AllReduce', 'AllReduce', 'AllReduce']);
   assert.match(await calc.locator('.sb-verdict').textContent(), /does not fit/);
   await page.locator('sb-training-strategy button[data-strategy="TP"]').click();
   await page.waitForFunction(() => document.querySelector('sb-training-strategy sb-calc').response.strategy === 'TP');
