@@ -23,7 +23,8 @@ TrainingState training_state(double P, double tokens, double D, double L, double
 }
 
 double mlp_share(double mlp_params, double params) { return mlp_params / params; }
-double min_chips(double total, double hbm) { return std::ceil(total / hbm); }
+// The fewest chips is the transformers chapter's rule (A.11), bytes over HBM rounded up.
+double min_chips(double total, double hbm) { return tf::min_chips(total, hbm); }
 double bytes_per_chip(double total, double chips) { return total / chips; }
 
 namespace {

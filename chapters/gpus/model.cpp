@@ -9,6 +9,7 @@
 #include "chapters/gpus/collectives.hpp"
 #include "chapters/gpus/llm.hpp"
 #include "chapters/tpus/model.hpp"
+#include "chapters/transformers/model.hpp"
 
 namespace sb::gpus {
 
@@ -141,7 +142,7 @@ double pp_comms_time(double b, double d, double w, double n_mb, double n_stages)
   return 2 * b * d / (w * n_mb) * (n_mb + n_stages - 2);
 }
 double train_bytes(double n_params, double bpp) { return n_params * bpp; }
-double min_gpus(double m_train, double hbm) { return std::ceil(m_train / hbm); }
+double min_gpus(double m_train, double hbm) { return transformers::min_chips(m_train, hbm); }
 double min_nodes(double n, double d_node) { return std::ceil(n / d_node); }
 double bytes_per_gpu(double n_params, double bpp, double n_shard) {
   return n_params * bpp / n_shard;

@@ -119,7 +119,11 @@ export class SbCalc extends HTMLElement {
   // chip leaves it on its own GPU. (A TPU calculator takes a GPU page chip and says why it
   // computes on a TPU: refusedGpu below.)
   takesPageChip(p, chip) {
-    return !chip || !this.gpus.has(p.default) || this.gpus.has(chip);
+    return !chip || !this.gpuCalculator(p) || this.gpus.has(chip);
+  }
+
+  gpuCalculator(p = this.fields.get('chip')?.param) {
+    return !!p && this.gpus.has(p.default);
   }
 
   input(p, id, saved, chips) {
@@ -234,6 +238,7 @@ export class SbCalc extends HTMLElement {
   // keeps its error.
   refusedGpu(inputs, r) {
     if (r.ok || fieldName(r.error.field) !== 'chip' || !this.gpus.has(inputs.chip)) return null;
+    if (this.gpuCalculator()) return null;  // a GPU it cannot use keeps its error
     if (this.state.all().chip !== undefined || !this.tpus.length) return null;
     this.tpuPicked = lastTpu(this.tpus).picked;
     return lastTpu(this.tpus).id;
