@@ -54,7 +54,8 @@ constexpr Param kLlmParams[] = {
     zero_ok(num("k", "count", 0, "active experts; 0 = the model's", 0, 4096, true)),
     zero_ok(num("n_params", "count", 0, "parameters; 0 = the model's", 0, 1e15)),
     num("batch", "tokens", 4e6, "global batch in tokens", 1, 1e12),
-    num("gpus", "count", 4096, "GPUs", 1, 1e6, true),
+    // 4608 = 64 NVL72 racks = 576 nodes of 8: whole nodes on every GPU of the tables.
+    num("gpus", "count", 4608, "GPUs", 1, 1e6, true),
     num("tp", "count", 8, "tensor-parallel degree", 1, 1024, true),
     num("pp", "count", 8, "pipeline-parallel degree", 1, 1024, true),
     num("ep", "count", 1, "expert-parallel degree", 1, 4096, true)};
