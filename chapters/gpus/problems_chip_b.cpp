@@ -103,7 +103,7 @@ constexpr Param kQ6Given[] = {
     dim("fp32_cores_per_subpartition", 32, "fp32 CUDA cores per sub-partition"),
     dim("flops_per_core_per_cycle_fma", 2, "FLOPs per core per cycle with FMA", 1, 4)};
 constexpr Slot kQ6Slots[] = {number("flops_per_cycle", "flop", "vector FLOPs per cycle"),
-                             number("clock_hz", "hz", "the clock it implies")};
+                             number("clock_hz", "count", "the clock it implies")};
 constexpr Problem kQ6{
     .id = "gpus.Quiz1.Q6",
     .title = "B200 clock from vector FLOPs",
