@@ -185,9 +185,9 @@ std::string trim(std::string_view s) {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string dim_name(const Dim& d) {
+  if (d == Dim{}) return "a plain number";  // not "a quantity in chips": chips is one such unit
   for (const auto& u : kUnits)
     if (u.dim == d && u.symbol[0]) return std::string("a quantity in ") + u.symbol;
-  if (d == Dim{}) return "a plain number";
   return "a unit of another kind";
 }
 
@@ -336,7 +336,11 @@ bool known(std::string_view unit) { return find(unit) != nullptr; }
 Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string_view field) {
   const UnitInfo* u = find(unit);
   if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
-  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
+  if (raw.size() > 200)
+    fail(field,
+         "the value is too long (over 200 characters); type a number like " +
+             std::string(u->example),
+         "bad_number");
   std::string s = trim(raw);
   if (s.empty())
     fail(field, "no value given; type a number like " + std::string(u->example), "empty");
@@ -355,11 +359,17 @@ Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string
   Scale sc;
   if (!rest.empty()) {
     sc = read_unit(rest, u, field);
-    if (sc.dim != u->dim)
+    if (sc.dim != u->dim) {
+      // A plain number typed with a unit (a clock as "2.11 GHz" where cycles per second are
+      // asked as a count): say what it is without the unit.
+      const std::string plain = u->dim == Dim{} ? "; as a plain number, " + trim(raw) + " is " +
+                                                      format(v * sc.scale, "count")
+                                                : "";
       fail(field,
            "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(sc.dim) +
-               " ('" + rest + "')",
+               " ('" + rest + "')" + plain,
            "wrong_unit");
+    }
   }
   Quantity q{v * sc.scale, std::nullopt};
   if (sc.binary != sc.scale) q.binary = v * sc.binary;
@@ -454,7 +464,9 @@ const RelationWord* relation_at(std::string_view s, size_t& len) {
 }  // namespace
 
 Bound parse_bound(std::string_view raw, std::string_view unit, std::string_view field) {
-  if (raw.size() > 200) fail(field, "the answer is too long (over 200 characters)", "bad_number");
+  if (raw.size() > 200)
+    fail(field, "the value is too long (over 200 characters); type a number like " + example(unit),
+         "bad_number");
   std::string s = trim(raw);
   Bound b;
   // A leading name: "X < 8", "b_crit <= 240 tokens".

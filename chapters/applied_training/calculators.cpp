@@ -62,11 +62,11 @@ constexpr Param kSeq = num("seq_len", "tokens", 4096, "sequence length", 1, 1e7)
 constexpr Param kPods = count("pods", 1, "pods (DP across pods over DCN)", {}, 1, 1e4);
 constexpr Param kMfu = num("mfu", "ratio", 0.4, "model FLOPs utilisation", 1e-3, 1);
 
-tf::Config config_of(const Inputs& in) { return tf::chosen_model(in).config; }
+tf::Config chosen_config(const Inputs& in) { return tf::chosen_model(in).config; }
 
 CaseInput case_input(const Inputs& in, const hw::Chip& chip) {
   CaseInput ci;
-  ci.model = config_of(in);
+  ci.model = chosen_config(in);
   ci.book_mlp = in.text("mlp") == "book";
   ci.hw = tr::hardware_of(chip);
   ci.tokens = in.num("tokens");

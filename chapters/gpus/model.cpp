@@ -85,7 +85,9 @@ double a2a_ragged_time(double bytes, double n, double w, double k) {
 }
 double a2a_hit_fraction(double z, double k) { return (1 - std::pow((z - 1) / z, k)) * (z - 1) / z; }
 double sharp_ar_time(double bytes, double w) { return bytes / w; }
-double sharp_speedup(double n) { return 2 * (n - 1) / n; }
+// What SHARP saves is the ring's bytes per byte of the array, the same 2 (N - 1) / N that NCCL
+// calls an AllReduce's bus factor: one expression, two names in the book.
+double sharp_speedup(double n) { return allreduce_bus_factor(n); }
 double sharp_switch_bytes(double n) { return n * ((n - 1) / n + 1 / n); }
 double allreduce_bus_factor(double n) { return 2 * (n - 1) / n; }
 double gather_bus_factor(double n) { return (n - 1) / n; }

@@ -22,10 +22,6 @@ using namespace detail;
 namespace {
 
 constexpr int kMaxMicro = 4096;
-constexpr double kMaxPods = 1e4;
-
-std::string count_text(double v) { return units::number(v, 10); }
-
 // The inputs the search needs; InputError naming the field.
 void check_plan_input(const PlanInput& in) {
   for (auto [v, field] : {std::pair{in.hw.C, "C"},

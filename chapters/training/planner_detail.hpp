@@ -6,13 +6,21 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "chapters/sharding/model.hpp"
 #include "chapters/training/costs.hpp"
 #include "chapters/training/planner.hpp"
+#include "core/units.hpp"
 
 namespace sb::training::detail {
+
+// The most pods a plan may span: with the work bound, what keeps a search finite.
+inline constexpr double kMaxPods = 1e4;
+
+// A count as the planner's messages write it (up to ten digits).
+inline std::string count_text(double v) { return units::number(v, 10); }
 
 // Everything the search needs about the model, the chip and the batch, once.
 struct Ctx {

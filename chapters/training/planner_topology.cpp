@@ -6,19 +6,15 @@
 
 #include "chapters/tpus/model.hpp"
 #include "chapters/training/planner.hpp"
+#include "chapters/training/planner_detail.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/units.hpp"
 
 namespace sb::training {
 
-namespace {
-
-constexpr double kMaxPods = 1e4;
-
-std::string count_text(double v) { return units::number(v, 10); }
-
-}  // namespace
+using detail::count_text;
+using detail::kMaxPods;
 
 // ------------------------------------------------------------------ topology
 

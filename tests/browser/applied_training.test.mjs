@@ -42,15 +42,18 @@ test('the case study answers the chapter\'s questions beside the planner\'s plan
   await page.close();
 });
 
-test('the case study opens on every TPU, and on a GPU page chip computes on a TPU and says why', async () => {
+test('the case study opens on a TPU a link names, and on a GPU page chip computes on that TPU and says why', async () => {
   const page = await site.page('applied-training.html');
   const chips = await page.evaluate(async () => {
     const core = await import('./lib/core.js');
     return (await core.chipTable()).chips.map((c) => ({ id: c.id, tpu: c.kind === 'tpu' }));
   });
   await page.close();
+  // Every chip's widgets are chips.test.mjs's; here the case study's comparison on a TPU a link
+  // names, then a GPU after it (the TPU it computes on is that last one).
+  const pick = [chips.find((c) => c.tpu && c.id !== 'v5p'), chips.find((c) => !c.tpu)];
   let lastTpu = 'v5p';  // the page's own TPU until a link names one (then it is the reader's last)
-  for (const { id, tpu } of chips) {
+  for (const { id, tpu } of pick) {
     const p = await site.page(`applied-training.html?chip=${id}`);
     await p.waitForFunction((sel) => document.querySelector(sel)?.response, CASE);
     const r = await p.evaluate((sel) => document.querySelector(sel).response, CASE);

@@ -1,6 +1,6 @@
-// Every calculator and chapter widget opens in a valid state for every page chip: each chapter page
-// (from the chapter records) is opened with each chip of the chip tables as `?chip=<id>`, and every
-// widget must show its output. The one exception is a chip without the hardware a widget models (a
+// Every calculator and chapter widget is in a valid state for every page chip: each chapter page
+// (from the chapter records) is opened on a GPU as `?chip=<id>` and then set to each chip of the
+// chip tables, and every widget must show its output. The one exception is a chip without the hardware a widget models (a
 // GPU has no ICI torus, no MXU): then the widget says so in words, naming the chip, and greys out
 // everything it showed before, plot included. Needs the wasm build and /usr/bin/chromium.
 import { test, before, after, afterEach } from 'node:test';
@@ -33,27 +33,44 @@ function judge(w, chip, where) {
   assert.ok(w.greyed, `${where}: ${w.name} is in error but does not grey out what it shows`);
 }
 
+// One load per chapter page, on a GPU (a page opened on a GPU); then the page chip moves through
+// every chip of the tables in the page itself, as the chip picker moves it, with v5p before each
+// GPU (what the TPU showed must not stay as if it were the GPU's). A load per chip and page was
+// 700 s of the browser layer; the widgets follow a chip change through the same code either way.
+// Judges every widget of the page against the chip it computes on: the page chip, except for a
+// calculator on a chip of its own (a GPU calculator keeps its GPU under a TPU page chip; a TPU
+// calculator computes on the last TPU under a GPU page chip).
+async function judgeAll(page, chip, chips, where) {
+  const own = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('sb-calc')]
+    .filter((c) => c.fields?.has('chip')).map((c) => [`sb-calc ${c.getAttribute('name')}${c.id ? '#' + c.id : ''}`, c.inputs().chip])));
+  for (const w of await widgetStates(page)) judge(w, chips.find((c) => c.id === own[w.name]) ?? chip, where);
+}
+
 test('every widget of every chapter page opens in a valid state for every page chip', async () => {
   const { chapters, chips } = await siteData();
   assert.ok(chapters.length > 0 && chips.length > 0);
+  const gpu = chips.find((c) => c.kind === 'gpu');
   for (const ch of chapters) {
+    await site.reset();
+    const page = await site.page(`${ch.slug}.html?chip=${gpu.id}`);
+    await settled(page);
+    await judgeAll(page, gpu, chips, `${ch.slug}.html?chip=${gpu.id}`);
     for (const chip of chips) {
-      await site.reset();
-      const where = `${ch.slug}.html?chip=${chip.id}`;
-      const page = await site.page(where);
+      const set = (id) => page.evaluate(async (c) => (await import('./lib/core.js')).setChip(c), id);
+      if (chip.kind === 'gpu') { await set('v5p'); await settled(page); }
+      await set(chip.id);
       await settled(page);
-      const widgets = await widgetStates(page);
-      for (const w of widgets) judge(w, chip, where);
-      // A GPU picked after a TPU: what the TPU showed must not stay as if it were the GPU's.
-      if (chip.kind === 'gpu') {
-        await page.evaluate(async (id) => (await import('./lib/core.js')).setChip(id), 'v5p');
-        await settled(page);
-        await page.evaluate(async (id) => (await import('./lib/core.js')).setChip(id), chip.id);
-        await settled(page);
-        for (const w of await widgetStates(page)) judge(w, chip, `${where}, after v5p`);
+      const where = `${ch.slug}.html, page chip set to ${chip.id}${chip.kind === 'gpu' ? ' after v5p' : ''}`;
+      await judgeAll(page, chip, chips, where);
+      if (chip.kind !== 'gpu') {
+        // Every calculator that takes the page's TPU computes on it (a GPU calculator keeps its GPU).
+        const off = await page.evaluate((id) => [...document.querySelectorAll('sb-calc')]
+          .filter((c) => c.fields?.has('chip') && c.takesPageChip(c.fields.get('chip').param, id))
+          .filter((c) => c.response?.inputs?.chip !== id).map((c) => c.getAttribute('name')), chip.id);
+        assert.deepEqual(off, [], `${where}: these compute on another chip`);
       }
       if (chip.id === 'h100' || chip.id === 'v5e') await site.shot(page, `chips-${ch.id}-${chip.id}`);
-      await page.close();
     }
+    await page.close();
   }
 });

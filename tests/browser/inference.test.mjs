@@ -100,23 +100,8 @@ test('the EP calculator is marked beyond the book and shows its mesh', async () 
   await page.close();
 });
 
-test('every calculator opens in a valid state on every TPU, and on a GPU says why not', async () => {
-  const page = await site.page('inference.html');
-  const tpus = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    return (await core.chipTable()).chips.filter((c) => c.kind === 'tpu').map((c) => c.id);
-  });
-  await page.close();
-  for (const chip of tpus) {
-    const p = await site.page(`inference.html?chip=${chip}`);
-    for (const name of CALCS) {
-      await ready(p, name);
-      const r = await response(p, name);
-      assert.equal(r.ok, true, `${chip} ${name}: ${JSON.stringify(r.error)}`);
-      assert.equal(r.inputs.chip, chip);
-    }
-    await p.close();
-  }
+// Every TPU: chips.test.mjs (every widget of every page on every chip, computing on the page chip).
+test('on a GPU page chip every calculator computes on a TPU and says why beside its chip', async () => {
   // A GPU page chip: the page says at the top what a GPU lacks here, and every calculator computes
   // on the last TPU and says so beside its chip field (the site's rule, lib/calc.js).
   const gpu = await site.page('inference.html?chip=h100');

@@ -144,26 +144,7 @@ test('one strategy, layer by layer, follows the buttons', async () => {
   await page.close();
 });
 
-test('every calculator of the page opens in a valid state on every TPU', async () => {
-  const page = await site.page('training.html');
-  const tpus = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    return (await core.chipTable()).chips.filter((c) => c.kind === 'tpu').map((c) => c.id);
-  });
-  await page.close();
-  assert.ok(tpus.length >= 5, tpus.join());
-  for (const chip of tpus) {
-    const p = await site.page(`training.html?chip=${chip}`);
-    for (const name of ['training.plan', 'training.regime', 'training.strategy', 'training.split']) {
-      await p.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
-      const r = await p.evaluate((n) => document.querySelector(`sb-calc[name="${n}"]`).response, name);
-      assert.equal(r.ok, true, `${chip} ${name}: ${JSON.stringify(r.error)}`);
-      assert.equal(r.inputs.chip, chip);
-    }
-    await p.close();
-  }
-});
-
+// Every TPU: chips.test.mjs (every widget of every page on every chip, computing on the page chip).
 test('on a GPU page chip the page says what a GPU lacks here and the widgets compute on a TPU', async () => {
   const page = await site.page('training.html?chip=h100');
   await page.locator('#sb-gpu-notice').waitFor();

@@ -105,6 +105,23 @@ TEST(UnitsParse, DollarsAndOtherForms) {
   EXPECT_EQ(refused("3 GB", "s").code, "wrong_unit");
 }
 
+// A plain number (a count) typed with a unit is refused as such, never as "a quantity in chips"
+// (the first unitless unit of the table), and the message gives the plain value: 2.11 GHz is
+// 2.11 * 1e9 = 2.11e9 cycles per second.
+TEST(UnitsParse, AUnitWhereAPlainNumberIsAsked) {
+  const auto e = refused("2.11 GHz", "count");
+  EXPECT_EQ(e.code, "wrong_unit");
+  EXPECT_NE(std::string(e.what()).find("expected a plain number"), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()).find("chips"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("2.11 GHz is 2.11e9"), std::string::npos) << e.what();
+  // 8192 chips is a count: the chip is the unit of counting machines.
+  EXPECT_DOUBLE_EQ(parse("8192 chips", "count", "x"), 8192);
+  // Too long is about the value typed, a calculator's input as much as an answer.
+  const auto longer = refused(std::string(201, '1'), "count");
+  EXPECT_NE(std::string(longer.what()).find("the value is too long"), std::string::npos)
+      << longer.what();
+}
+
 TEST(UnitsParse, Bounds) {
   struct Case {
     const char* text;

@@ -13,6 +13,7 @@ id=newchapter_probe      # the folder and C++ namespace
 prefix=newchapter-probe  # its catalogue prefix: not the id, as for applied_training
 dir=chapters/$id
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten (see scripts/build.sh)
+[ -x /usr/bin/python3 ] && export EMSDK_PYTHON="${EMSDK_PYTHON:-/usr/bin/python3}"  # no pyenv shim per em++ call
 
 if [ ! -f build/native/build.ninja ] || [ ! -f build/wasm/build.ninja ]; then
   echo "tests/newchapter: configure and build the native and wasm trees first (scripts/build.sh)" >&2

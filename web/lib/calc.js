@@ -4,7 +4,7 @@
 //   SbCalc.addRenderer('roofline.matmul', (response, extraEl, calcEl) => { ...plot... })
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
-  scaling, calculatorInfo, chipTable, getChip, onChip, getModel, setModel, onModel, lastTpu,
+  scaling, catalog, calculatorInfo, chipTable, getChip, onChip, getModel, setModel, onModel, lastTpu,
   compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles,
 } from './core.js';
 import {
@@ -67,6 +67,7 @@ export class SbCalc extends HTMLElement {
     const form = h('form', { class: 'sb-form', onsubmit: (e) => e.preventDefault() });
     for (const p of info.params) form.append(this.field(p, saved[p.name], chips));
     this.formError = h('p', { class: 'sb-error sb-form-error', role: 'alert', hidden: true });
+    this.modelNote = h('p', { class: 'sb-note sb-model-note', hidden: true });
     this.verdict = h('p', { class: 'sb-verdict', 'aria-live': 'polite' });
     this.results = h('table', { class: 'sb-results' });
     this.notes = h('ul', { class: 'sb-notes' });
@@ -75,11 +76,15 @@ export class SbCalc extends HTMLElement {
     this.replaceChildren(
       h('header', { class: 'sb-widget-head' }, h('h3', {}, info.title), info.doc ? h('p', { class: 'sb-doc' }, info.doc) : null),
       h('div', { class: 'sb-calc-body' }, form,
-        h('div', { class: 'sb-calc-out' }, this.formError, this.verdict, this.results, this.notes)),
+        h('div', { class: 'sb-calc-out' }, this.modelNote, this.formError, this.verdict, this.results, this.notes)),
       this.extra, this.derivation);
     this.tpus = chips.filter((c) => c.kind !== 'gpu').map((c) => c.id);
     this.chipNames = new Map(chips.map((c) => [c.id, c.name]));
     this.unfollow = [onChip((chip) => this.follow('chip', chip)), onModel((m) => this.follow('model', m))];
+    // Every model's words, from every model menu of the catalogue, to name a page model this one lacks.
+    this.modelNames = new Map((await catalog()).calculators.flatMap((c) => c.params)
+      .filter((q) => q.name === 'model' && q.choices).flatMap((q) => q.choices.map((v, i) => [v, q.labels?.[i] ?? v])));
+    this.noteModel(getModel());
     this.run();
   }
 
@@ -92,11 +97,24 @@ export class SbCalc extends HTMLElement {
   // follows the page again.
   follow(name, value) {
     const f = this.fields.get(name);
+    if (name === 'model') this.noteModel(value);
     if (!f || !offers(f.input, value) || !this.takesPageChip(f.param, name === 'chip' ? value : null)) return;
     if (f.input.value === value) return;
     f.input.value = value;
     this.state.set(name, null);
     this.run();
+  }
+
+  // A page model this calculator's menu lacks (a dense model where only a mixture of experts makes
+  // sense): the widget keeps its own and says so, naming both.
+  noteModel(id) {
+    const f = this.fields.get('model');
+    const lacks = !!id && !!f && f.input.tagName === 'SELECT' && !offers(f.input, id);
+    this.modelNote.hidden = !lacks;
+    if (!lacks) return;
+    const shown = f.input.selectedOptions[0]?.textContent || f.input.value;
+    this.modelNote.textContent = `The page's model, ${this.modelNames.get(id) || id}, is not in this calculator's menu ` +
+      `(it takes ${f.param.doc.split(',')[0].replace(/ \(.*$/, '')}): it shows ${shown}.`;
   }
 
   // One input per parameter: numbers as text (units allowed), choices and the chip as selects. The
