@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 
 #include "core/error.hpp"
@@ -375,12 +376,11 @@ Result formula(const std::string& text, const Slot& slot, const std::string& fie
   return out;
 }
 
-json grade(const Problem& p, const json& answers, const json& given) {
-  if (!answers.is_object())
-    fail("answers", "answers must be a JSON object of slot: answer", "wrong_type");
-  Inputs in(p.given, given);
-  Trace tr;
-  Answers expected = p.solve ? p.solve(in, tr) : Answers{};
+namespace {
+
+// An answer under a name that is no slot of the problem is refused, naming it (cut to 60
+// characters: the name comes from the request).
+void refuse_unknown_slots(const Problem& p, const json& answers) {
   for (auto it = answers.begin(); it != answers.end(); ++it) {
     bool found = false;
     for (const auto& s : p.slots) found = found || s.name == it.key();
@@ -389,78 +389,99 @@ json grade(const Problem& p, const json& answers, const json& given) {
       fail("answers." + key, "this problem has no answer slot '" + key + "'", "unknown_slot");
     }
   }
-  json results = json::array();
-  for (const auto& s : p.slots) {
-    json r = {{"slot", s.name}};
-    const std::string field = "answers." + std::string(s.name);
-    const json* a = answers.contains(s.name) ? &answers[s.name] : nullptr;
-    std::string text;
-    if (a && a->is_string())
-      text = a->get<std::string>();
-    else if (a && a->is_number())
-      text = units::number(a->get<double>(), 17);
-    else if (a && a->is_boolean())
-      text = a->get<bool>() ? "yes" : "no";
-    else if (a && !a->is_null()) {
-      r["verdict"] = "invalid";
-      r["error"] = {{"code", "wrong_type"},
-                    {"field", field},
-                    {"message", "the answer must be text or a number"}};
-      results.push_back(r);
-      continue;
-    }
-    const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
-    if (s.kind != Slot::Kind::Formula) {
-      auto e = expected.find(s.name);
-      double want = e == expected.end() ? NAN : e->second;
-      if (!std::isfinite(want)) {  // nothing to grade against: say so, not "wrong"
-        r["verdict"] = blank ? "empty" : "invalid";
-        if (!blank)
-          r["error"] = {
-              {"code", "no_answer"},
-              {"field", "given"},
-              {"message", "these givens leave " + std::string(s.label.empty() ? s.name : s.label) +
-                              " with no finite value (a division by zero or an overflow)"}};
-        results.push_back(r);
-        continue;
-      }
-      r["expected"] = want;
-      r["expected_text"] = units::format(want, s.unit);
-    } else {
-      r["expected_text"] = s.formula_tex;
-    }
-    if (blank) {
-      r["verdict"] = "empty";
-      results.push_back(r);
-      continue;
-    }
-    try {
-      Result res;
-      if (s.kind == Slot::Kind::Formula) {
-        res = formula(text, s, field);
-      } else if (s.kind == Slot::Kind::Bool) {
-        const double got = units::parse(text, "bool", field);
-        r["got"] = got;
-        r["got_text"] = units::format(got, "bool");
-        res.verdict =
-            (got != 0) == (r["expected"].get<double>() != 0) ? Verdict::Correct : Verdict::Wrong;
-      } else {
-        double got = 0;
-        res = answer(text, s, r["expected"].get<double>(), expected.books(), expected.slips(),
-                     field, got);
-        r["got"] = got;
-        r["got_text"] = units::format(got, s.unit);
-      }
-      r["verdict"] = name(res.verdict);
-      if (!res.rule.empty()) r["rule"] = res.rule;
-      r["hint"] = res.hint;
-      if (!res.note.empty()) r["note"] = res.note;
-    } catch (const InputError& e) {
-      r["verdict"] = "invalid";
-      r["error"] = {{"code", e.code}, {"field", e.field}, {"message", e.what()}};
-    }
-    results.push_back(r);
+}
+
+// The reader's answer as text: a string as typed, a number in full, a boolean as yes or no, none
+// as empty; nullopt for any other JSON type.
+std::optional<std::string> answer_text(const json* a) {
+  if (!a || a->is_null()) return std::string();
+  if (a->is_string()) return a->get<std::string>();
+  if (a->is_number()) return units::number(a->get<double>(), 17);
+  if (a->is_boolean()) return std::string(a->get<bool>() ? "yes" : "no");
+  return std::nullopt;
+}
+
+// Reads and grades one answer into r (verdict, what was read, rule, hint, note).
+void grade_answer(const Slot& s, const std::string& text, const Answers& expected,
+                  const std::string& field, json& r) {
+  Result res;
+  if (s.kind == Slot::Kind::Formula) {
+    res = formula(text, s, field);
+  } else if (s.kind == Slot::Kind::Bool) {
+    const double got = units::parse(text, "bool", field);
+    r["got"] = got;
+    r["got_text"] = units::format(got, "bool");
+    res.verdict =
+        (got != 0) == (r["expected"].get<double>() != 0) ? Verdict::Correct : Verdict::Wrong;
+  } else {
+    double got = 0;
+    res = answer(text, s, r["expected"].get<double>(), expected.books(), expected.slips(), field,
+                 got);
+    r["got"] = got;
+    r["got_text"] = units::format(got, s.unit);
   }
+  r["verdict"] = name(res.verdict);
+  if (!res.rule.empty()) r["rule"] = res.rule;
+  r["hint"] = res.hint;
+  if (!res.note.empty()) r["note"] = res.note;
+}
+
+// One slot's result: the expected value, then the verdict on the reader's answer, or the error
+// naming the field.
+json grade_slot(const Slot& s, const json& answers, const Answers& expected) {
+  json r = {{"slot", s.name}};
+  const std::string field = "answers." + std::string(s.name);
+  const std::optional<std::string> text =
+      answer_text(answers.contains(s.name) ? &answers[s.name] : nullptr);
+  if (!text) {
+    r["verdict"] = "invalid";
+    r["error"] = {
+        {"code", "wrong_type"}, {"field", field}, {"message", "the answer must be text or a number"}};
+    return r;
+  }
+  const bool blank = text->find_first_not_of(" \t\r\n") == std::string::npos;
+  if (s.kind != Slot::Kind::Formula) {
+    auto e = expected.find(s.name);
+    double want = e == expected.end() ? NAN : e->second;
+    if (!std::isfinite(want)) {  // nothing to grade against: say so, not "wrong"
+      r["verdict"] = blank ? "empty" : "invalid";
+      if (!blank)
+        r["error"] = {
+            {"code", "no_answer"},
+            {"field", "given"},
+            {"message", "these givens leave " + std::string(s.label.empty() ? s.name : s.label) +
+                            " with no finite value (a division by zero or an overflow)"}};
+      return r;
+    }
+    r["expected"] = want;
+    r["expected_text"] = units::format(want, s.unit);
+  } else {
+    r["expected_text"] = s.formula_tex;
+  }
+  if (blank) {
+    r["verdict"] = "empty";
+    return r;
+  }
+  try {
+    grade_answer(s, *text, expected, field, r);
+  } catch (const InputError& e) {
+    r["verdict"] = "invalid";
+    r["error"] = {{"code", e.code}, {"field", e.field}, {"message", e.what()}};
+  }
+  return r;
+}
+
+}  // namespace
+
+json grade(const Problem& p, const json& answers, const json& given) {
+  if (!answers.is_object())
+    fail("answers", "answers must be a JSON object of slot: answer", "wrong_type");
+  Inputs in(p.given, given);
+  Trace tr;
+  Answers expected = p.solve ? p.solve(in, tr) : Answers{};
+  refuse_unknown_slots(p, answers);
+  json results = json::array();
+  for (const auto& s : p.slots) results.push_back(grade_slot(s, answers, expected));
   return {{"id", p.id}, {"results", results}, {"trace", tr.to_json()}, {"inputs", in.all()}};
 }
 

@@ -58,7 +58,7 @@ bool solve(const std::vector<Point>& p, double& latency, double& inv_bw) {
 std::optional<double> logged_factor(const Log& log) {
   std::vector<double> f;
   for (const Row& r : log.rows)
-    if (r.out.algbw_GBps && r.out.busbw_GBps && *r.out.algbw_GBps >= 1)
+    if (r.out.algbw_GBps && r.out.busbw_GBps && *r.out.algbw_GBps >= 1 && *r.out.busbw_GBps > 0)
       f.push_back(*r.out.busbw_GBps / *r.out.algbw_GBps);
   if (f.empty()) return std::nullopt;
   std::sort(f.begin(), f.end());
@@ -107,7 +107,9 @@ Fit fit(const Log& log) {
   f.rms_rel_err = std::sqrt(e2 / p.size());
   auto factor = logged_factor(log);
   if (!factor) factor = bus_factor(log.collective, log.ranks);
-  if (factor) f.bus_Bps = f.bandwidth_Bps * *factor;
+  // A factor of 0 (one rank's AllReduce moves nothing, or a log's busbw of 0) gives no bus
+  // bandwidth: the fit then stays in the algorithm's convention.
+  if (factor && *factor > 0) f.bus_Bps = f.bandwidth_Bps * *factor;
   return f;
 }
 

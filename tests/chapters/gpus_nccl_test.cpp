@@ -211,6 +211,18 @@ TEST(GpusNccl, UnknownGpuStillFits) {
   EXPECT_NE(r["fit"]["reason"].get<std::string>().find("H800"), std::string::npos);
 }
 
+// A bus factor of 0 is no bus factor (found by fuzz_nccl): one rank's all_reduce moves nothing
+// (2 (1 - 1) / 1 = 0), and a log's busbw column of 0 says nothing either. The fit stays in the
+// algorithm's convention: t = 8 us + size / 1e11 B/s gives 1e11 B/s, not 0.
+TEST(GpusNccl, ABusFactorOfZeroLeavesTheAlgorithmBandwidth) {
+  std::string text = "# Collective test starting: all_reduce_perf\n";
+  for (double s : {1e5, 1e6, 1e7, 1e8}) text += table_row(s, 8 + s / 1e11 * 1e6, 0);
+  json r = nccl::report(text, "one.log", "all_reduce", 1, {"", std::nullopt});
+  ASSERT_TRUE(r["fit"].is_object());
+  EXPECT_EQ(r["fit"]["convention"], "algorithm");
+  near_rel(r["fit"]["bandwidth_Bps"].get<double>(), 1e11, 1e-3);
+}
+
 TEST(GpusNccl, SendRecvRanksStayUnknown) {
   std::string text = "# Collective test starting: sendrecv_perf\n";
   for (double s : {1e6, 1e7}) text += table_row(s, 10 + s / 1e11 * 1e6, 1);
