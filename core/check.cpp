@@ -435,8 +435,9 @@ json grade_slot(const Slot& s, const json& answers, const Answers& expected) {
       answer_text(answers.contains(s.name) ? &answers[s.name] : nullptr);
   if (!text) {
     r["verdict"] = "invalid";
-    r["error"] = {
-        {"code", "wrong_type"}, {"field", field}, {"message", "the answer must be text or a number"}};
+    r["error"] = {{"code", "wrong_type"},
+                  {"field", field},
+                  {"message", "the answer must be text or a number"}};
     return r;
   }
   const bool blank = text->find_first_not_of(" \t\r\n") == std::string::npos;
