@@ -22,6 +22,7 @@ using namespace detail;
 namespace {
 
 constexpr int kMaxMicro = 4096;
+
 // The inputs the search needs; InputError naming the field.
 void check_plan_input(const PlanInput& in) {
   for (auto [v, field] : {std::pair{in.hw.C, "C"},

@@ -1,8 +1,8 @@
 // Every calculator and chapter widget is in a valid state for every page chip: each chapter page
 // (from the chapter records) is opened on a GPU as `?chip=<id>` and then set to each chip of the
-// chip tables, and every widget must show its output. The one exception is a chip without the hardware a widget models (a
-// GPU has no ICI torus, no MXU): then the widget says so in words, naming the chip, and greys out
-// everything it showed before, plot included. Needs the wasm build and /usr/bin/chromium.
+// chip tables, and every widget must show its output. The one exception is a chip without the
+// hardware a widget models (a GPU has no ICI torus, no MXU): then the widget says so in words,
+// naming the chip, and greys out everything it showed before, plot included. Needs the wasm build and /usr/bin/chromium.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
@@ -33,10 +33,6 @@ function judge(w, chip, where) {
   assert.ok(w.greyed, `${where}: ${w.name} is in error but does not grey out what it shows`);
 }
 
-// One load per chapter page, on a GPU (a page opened on a GPU); then the page chip moves through
-// every chip of the tables in the page itself, as the chip picker moves it, with v5p before the
-// first GPU (what the TPU showed must not stay as if it were the GPU's). A load per chip and page was
-// 700 s of the browser layer; the widgets follow a chip change through the same code either way.
 // Judges every widget of the page against the chip it computes on: the page chip, except for a
 // calculator on a chip of its own (a GPU calculator keeps its GPU under a TPU page chip; a TPU
 // calculator computes on the last TPU under a GPU page chip).
@@ -46,11 +42,15 @@ async function judgeAll(page, chip, chips, where) {
   for (const w of await widgetStates(page)) judge(w, chips.find((c) => c.id === own[w.name]) ?? chip, where);
 }
 
+// One load per chapter page, opened on the first GPU; then the page chip moves through every chip
+// of the tables in the page itself, as the chip picker moves it, with v5p before that first GPU
+// (what the TPU showed must not stay as if it were the GPU's; the other GPUs come after a GPU). A
+// load per chip and page was 700 s of the browser layer; the widgets follow a chip change through
+// the same code either way.
 test('every widget of every chapter page opens in a valid state for every page chip', async () => {
   const { chapters, chips } = await siteData();
   assert.ok(chapters.length > 0 && chips.length > 0);
   const gpu = chips.find((c) => c.kind === 'gpu');
-  const firstGpu = gpu;  // reached from v5p (a TPU to a GPU); the others from a GPU
   for (const ch of chapters) {
     await site.reset();
     const page = await site.page(`${ch.slug}.html?chip=${gpu.id}`);
@@ -58,10 +58,10 @@ test('every widget of every chapter page opens in a valid state for every page c
     await judgeAll(page, gpu, chips, `${ch.slug}.html?chip=${gpu.id}`);
     for (const chip of chips) {
       const set = (id) => page.evaluate(async (c) => (await import('./lib/core.js')).setChip(c), id);
-      if (chip === firstGpu) { await set('v5p'); await settled(page); }
+      if (chip === gpu) { await set('v5p'); await settled(page); }
       await set(chip.id);
       await settled(page);
-      const where = `${ch.slug}.html, page chip set to ${chip.id}${chip === firstGpu ? ' after v5p' : ''}`;
+      const where = `${ch.slug}.html, page chip set to ${chip.id}${chip === gpu ? ' after v5p' : ''}`;
       await judgeAll(page, chip, chips, where);
       if (chip.kind !== 'gpu') {
         // Every calculator that takes the page's TPU computes on it (a GPU calculator keeps its GPU).

@@ -48,7 +48,11 @@ const modelsOn = (page, pageModel = null) => page.evaluate((want) => {
     const note = c.querySelector('.sb-model-note');
     if (!want || !note || note.hidden) { out.push(c.inputs().model); continue; }
     const menu = [...c.querySelectorAll('select[name="model"] option')].map((o) => o.value);
-    if (menu.includes(want) || !note.textContent.includes("page's model")) out.push(`${c.getAttribute('name')} says "${note.textContent}"`);
+    // The page model's words, as another calculator's menu shows them.
+    const named = [...document.querySelectorAll(`select[name="model"] option[value="${CSS.escape(want)}"]`)][0]?.textContent;
+    if (menu.includes(want) || !named || !note.textContent.includes(`The page's model, ${named},`)) {
+      out.push(`${c.getAttribute('name')} says "${note.textContent}"`);
+    }
   }
   return out;
 }, pageModel);

@@ -113,8 +113,7 @@ export class SbCalc extends HTMLElement {
     this.modelNote.hidden = !lacks;
     if (!lacks) return;
     const shown = f.input.selectedOptions[0]?.textContent || f.input.value;
-    this.modelNote.textContent = `The page's model, ${this.modelNames.get(id) || id}, is not in this calculator's menu ` +
-      `(it takes ${f.param.doc.split(',')[0].replace(/ \(.*$/, '')}): it shows ${shown}.`;
+    this.modelNote.textContent = `The page's model, ${this.modelNames.get(id) || id}, is not in this calculator's menu: it shows ${shown}.`;
   }
 
   // One input per parameter: numbers as text (units allowed), choices and the chip as selects. The
