@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,27 @@ usage:
 const char* kUsageEnd = R"(Values take units: --bw "45 GB/s", b_crit=120, t_math="1.2 ms".
 A long-text input (a pasted log) is read from a file: --PARAM FILE, - for standard input.
 )";
+
+// Argument errors are written to err(), then by run() to stderr; with --json the first one is
+// also printed on stdout as the API's error object, so a script reading JSON always gets JSON.
+std::ostringstream& err() {
+  static std::ostringstream s;
+  return s;
+}
+
+// "error in FIELD: MESSAGE" (or "error: MESSAGE") and what follows it: the API's error object.
+json error_json(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n')), field;
+  if (line.rfind("error in ", 0) == 0) {
+    const size_t colon = line.find(": ");
+    field = line.substr(9, colon == std::string::npos ? std::string::npos : colon - 9);
+    line = colon == std::string::npos ? "" : line.substr(colon + 2);
+  } else if (line.rfind("error: ", 0) == 0) {
+    line = line.substr(7);
+  }
+  return json{{"ok", false},
+              {"error", {{"code", "bad_argument"}, {"message", line}, {"field", field}}}};
+}
 
 int print_error(const json& r, bool as_json) {
   if (as_json) std::cout << r.dump(2) << "\n";
@@ -98,7 +120,7 @@ bool read_long_text(const sb::Param& p, const std::string& file, std::string& te
   if (file != "-") {
     f.open(file, std::ios::binary);
     if (!f) {
-      std::cerr << "error in " << p.name << ": cannot read the file '" << file << "'\n";
+      err() << "error in " << p.name << ": cannot read the file '" << file << "'\n";
       return false;
     }
     in = &f;
@@ -107,12 +129,12 @@ bool read_long_text(const sb::Param& p, const std::string& file, std::string& te
   in->read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in->gcount()));
   if (in->bad()) {
-    std::cerr << "error in " << p.name << ": cannot read the file '" << file << "'\n";
+    err() << "error in " << p.name << ": cannot read the file '" << file << "'\n";
     return false;
   }
   if (text.size() > sb::kLongTextBytes) {
-    std::cerr << "error in " << p.name << ": the file '" << file << "' is over "
-              << sb::kLongTextBytes << " bytes (16 MiB), the most a long text may be\n";
+    err() << "error in " << p.name << ": the file '" << file << "' is over " << sb::kLongTextBytes
+          << " bytes (16 MiB), the most a long text may be\n";
     return false;
   }
   return true;
@@ -135,7 +157,7 @@ bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb
       continue;
     }
     if (a.rfind("--", 0) != 0) {
-      std::cerr << "error: expected --NAME VALUE, got '" << a << "'\n";
+      err() << "error: expected --NAME VALUE, got '" << a << "'\n";
       return false;
     }
     std::string name = a.substr(2), val;
@@ -144,13 +166,13 @@ bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb
     size_t k = 0;
     while (k < params.size() && params[k].name != name) ++k;
     if (k == params.size()) {
-      std::cerr << "error in " << name << ": unknown parameter --" << name << "; this takes";
-      for (const auto& p : params) std::cerr << " --" << p.name;
-      std::cerr << "\n";
+      err() << "error in " << name << ": unknown parameter --" << name << "; this takes";
+      for (const auto& p : params) err() << " --" << p.name;
+      err() << "\n";
       return false;
     }
     if (seen[k]) {
-      std::cerr << "error in " << name << ": --" << name << " is given twice\n";
+      err() << "error in " << name << ": --" << name << " is given twice\n";
       return false;
     }
     seen[k] = true;
@@ -159,9 +181,9 @@ bool flags(const std::vector<std::string>& args, size_t from, std::span<const sb
     } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
       val = args[++i];
     } else {
-      std::cerr << "error in " << name << ": --" << name
-                << (params[k].long_text ? " needs a FILE (- for standard input)" : " needs a value")
-                << "\n";
+      err() << "error in " << name << ": --" << name
+            << (params[k].long_text ? " needs a FILE (- for standard input)" : " needs a value")
+            << "\n";
       return false;
     }
     if (params[k].long_text) {
@@ -183,7 +205,7 @@ bool no_arguments(const std::vector<std::string>& args, size_t from, const char*
     } else if (args[i] == "--help" || args[i] == "-h") {
       help = true;
     } else {
-      std::cerr << "error: unexpected argument '" << args[i] << "'\n" << usage;
+      err() << "error: unexpected argument '" << args[i] << "'\n" << usage;
       return false;
     }
   }
@@ -205,23 +227,23 @@ bool take_pair(const std::string& a, const sb::Problem& p, std::span<const Item>
                std::vector<bool>& seen, const char* what, const char* field, json& into) {
   const size_t eq = a.find('=');
   if (eq == std::string::npos || eq == 0) {
-    std::cerr << "error: expected " << (*field ? "SLOT=ANSWER" : "NAME=VALUE after --given")
-              << ", got '" << a << "'\n";
+    err() << "error: expected " << (*field ? "SLOT=ANSWER" : "NAME=VALUE after --given")
+          << ", got '" << a << "'\n";
     return false;
   }
   const std::string name = a.substr(0, eq);
   size_t k = 0;
   while (k < items.size() && items[k].name != name) ++k;
   if (k == items.size()) {
-    std::cerr << "error in " << field << name << ": " << p.id << " has no " << what << " '" << name
-              << "'; ";
-    if (items.empty()) std::cerr << "it has none";
-    for (size_t i = 0; i < items.size(); ++i) std::cerr << (i ? ", " : "it has: ") << items[i].name;
-    std::cerr << "\n";
+    err() << "error in " << field << name << ": " << p.id << " has no " << what << " '" << name
+          << "'; ";
+    if (items.empty()) err() << "it has none";
+    for (size_t i = 0; i < items.size(); ++i) err() << (i ? ", " : "it has: ") << items[i].name;
+    err() << "\n";
     return false;
   }
   if (seen[k]) {
-    std::cerr << "error in " << field << name << ": " << name << " is given twice\n";
+    err() << "error in " << field << name << ": " << name << " is given twice\n";
     return false;
   }
   seen[k] = true;
@@ -238,7 +260,7 @@ bool problem_args(const std::vector<std::string>& args, const sb::Problem& p, bo
       out.as_json = true;
     } else if (a == "--given") {
       if (i + 1 >= args.size()) {
-        std::cerr << "error in given: --given needs NAME=VALUE\n";
+        err() << "error in given: --given needs NAME=VALUE\n";
         return false;
       }
       const std::span<const sb::Param> given = p.given;
@@ -247,8 +269,8 @@ bool problem_args(const std::vector<std::string>& args, const sb::Problem& p, bo
       const std::span<const sb::Slot> slots = p.slots;
       if (!take_pair(a, p, slots, seen_slot, "answer slot", "answers.", out.answers)) return false;
     } else {
-      std::cerr << "error: unexpected argument '" << a << "'; expected "
-                << (with_answers ? "SLOT=ANSWER, " : "") << "--given NAME=VALUE or --json\n";
+      err() << "error: unexpected argument '" << a << "'; expected "
+            << (with_answers ? "SLOT=ANSWER, " : "") << "--given NAME=VALUE or --json\n";
       return false;
     }
   }
@@ -260,7 +282,7 @@ const sb::Problem* find_problem(const std::vector<std::string>& args) {
   try {
     return &sb::Registry::get().problem(args[2]);
   } catch (const sb::InputError& e) {
-    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    err() << "error in " << e.field << ": " << e.what() << "\n";
     return nullptr;
   }
 }
@@ -288,7 +310,7 @@ int cmd_list(bool as_json) {
 
 int cmd_calc(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
-    std::ostream& o = args.size() < 3 ? std::cerr : std::cout;
+    std::ostream& o = args.size() < 3 ? err() : std::cout;
     if (args.size() < 3) o << "error in name: calc needs a calculator NAME\n";
     o << "usage: scaling calc NAME [--PARAM VALUE ...] [--json]\n\ncalculators:\n";
     for (const auto& c : sb::Registry::get().calculators())
@@ -299,7 +321,7 @@ int cmd_calc(const std::vector<std::string>& args) {
   try {
     c = &sb::Registry::get().calculator(args[2]);
   } catch (const sb::InputError& e) {
-    std::cerr << "error in " << e.field << ": " << e.what() << "\n";
+    err() << "error in " << e.field << ": " << e.what() << "\n";
     return 2;
   }
   json inputs = json::object();
@@ -335,8 +357,8 @@ int cmd_calc(const std::vector<std::string>& args) {
 
 int cmd_problem(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
-    if (args.size() < 3) std::cerr << "error in id: problem needs a problem ID (scaling list)\n";
-    (args.size() < 3 ? std::cerr : std::cout)
+    if (args.size() < 3) err() << "error in id: problem needs a problem ID (scaling list)\n";
+    (args.size() < 3 ? err() : std::cout)
         << "usage: scaling problem ID [--given NAME=VALUE ...] [--json]\n";
     return args.size() < 3 ? 2 : 0;
   }
@@ -367,8 +389,8 @@ int cmd_problem(const std::vector<std::string>& args) {
 
 int cmd_check(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
-    if (args.size() < 3) std::cerr << "error in id: check needs a problem ID (scaling list)\n";
-    (args.size() < 3 ? std::cerr : std::cout)
+    if (args.size() < 3) err() << "error in id: check needs a problem ID (scaling list)\n";
+    (args.size() < 3 ? err() : std::cout)
         << "usage: scaling check ID SLOT=ANSWER ... [--given NAME=VALUE ...] [--json]\n"
            "exit status: 0 all correct, 1 some wrong, 2 bad input\n";
     return args.size() < 3 ? 2 : 0;
@@ -378,14 +400,14 @@ int cmd_check(const std::vector<std::string>& args) {
   if (!p || !problem_args(args, *p, true, pa)) return 2;
   if (pa.answers.empty()) {
     if (p->slots.empty()) {
-      std::cerr << "error: " << p->id << " has no answers to check; scaling problem " << p->id
-                << " shows its model answer\n";
+      err() << "error: " << p->id << " has no answers to check; scaling problem " << p->id
+            << " shows its model answer\n";
       return 2;
     }
-    std::cerr << "error in answers: no answers given; write SLOT=ANSWER, as in " << p->slots[0].name
-              << "=" << sb::units::example(p->slots[0].unit) << " (slots:";
-    for (const auto& sl : p->slots) std::cerr << " " << sl.name;
-    std::cerr << ")\n";
+    err() << "error in answers: no answers given; write SLOT=ANSWER, as in " << p->slots[0].name
+          << "=" << sb::units::example(p->slots[0].unit) << " (slots:";
+    for (const auto& sl : p->slots) err() << " " << sl.name;
+    err() << ")\n";
     return 2;
   }
   const bool as_json = pa.as_json;
@@ -394,8 +416,16 @@ int cmd_check(const std::vector<std::string>& args) {
   json r = sb::api::handle(
       json{{"op", "check"}, {"id", args[2]}, {"answers", answers}, {"given", given}});
   if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  const auto& results = r["results"];
+  if (std::all_of(results.begin(), results.end(),
+                  [](const json& x) { return x["verdict"] == "empty"; })) {
+    err() << "error in answers: every answer given is empty, so nothing was graded; write "
+             "SLOT=ANSWER, as in "
+          << p->slots[0].name << "=" << sb::units::example(p->slots[0].unit) << "\n";
+    return 2;
+  }
   int code = 0;
-  for (const auto& x : r["results"]) {
+  for (const auto& x : results) {
     std::string v = x["verdict"].get<std::string>();
     if (v == "invalid")
       code = 2;
@@ -533,7 +563,7 @@ int cmd_file(const std::vector<std::string>& args, const sb::Calculator& c) {
   const std::string text(long_text_of(c)->name), command(c.command);
   const bool help = args.size() > 2 && (args[2] == "--help" || args[2] == "-h");
   if (args.size() < 3 || help || (args[2].rfind("--", 0) == 0)) {
-    std::ostream& o = help ? std::cout : std::cerr;
+    std::ostream& o = help ? std::cout : err();
     if (!help)
       o << "error in " << text << ": " << command << " needs a FILE first (- for standard input)\n";
     o << "usage: scaling " << command << " FILE [--PARAM VALUE ...] [--json]\n\n";
@@ -590,12 +620,12 @@ bool fit_args(const std::vector<std::string>& args, FitArgs& a) {
     else if (x.rfind("--", 0) != 0 && a.file.empty())
       a.file = x;
     else {
-      std::cerr << "error: unexpected argument '" << x << "'\n" << kFitUsage;
+      err() << "error: unexpected argument '" << x << "'\n" << kFitUsage;
       return false;
     }
   }
   if (a.file.empty() && !a.help) {
-    std::cerr << "error: give the log's FILE\n" << kFitUsage;
+    err() << "error: give the log's FILE\n" << kFitUsage;
     return false;
   }
   return true;
@@ -680,10 +710,10 @@ int cmd_fit(const std::vector<std::string>& args) {
 }
 
 // The whole command: args as main receives them (args[0] the program), the exit status returned.
-int run(const std::vector<std::string>& args) {
+int dispatch(const std::vector<std::string>& args) {
   try {
     if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
-      (args.size() < 2 ? std::cerr : std::cout) << usage();
+      (args.size() < 2 ? err() : std::cout) << usage();
       return args.size() < 2 ? 2 : 0;
     }
     const std::string& cmd = args[1];
@@ -729,12 +759,24 @@ int run(const std::vector<std::string>& args) {
       }
       return cmd_table(c, as_json);
     }
-    std::cerr << "error: unknown command '" << cmd << "'\n" << usage();
+    err() << "error: unknown command '" << cmd << "'\n" << usage();
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    err() << "error: " << e.what() << "\n";
     return 2;
   }
+}
+
+int run(const std::vector<std::string>& args) {
+  err().str("");
+  const int code = dispatch(args);
+  const std::string text = err().str();
+  if (text.empty()) return code;
+  std::cerr << text;
+  const bool as_json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (code == 2 && as_json && text.rfind("error", 0) == 0)
+    std::cout << error_json(text).dump(2) << "\n";
+  return code;
 }
 
 }  // namespace

@@ -110,6 +110,8 @@ const Base kBases[] = {
     {"%", {}, 0.01},
     {"elements", {}, 1},
     {"params", {}, 1},
+    {"param", {}, 1},
+    {"parameters", {}, 1},
 };
 
 // Prefixes, each with its binary reading: the power of 1024 a reader may mean by a decimal one
@@ -329,6 +331,25 @@ Scale read_unit(const std::string& rest, const UnitInfo* u, std::string_view fie
   return {t.dim + (-b.dim), t.scale / b.scale, t.binary / b.binary};
 }
 
+// A plain number's unit word names what it counts: "5 chips" is a number of chips, not of layers,
+// and "70B params" is no chip count. Chip words go with the unit chips alone, parameter and element
+// words with anything but it.
+void check_counted(const std::string& rest, const UnitInfo* u, std::string_view field) {
+  const size_t sp = rest.find_last_of(' ');
+  const std::string w = sp == std::string::npos ? rest : rest.substr(sp + 1);
+  const bool chip = w == "chip" || w == "chips" || w == "device" || w == "devices";
+  const bool other = w == "params" || w == "param" || w == "parameters" || w == "elements";
+  const bool chips_asked = std::string_view(u->id) == "chips";
+  if (chip && !chips_asked)
+    fail(field,
+         "expected " + dim_name(u->dim) + " (like " + u->example + "), not a number of chips ('" +
+             rest + "')",
+         "wrong_unit");
+  if (other && chips_asked)
+    fail(field, "expected a number of chips (like " + std::string(u->example) + "), not of " + w,
+         "wrong_unit");
+}
+
 }  // namespace
 
 bool known(std::string_view unit) { return find(unit) != nullptr; }
@@ -352,6 +373,12 @@ Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string
   double v = read_mantissa(s, end, field, u->example);
   std::string rest = trim(std::string_view(s).substr(end));
   v *= read_times_ten(rest, field);
+  // Where no bytes are asked, B is a billion, as the book writes counts: "70B" parameters,
+  // "17.44B params", "4B tokens".
+  if (u->dim.b == 0 && !rest.empty() && rest[0] == 'B' && (rest.size() == 1 || rest[1] == ' ')) {
+    v *= 1e9;
+    rest = trim(std::string_view(rest).substr(1));
+  }
   if (dollar)
     rest = rest.empty()                                   ? "$"
            : rest[0] == '/' || rest.rfind("per ", 0) == 0 ? "$ " + rest
@@ -359,6 +386,7 @@ Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string
   Scale sc;
   if (!rest.empty()) {
     sc = read_unit(rest, u, field);
+    if (sc.dim == Dim{} && u->dim == Dim{}) check_counted(rest, u, field);
     if (sc.dim != u->dim) {
       // A plain number typed with a unit (a clock as "2.11 GHz" where cycles per second are
       // asked as a count): say what it is without the unit.

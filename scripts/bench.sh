@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh >/dev/null
+cmake --build --preset native -j "${JOBS:-2}" --target sb_bench sb_bench_planner >/dev/null
 EMSDK_PYTHON=/usr/bin/python3 NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "${JOBS:-2}" --target scaling_roofline_plain >/dev/null
 node bench/run.mjs
 echo

@@ -15,6 +15,9 @@
 #include "core/hardware.hpp"
 #include "tests/support/support.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace training_model_test {
+
 namespace tr = sb::training;
 namespace tf = sb::transformers;
 namespace at = sb::applied_training;
@@ -514,3 +517,4 @@ TEST(AppliedTraining, BadInput) {
   a.model.L = 0;
   expect_error([&] { at::case_study(a); }, "L", "at least 1");
 }
+}  // namespace training_model_test

@@ -10,6 +10,9 @@
 
 #include "cli/main.cpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace cli_test {
+
 namespace {
 
 struct Ran {
@@ -60,6 +63,27 @@ TEST(Cli, CheckNeedsAnswersOncePerSlot) {
   EXPECT_NE(comma.out.find("b_crit: invalid (cannot read '1,5'"), std::string::npos) << comma.out;
   // Graded answers: 0 correct, 1 wrong.
   EXPECT_EQ(cli({"check", "roofline.Q2", "b_crit=1e9"}).code, 1);
+}
+
+// Answers all empty grade nothing: exit 2, not a silent 0. With --json every argument error is
+// also the API's error object on stdout, so a script reading JSON gets JSON.
+TEST(Cli, NothingGradedAndJsonErrors) {
+  refused({"check", "roofline.Q2", "b_crit="},
+          "every answer given is empty, so nothing was graded");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"calc", "no.such", "--json"},
+           {"calc", "roofline.matmul", "--bogus", "1", "--json"},
+           {"check", "roofline.Q2", "b_crit=", "--json"},
+           {"problem", "roofline.Q2", "--given", "nope=1", "--json"},
+           {"calc", "transformers.accounting", "--L", "5 chips", "--json"}}) {
+    const Ran r = cli(args);
+    EXPECT_EQ(r.code, 2) << args[1];
+    const sb::json j = sb::json::parse(r.out);  // stdout is one JSON value
+    EXPECT_EQ(j["ok"], false);
+    EXPECT_FALSE(j["error"]["message"].get<std::string>().empty()) << r.out;
+    EXPECT_FALSE(j["error"]["field"].get<std::string>().empty()) << r.out;
+    EXPECT_FALSE(r.err.empty());  // and the person at the terminal reads it too
+  }
 }
 
 TEST(Cli, ProblemTakesGivensAndNothingElse) {
@@ -143,13 +167,11 @@ TEST(Cli, LongTextsAreReadFromFiles) {
   EXPECT_EQ(out["n"], "3");
 
   const auto refused_flags = [&](const std::vector<std::string>& args, const std::string& says) {
-    std::ostringstream err;
-    auto* old = std::cerr.rdbuf(err.rdbuf());
+    err().str("");  // what run() would print on stderr
     json o = json::object();
     const bool ok = flags(args, 3, kSchema, o, as_json, help);
-    std::cerr.rdbuf(old);
     EXPECT_FALSE(ok) << says;
-    EXPECT_NE(err.str().find(says), std::string::npos) << err.str();
+    EXPECT_NE(err().str().find(says), std::string::npos) << err().str();
   };
   refused_flags({"scaling", "calc", "x", "--log", over},
                 "error in log: the file '" + over + "' is over 16777216 bytes");
@@ -167,18 +189,19 @@ TEST(Cli, ACommandOfACalculatorNeedsItsFileFirst) {
                          .params = kSchema,
                          .run = nullptr,
                          .command = "fit"};
-  std::ostringstream out, err;
+  std::ostringstream out;
   auto* old_out = std::cout.rdbuf(out.rdbuf());
-  auto* old_err = std::cerr.rdbuf(err.rdbuf());
+  err().str("");  // what run() would print on stderr
   const int missing = cmd_file({"scaling", "fit"}, c);
   const int flag_first = cmd_file({"scaling", "fit", "--json", "a.log"}, c);
   const int help = cmd_file({"scaling", "fit", "--help"}, c);
   std::cout.rdbuf(old_out);
-  std::cerr.rdbuf(old_err);
   EXPECT_EQ(missing, 2);
   EXPECT_EQ(flag_first, 2);
-  EXPECT_NE(err.str().find("error in log: fit needs a FILE first"), std::string::npos) << err.str();
+  EXPECT_NE(err().str().find("error in log: fit needs a FILE first"), std::string::npos)
+      << err().str();
   EXPECT_EQ(help, 0);
   EXPECT_NE(out.str().find("--log FILE  a pasted log (read from FILE"), std::string::npos)
       << out.str();
 }
+}  // namespace cli_test

@@ -18,6 +18,8 @@
 #include "core/trace.hpp"
 
 namespace sb {
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace formula_records_test {
 namespace {
 
 const Symbol& symbol_of(const Formula& f, const std::string& name) {
@@ -218,4 +220,5 @@ TEST(FormulaRecords, MalformedRecordsAreNamed) {
 }
 
 }  // namespace
+}  // namespace formula_records_test
 }  // namespace sb

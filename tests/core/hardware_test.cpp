@@ -15,6 +15,9 @@
 #include "core/units.hpp"
 #include "tests/support/support.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace hardware_test {
+
 namespace {
 
 using sb::InputError;
@@ -321,3 +324,4 @@ TEST(Hardware, ChipsJsonCarriesTheWholeTable) {
 }
 
 }  // namespace
+}  // namespace hardware_test

@@ -10,6 +10,9 @@
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace json_test {
+
 namespace {
 
 std::string str(std::string_view s) {
@@ -123,3 +126,4 @@ TEST(JsonWriter, ResultMembersHoldValuesNotesAndExtras) {
 }
 
 }  // namespace
+}  // namespace json_test

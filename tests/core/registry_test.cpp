@@ -10,6 +10,9 @@
 
 #include "core/api.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace registry_test {
+
 using sb::json;
 
 namespace {
@@ -174,3 +177,4 @@ TEST(Engine, ProblemResponseSaysWhetherItVaries) {
     EXPECT_EQ(r["variable"].get<bool>(), any) << p.id;
   }
 }
+}  // namespace registry_test

@@ -11,6 +11,9 @@
 #include "core/json.hpp"
 #include "core/registry.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace request_limits_test {
+
 using sb::json;
 
 namespace {
@@ -258,3 +261,4 @@ TEST(RequestLimits, RequestsPastOneMiBOnlyWithALongText) {
   expect_error(R"({"op":"check","id":"roofline.Q2","answers":{"b_crit":")" + big + "\"}}",
                "too_large", "answers.b_crit");
 }
+}  // namespace request_limits_test

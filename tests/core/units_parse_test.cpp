@@ -7,6 +7,9 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 
+// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
+namespace units_parse_test {
+
 using sb::units::Bound;
 using sb::units::parse;
 using sb::units::parse_bound;
@@ -114,8 +117,21 @@ TEST(UnitsParse, AUnitWhereAPlainNumberIsAsked) {
   EXPECT_NE(std::string(e.what()).find("expected a plain number"), std::string::npos) << e.what();
   EXPECT_EQ(std::string(e.what()).find("chips"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("2.11 GHz is 2.11e9"), std::string::npos) << e.what();
-  // 8192 chips is a count: the chip is the unit of counting machines.
-  EXPECT_DOUBLE_EQ(parse("8192 chips", "count", "x"), 8192);
+  // A count's unit word names what it counts: "5 chips" is no number of layers, "7e10 params" no
+  // chip count; where chips are asked, chips and devices are read.
+  const auto chips = refused("5 chips", "count");
+  EXPECT_EQ(chips.code, "wrong_unit");
+  EXPECT_NE(std::string(chips.what()).find("not a number of chips"), std::string::npos)
+      << chips.what();
+  EXPECT_EQ(refused("7e10 params", "chips").code, "wrong_unit");
+  EXPECT_DOUBLE_EQ(parse("8192 chips", "chips", "x"), 8192);
+  EXPECT_DOUBLE_EQ(parse("2 k devices", "chips", "x"), 2000);  // 2 x 1e3
+  EXPECT_DOUBLE_EQ(parse("7e10 params", "count", "x"), 7e10);
+  // Where no bytes are asked, B is a billion, as the book writes counts.
+  EXPECT_DOUBLE_EQ(parse("70B", "count", "x"), 7e10);                    // 70 x 1e9
+  EXPECT_DOUBLE_EQ(parse("17.44B parameters", "count", "x"), 1.744e10);  // 17.44 x 1e9
+  EXPECT_DOUBLE_EQ(parse("4B tokens", "tokens", "x"), 4e9);
+  EXPECT_DOUBLE_EQ(parse("16 GB", "B", "x"), 1.6e10);  // bytes keep their B
   // Too long is about the value typed, a calculator's input as much as an answer.
   const auto longer = refused(std::string(201, '1'), "count");
   EXPECT_NE(std::string(longer.what()).find("the value is too long"), std::string::npos)
@@ -167,3 +183,4 @@ TEST(UnitsParse, Bounds) {
     }
   }
 }
+}  // namespace units_parse_test
