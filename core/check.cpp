@@ -229,6 +229,70 @@ Result miss(double got, double want, const Slot& slot, std::span<const Answers::
   return out;
 }
 
+// A bound ("< 8 GB") for a slot that wants a plain number is refused; one that points against
+// the slot's bound (">" for an upper bound) is graded wrong here. nullopt: grade the value.
+std::optional<Result> check_bound(const units::Bound& b, const Slot& slot, std::string_view unit,
+                                  const std::string& field) {
+  using Rel = units::Relation;
+  if (slot.bound == Slot::Bound::None && b.relation != Rel::Equal)
+    fail(field,
+         "this answer is a number, not a bound: type the value alone, like " + units::example(unit),
+         "not_a_bound");
+  const bool up = b.relation == Rel::Below || b.relation == Rel::AtMost;
+  const bool down = b.relation == Rel::Above || b.relation == Rel::AtLeast;
+  if ((slot.bound == Slot::Bound::Upper && down) || (slot.bound == Slot::Bound::Lower && up)) {
+    Result out;
+    out.rule = "wrong";
+    out.hint = std::string("The inequality points the wrong way: the answer is ") +
+               (slot.bound == Slot::Bound::Upper ? "an upper bound (at most "
+                                                 : "a lower bound (at least ") +
+               "some value).";
+    return out;
+  }
+  return std::nullopt;
+}
+
+// How a typed formula agrees with the slot's at random points of the variables' ranges.
+struct Agreement {
+  int valid = 0;               // points where the right formula is finite
+  int exact = 0;               // ... and the typed one equals it
+  int within = 0;              // ... or is within the slot's tolerance
+  double first_ratio = 0;      // typed / right at the first valid point
+  bool constant_ratio = true;  // the same ratio at every valid point
+};
+
+Agreement sample(const expr::Expr& e, const Slot& slot) {
+  // Fixed seed: the same answer always gets the same verdict.
+  std::mt19937_64 rng(0x5ca1ab1e);
+  std::uniform_real_distribution<double> u(0, 1);
+  const int kPoints = 8;
+  Agreement a;
+  for (int i = 0; i < kPoints; ++i) {
+    std::map<std::string, double> at;
+    for (const auto& v : slot.vars) {
+      double lo = std::max(v.lo, 1e-300), hi = std::max(v.hi, lo);
+      at[std::string(v.name)] = std::exp(std::log(lo) + u(rng) * (std::log(hi) - std::log(lo)));
+    }
+    double want = slot.formula(at);
+    double got = e.eval(at);
+    if (!std::isfinite(want)) continue;
+    ++a.valid;
+    if (!std::isfinite(got)) {
+      a.constant_ratio = false;
+      continue;
+    }
+    double scale = std::max(std::fabs(want), std::fabs(got));
+    if (std::fabs(got - want) <= 1e-9 * scale || scale == 0) ++a.exact;
+    if (std::fabs(got - want) <= std::max(slot.tol_rel, 0.02) * std::fabs(want)) ++a.within;
+    double r = want != 0 ? got / want : 0;
+    if (a.valid == 1)
+      a.first_ratio = r;
+    else if (!(std::fabs(r - a.first_ratio) <= 1e-9 * std::fabs(a.first_ratio)))
+      a.constant_ratio = false;
+  }
+  return a;
+}
+
 }  // namespace
 
 Result number(double got, double expected, const Slot& slot) {
@@ -248,22 +312,8 @@ Result answer(const std::string& text, const Slot& slot, double want,
   const std::string_view unit = slot.unit.empty() ? "count" : slot.unit;
   const units::Bound b = units::parse_bound(text, unit, field);
   got = b.value;
-  using Rel = units::Relation;
-  if (slot.bound == Slot::Bound::None && b.relation != Rel::Equal)
-    fail(field,
-         "this answer is a number, not a bound: type the value alone, like " + units::example(unit),
-         "not_a_bound");
+  if (std::optional<Result> wrong_way = check_bound(b, slot, unit, field)) return *wrong_way;
   Result out;
-  const bool up = b.relation == Rel::Below || b.relation == Rel::AtMost;
-  const bool down = b.relation == Rel::Above || b.relation == Rel::AtLeast;
-  if ((slot.bound == Slot::Bound::Upper && down) || (slot.bound == Slot::Bound::Lower && up)) {
-    out.rule = "wrong";
-    out.hint = std::string("The inequality points the wrong way: the answer is ") +
-               (slot.bound == Slot::Bound::Upper ? "an upper bound (at most "
-                                                 : "a lower bound (at least ") +
-               "some value).";
-    return out;
-  }
   const double tol = slot.tol_rel > 0 ? slot.tol_rel : 0.02;
   const std::string exact = "exact " + shown(want, slot);
   auto correct = [&](const char* rule, std::string note) {
@@ -322,50 +372,21 @@ Result formula(const std::string& text, const Slot& slot, const std::string& fie
       fail(field, "unknown symbol '" + s + "'; this formula uses " + all, "unknown_symbol");
     }
   }
-  // Fixed seed: the same answer always gets the same verdict.
-  std::mt19937_64 rng(0x5ca1ab1e);
-  std::uniform_real_distribution<double> u(0, 1);
-  const int kPoints = 8;
-  int exact = 0, within = 0, valid = 0;
-  double first_ratio = 0;
-  bool constant_ratio = true;
-  for (int i = 0; i < kPoints; ++i) {
-    std::map<std::string, double> at;
-    for (const auto& v : slot.vars) {
-      double lo = std::max(v.lo, 1e-300), hi = std::max(v.hi, lo);
-      at[std::string(v.name)] = std::exp(std::log(lo) + u(rng) * (std::log(hi) - std::log(lo)));
-    }
-    double want = slot.formula(at);
-    double got = e.eval(at);
-    if (!std::isfinite(want)) continue;
-    ++valid;
-    if (!std::isfinite(got)) {
-      constant_ratio = false;
-      continue;
-    }
-    double scale = std::max(std::fabs(want), std::fabs(got));
-    if (std::fabs(got - want) <= 1e-9 * scale || scale == 0) ++exact;
-    if (std::fabs(got - want) <= std::max(slot.tol_rel, 0.02) * std::fabs(want)) ++within;
-    double r = want != 0 ? got / want : 0;
-    if (valid == 1)
-      first_ratio = r;
-    else if (!(std::fabs(r - first_ratio) <= 1e-9 * std::fabs(first_ratio)))
-      constant_ratio = false;
-  }
+  const Agreement a = sample(e, slot);
   Result out;
-  if (valid > 0 && exact == valid) {
+  if (a.valid > 0 && a.exact == a.valid) {
     out.verdict = Verdict::Correct;
-  } else if (valid > 0 && within == valid) {
+  } else if (a.valid > 0 && a.within == a.valid) {
     out.verdict = Verdict::Close;
     out.hint =
         "Agrees within a few percent at every point tried, but is not the same "
         "expression: you may have dropped a small term the question keeps.";
   } else {
     out.verdict = Verdict::Wrong;
-    if (constant_ratio && first_ratio != 0) {
-      out.hint = factor_hint(first_ratio, slot);
+    if (a.constant_ratio && a.first_ratio != 0) {
+      out.hint = factor_hint(a.first_ratio, slot);
       if (out.hint.empty())
-        out.hint = "Your expression is a constant " + units::number(first_ratio) +
+        out.hint = "Your expression is a constant " + units::number(a.first_ratio) +
                    " times the right one: the shape is right, a constant factor is off.";
     } else {
       out.hint =

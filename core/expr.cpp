@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -142,78 +143,75 @@ class Parser {
     std::size_t i = 0, n = s_.size();
     while (i < n) {
       char c = s_[i];
-      if (is_space(c)) {
+      if (is_space(c))
         ++i;
-        continue;
-      }
-      std::size_t start = i;
-      if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s_[i + 1]))) {
-        while (i < n && is_digit(s_[i])) ++i;
-        if (i < n && s_[i] == '.') {
-          ++i;
-          while (i < n && is_digit(s_[i])) ++i;
-        }
-        // An exponent only if digits follow: "2e" and "2e+B" are 2*e and 2*e + B.
-        if (i < n && (s_[i] == 'e' || s_[i] == 'E')) {
-          std::size_t j = i + 1;
-          if (j < n && (s_[j] == '+' || s_[j] == '-')) ++j;
-          if (j < n && is_digit(s_[j])) {
-            while (j < n && is_digit(s_[j])) ++j;
-            i = j;
-          }
-        }
-        std::string lit = s_.substr(start, i - start);
-        double v = std::strtod(lit.c_str(), nullptr);
-        if (!std::isfinite(v)) fail_at(start, "the number " + lit + " is too large");
-        toks_.push_back({Tok::Num, start, i - start, v});
-        continue;
-      }
-      if (is_alpha(c)) {
-        while (i < n && (is_alpha(s_[i]) || is_digit(s_[i]))) ++i;
-        toks_.push_back({Tok::Name, start, i - start});
-        continue;
-      }
-      Tok k;
-      std::size_t len = 1;
-      switch (c) {
-        case '+':
-          k = Tok::Plus;
-          break;
-        case '-':
-          k = Tok::Minus;
-          break;
-        case '*':
-          k = Tok::Star;
-          if (i + 1 < n && s_[i + 1] == '*') k = Tok::Pow, len = 2;
-          break;
-        case '/':
-          k = Tok::Slash;
-          break;
-        case '^':
-          k = Tok::Pow;
-          break;
-        case '(':
-          k = Tok::LParen;
-          break;
-        case ')':
-          k = Tok::RParen;
-          break;
-        case ',':
-          k = Tok::Comma;
-          break;
-        default: {
-          std::string what = "unexpected character " + quote_char(s_, i);
-          std::string q = quote_char(s_, i);
-          if (q == "'×'" || q == "'·'" || q == "'⋅'") what += " (write * for a product)";
-          if (q == "'−'" || q == "'–'") what += " (write - for a minus)";
-          if (q == "'÷'") what += " (write / for a division)";
-          fail_at(i, what);
-        }
-      }
-      toks_.push_back({k, start, len});
-      i += len;
+      else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s_[i + 1])))
+        i = lex_number(i);
+      else if (is_alpha(c))
+        i = lex_name(i);
+      else
+        i = lex_operator(i);
     }
     toks_.push_back({Tok::End, n, 0});
+  }
+
+  // Each lex_* pushes the token that starts at `start` and returns the offset just past it.
+  std::size_t lex_number(std::size_t start) {
+    std::size_t i = start, n = s_.size();
+    while (i < n && is_digit(s_[i])) ++i;
+    if (i < n && s_[i] == '.') {
+      ++i;
+      while (i < n && is_digit(s_[i])) ++i;
+    }
+    // An exponent only if digits follow: "2e" and "2e+B" are 2*e and 2*e + B.
+    if (i < n && (s_[i] == 'e' || s_[i] == 'E')) {
+      std::size_t j = i + 1;
+      if (j < n && (s_[j] == '+' || s_[j] == '-')) ++j;
+      if (j < n && is_digit(s_[j])) {
+        while (j < n && is_digit(s_[j])) ++j;
+        i = j;
+      }
+    }
+    std::string lit = s_.substr(start, i - start);
+    double v = std::strtod(lit.c_str(), nullptr);
+    if (!std::isfinite(v)) fail_at(start, "the number " + lit + " is too large");
+    toks_.push_back({Tok::Num, start, i - start, v});
+    return i;
+  }
+
+  std::size_t lex_name(std::size_t start) {
+    std::size_t i = start, n = s_.size();
+    while (i < n && (is_alpha(s_[i]) || is_digit(s_[i]))) ++i;
+    toks_.push_back({Tok::Name, start, i - start});
+    return i;
+  }
+
+  std::size_t lex_operator(std::size_t start) {
+    static constexpr std::pair<char, Tok> kOps[] = {
+        {'+', Tok::Plus}, {'-', Tok::Minus},  {'*', Tok::Star},   {'/', Tok::Slash},
+        {'^', Tok::Pow},  {'(', Tok::LParen}, {')', Tok::RParen}, {',', Tok::Comma},
+    };
+    // "**" is the one two-character operator: a power, like '^'.
+    if (s_.compare(start, 2, "**") == 0) {
+      toks_.push_back({Tok::Pow, start, 2});
+      return start + 2;
+    }
+    for (const auto& [c, kind] : kOps)
+      if (s_[start] == c) {
+        toks_.push_back({kind, start, 1});
+        return start + 1;
+      }
+    fail_unexpected_char(start);
+  }
+
+  // Lookalikes pasted from the book or a word processor get a hint at the ASCII operator.
+  [[noreturn]] void fail_unexpected_char(std::size_t off) const {
+    std::string q = quote_char(s_, off);
+    std::string what = "unexpected character " + q;
+    if (q == "'×'" || q == "'·'" || q == "'⋅'") what += " (write * for a product)";
+    if (q == "'−'" || q == "'–'") what += " (write - for a minus)";
+    if (q == "'÷'") what += " (write / for a division)";
+    fail_at(off, what);
   }
 
   const Token& peek() const { return toks_[i_]; }
@@ -395,6 +393,34 @@ double finite_or_nan(double x) { return std::isfinite(x) ? x : std::nan(""); }
   throw InputError("unknown_symbol", field, msg);
 }
 
+// A function of kFuncs applied to its evaluated arguments (the parser checked name and count).
+double apply_func(const std::string& f, const std::vector<double>& xs) {
+  const double nan = std::nan("");
+  for (double x : xs)
+    if (std::isnan(x)) return nan;  // also keeps max/min from skipping a NaN
+  double x = xs[0], r = nan;
+  if (f == "max" || f == "min") {
+    r = x;
+    for (double y : xs) r = f == "max" ? (y > r ? y : r) : (y < r ? y : r);
+  } else if (f == "sqrt")
+    r = std::sqrt(x);
+  else if (f == "log" || f == "ln")
+    r = std::log(x);
+  else if (f == "log2")
+    r = std::log2(x);
+  else if (f == "log10")
+    r = std::log10(x);
+  else if (f == "exp")
+    r = std::exp(x);
+  else if (f == "abs")
+    r = std::fabs(x);
+  else if (f == "ceil")
+    r = std::ceil(x);
+  else if (f == "floor")
+    r = std::floor(x);
+  return finite_or_nan(r);
+}
+
 double eval_node(const Node& n, const std::map<std::string, double>& vars,
                  const std::string& field) {
   const double nan = std::nan("");
@@ -434,30 +460,7 @@ double eval_node(const Node& n, const std::map<std::string, double>& vars,
     case Op::Call: {
       std::vector<double> xs;
       for (std::size_t k = 0; k < n.kids.size(); ++k) xs.push_back(arg(k));
-      for (double x : xs)
-        if (std::isnan(x)) return nan;  // also keeps max/min from skipping a NaN
-      const std::string& f = n.text;
-      double x = xs[0], r = nan;
-      if (f == "max" || f == "min") {
-        r = x;
-        for (double y : xs) r = f == "max" ? (y > r ? y : r) : (y < r ? y : r);
-      } else if (f == "sqrt")
-        r = std::sqrt(x);
-      else if (f == "log" || f == "ln")
-        r = std::log(x);
-      else if (f == "log2")
-        r = std::log2(x);
-      else if (f == "log10")
-        r = std::log10(x);
-      else if (f == "exp")
-        r = std::exp(x);
-      else if (f == "abs")
-        r = std::fabs(x);
-      else if (f == "ceil")
-        r = std::ceil(x);
-      else if (f == "floor")
-        r = std::floor(x);
-      return finite_or_nan(r);
+      return apply_func(n.text, xs);
     }
   }
   return nan;

@@ -64,6 +64,40 @@ struct Tables {
   std::vector<std::pair<std::string, size_t>> names;
 };
 
+// One spec of a chip: a number with its unit, or only a text (e.g. a topology).
+Spec parse_spec(const std::string& where, const json& s) {
+  Spec spec;
+  if (s.contains("value") && s["value"].is_number()) {
+    spec.value = s["value"].get<double>();
+    spec.unit = s.value("unit", "");
+    if (spec.unit.empty()) bad_data(where + " has no unit");
+    spec.text = s.value("text", "");  // optional: the number as the book writes it
+  } else if (s.contains("text") && s["text"].is_string()) {
+    spec.text = s["text"].get<std::string>();
+  } else {
+    bad_data(where + " has neither a value nor a text");
+  }
+  spec.source = s.value("source", "");
+  spec.note = s.value("note", "");
+  return spec;
+}
+
+Chip parse_chip(const json& c) {
+  Chip chip;
+  if (!c.is_object() || !c.contains("id") || !c["id"].is_string()) bad_data("a chip without an id");
+  chip.id = c["id"].get<std::string>();
+  chip.name = c.value("name", chip.id);
+  chip.kind = c.value("kind", "");
+  if (c.contains("aliases") && c["aliases"].is_array())
+    for (const json& a : c["aliases"])
+      if (a.is_string()) chip.aliases.push_back(a.get<std::string>());
+  const json& specs = c.value("specs", json::object());
+  if (!specs.is_object()) bad_data(chip.id + ": specs is not an object");
+  for (auto it = specs.begin(); it != specs.end(); ++it)
+    chip.specs[it.key()] = parse_spec(chip.id + "." + it.key(), it.value());
+  return chip;
+}
+
 Tables load() {
   Tables t;
   json doc;
@@ -91,34 +125,7 @@ Tables load() {
   const json& list = doc.value("chips", json::array());
   if (!list.is_array() || list.empty()) bad_data("missing \"chips\"");
   for (const json& c : list) {
-    Chip chip;
-    if (!c.is_object() || !c.contains("id") || !c["id"].is_string())
-      bad_data("a chip without an id");
-    chip.id = c["id"].get<std::string>();
-    chip.name = c.value("name", chip.id);
-    chip.kind = c.value("kind", "");
-    if (c.contains("aliases") && c["aliases"].is_array())
-      for (const json& a : c["aliases"])
-        if (a.is_string()) chip.aliases.push_back(a.get<std::string>());
-    const json& specs = c.value("specs", json::object());
-    if (!specs.is_object()) bad_data(chip.id + ": specs is not an object");
-    for (auto it = specs.begin(); it != specs.end(); ++it) {
-      const json& s = it.value();
-      Spec spec;
-      if (s.contains("value") && s["value"].is_number()) {
-        spec.value = s["value"].get<double>();
-        spec.unit = s.value("unit", "");
-        if (spec.unit.empty()) bad_data(chip.id + "." + it.key() + " has no unit");
-        spec.text = s.value("text", "");  // optional: the number as the book writes it
-      } else if (s.contains("text") && s["text"].is_string()) {
-        spec.text = s["text"].get<std::string>();
-      } else {
-        bad_data(chip.id + "." + it.key() + " has neither a value nor a text");
-      }
-      spec.source = s.value("source", "");
-      spec.note = s.value("note", "");
-      chip.specs[it.key()] = std::move(spec);
-    }
+    Chip chip = parse_chip(c);
     t.names.emplace_back(normalize(chip.id), t.chips.size());
     for (const std::string& a : chip.aliases) t.names.emplace_back(normalize(a), t.chips.size());
     t.chips.push_back(std::move(chip));

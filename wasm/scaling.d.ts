@@ -131,21 +131,21 @@ export interface CalcBase<N extends string = string> {
 /** A calculator with no members beyond CalcBase. */
 export type NoPayload = Record<never, never>;
 
+/** A point of a roofline plot: an intensity (FLOPs/byte) and the FLOPs/s attained there. */
+export interface RooflinePoint {
+  intensity: number;
+  flops_per_s: number;
+}
+
 /** A roofline as the module draws it: each roof's attainable FLOPs/s over the plot's intensities, the
  *  ridge and the operation's point (lib/plot.js rooflinePlot). */
 export interface RooflinePlot {
   peak: number;
   bw: number;
   ridge: number;
-  point: {
-    intensity: number;
-    flops_per_s: number;
-  };
+  point: RooflinePoint;
   fraction_of_peak: number;
-  ridge_point: {
-    intensity: number;
-    flops_per_s: number;
-  };
+  ridge_point: RooflinePoint;
   intensity: number[];
   roofs: {
     name: string;
@@ -195,6 +195,145 @@ export interface PublishedFigure {
   source: string;
   computed: number;
   computed_over_published: number;
+}
+
+/** A torus: each axis's size and whether it wraps around. */
+export interface TorusShape {
+  dims: number[];
+  wrap: boolean[];
+}
+
+/** A layer's forward or backward pass in seconds: the math, each comms term and their max. */
+export interface TrainingPhase {
+  math: number;
+  fsdp: number;
+  tp: number;
+  dp: number;
+  dcn: number;
+  hbm: number;
+  ep: number;
+  comms: number;
+  compute_bound: boolean;
+}
+
+/** Bytes per chip by what they hold, their total, and the chip's HBM they must fit in. */
+export interface PlanMemory {
+  weights: number;
+  grads: number;
+  optimizer: number;
+  activations: number;
+  total: number;
+  hbm: number;
+}
+
+/** A training step in seconds: the whole, and each part as the page's timeline draws it. */
+export interface PlanTimeline {
+  step: number;
+  compute: number;
+  hbm: number;
+  fsdp: number;
+  tp: number;
+  ep: number;
+  dp: number;
+  dcn: number;
+  hop: number;
+  bubble: number;
+  overlap: number;
+}
+
+/** A layout the training planner costed: its axes, memory, step time and why it won or lost. */
+export interface TrainingPlanRow {
+  strategy: string;
+  X: number;
+  Y: number;
+  Z: number;
+  m: number;
+  x: string;
+  y: string;
+  z: string;
+  M_X: number;
+  M_Y: number;
+  ep_degree: number;
+  remat: string;
+  mem: number;
+  memory: PlanMemory;
+  fits: boolean;
+  t_step: number;
+  mfu: number;
+  comms_ratio: number;
+  bottleneck: string;
+  compute_bound: boolean;
+  reason: string;
+  why: string;
+  timeline: PlanTimeline;
+  slice: string;
+}
+
+/** A layout applied-training costs: the chapter's recipe, or (with Z and m) the planner's pick. */
+export interface AppliedTrainingCost {
+  strategy: string;
+  X: number;
+  Y: number;
+  M_X: number;
+  M_Y: number;
+  idle: number;
+  remat: string;
+  mem: number;
+  fits: boolean;
+  t_step: number;
+  mfu: number;
+  compute_bound: boolean;
+  bottleneck: string;
+}
+
+/** A transformer's configuration in full, every field set (chapters/transformers Config). */
+export interface ModelConfig {
+  L: number;
+  D: number;
+  F: number;
+  N: number;
+  K: number;
+  H: number;
+  V: number;
+  gated: boolean;
+  tied: boolean;
+  norms_per_layer: number;
+  final_norm: boolean;
+  qk_norm: boolean;
+  qkv_bias: boolean;
+  o_bias: boolean;
+  mlp_bias: boolean;
+  attn_sinks: boolean;
+  E: number;
+  k: number;
+  n_shared: number;
+  F_e: number;
+  n_dense: number;
+  router_bias: boolean;
+  mla: boolean;
+  q_lora_rank: number;
+  kv_lora_rank: number;
+  qk_nope_head_dim: number;
+  qk_rope_head_dim: number;
+  v_head_dim: number;
+  window: number;
+  window_layers: number;
+  mtp_layers: number;
+}
+
+/** The fields a models.json entry sets: these eleven in every entry, the rest where it has them. */
+export type ModelEntryConfig = Partial<ModelConfig> &
+  Pick<ModelConfig, 'L' | 'D' | 'F' | 'N' | 'K' | 'H' | 'V' | 'gated' | 'tied' | 'norms_per_layer' |
+    'final_norm'>;
+
+/** Each field of ModelEntryConfig with the config.json key it comes from. */
+export type ModelEntryKeys = { [K in keyof ModelEntryConfig]: string };
+
+/** The model a transformers calculator ran on: its config in full, id and name, conventions. */
+export interface ChosenModelPayload {
+  config: ModelConfig;
+  model: { id: string; name: string };
+  conventions: string[];
 }
 
 /** Each calculator's own members beside CalcBase: its plot, plan, table, ... `npm test` assigns
@@ -339,38 +478,8 @@ export interface CalcPayloads {
     };
   };
   "applied-training.plan": {
-    book: {
-      strategy: string;
-      X: number;
-      Y: number;
-      M_X: number;
-      M_Y: number;
-      idle: number;
-      remat: string;
-      mem: number;
-      fits: boolean;
-      t_step: number;
-      mfu: number;
-      compute_bound: boolean;
-      bottleneck: string;
-    };
-    plan: {
-      strategy: string;
-      X: number;
-      Y: number;
-      Z: number;
-      m: number;
-      M_X: number;
-      M_Y: number;
-      idle: number;
-      remat: string;
-      mem: number;
-      fits: boolean;
-      t_step: number;
-      mfu: number;
-      compute_bound: boolean;
-      bottleneck: string;
-    };
+    book: AppliedTrainingCost;
+    plan: AppliedTrainingCost & { Z: number; m: number };
     fits: boolean;
   };
   "roofline.matmul": {
@@ -505,19 +614,14 @@ export interface CalcPayloads {
   };
   "tpus.inventory": {
     table: string[][];
-    torus: {
-      dims: number[];
-      wrap: boolean[];
-    };
+    torus: TorusShape;
   };
   "tpus.topology": {
     hops_per_axis: number[];
     wrap: boolean[];
     path: number[][];
     neighbours: number[][];
-    torus: {
-      dims: number[];
-      wrap: boolean[];
+    torus: TorusShape & {
       path: number[][];
       from: number[];
       to: number[];
@@ -594,76 +698,17 @@ export interface CalcPayloads {
       lhs_text: string;
       rhs_text: string;
     }[];
-    fwd: {
-      math: number;
-      fsdp: number;
-      tp: number;
-      dp: number;
-      dcn: number;
-      hbm: number;
-      ep: number;
-      comms: number;
-      compute_bound: boolean;
-    };
-    bwd: {
-      math: number;
-      fsdp: number;
-      tp: number;
-      dp: number;
-      dcn: number;
-      hbm: number;
-      ep: number;
-      comms: number;
-      compute_bound: boolean;
-    };
+    fwd: TrainingPhase;
+    bwd: TrainingPhase;
     remat: string;
-    memory: {
-      weights: number;
-      grads: number;
-      optimizer: number;
-      activations: number;
-      total: number;
-      hbm: number;
-    };
-    timeline: {
-      step: number;
-      compute: number;
-      hbm: number;
-      fsdp: number;
-      tp: number;
-      ep: number;
-      dp: number;
-      dcn: number;
-      hop: number;
-      bubble: number;
-      overlap: number;
-    };
+    memory: PlanMemory;
+    timeline: PlanTimeline;
     strategies: {
       strategy: string;
       X?: number;
       Y?: number;
-      fwd?: {
-        math: number;
-        fsdp: number;
-        tp: number;
-        dp: number;
-        dcn: number;
-        hbm: number;
-        ep: number;
-        comms: number;
-        compute_bound: boolean;
-      };
-      bwd?: {
-        math: number;
-        fsdp: number;
-        tp: number;
-        dp: number;
-        dcn: number;
-        hbm: number;
-        ep: number;
-        comms: number;
-        compute_bound: boolean;
-      };
+      fwd?: TrainingPhase;
+      bwd?: TrainingPhase;
       step?: number;
       mfu?: number;
       mem?: number;
@@ -695,96 +740,8 @@ export interface CalcPayloads {
   "training.plan": {
     fits: boolean;
     chip_counts: number[];
-    best: {
-      strategy: string;
-      X: number;
-      Y: number;
-      Z: number;
-      m: number;
-      x: string;
-      y: string;
-      z: string;
-      M_X: number;
-      M_Y: number;
-      ep_degree: number;
-      remat: string;
-      mem: number;
-      memory: {
-        weights: number;
-        grads: number;
-        optimizer: number;
-        activations: number;
-        total: number;
-        hbm: number;
-      };
-      fits: boolean;
-      t_step: number;
-      mfu: number;
-      comms_ratio: number;
-      bottleneck: string;
-      compute_bound: boolean;
-      reason: string;
-      why: string;
-      timeline: {
-        step: number;
-        compute: number;
-        hbm: number;
-        fsdp: number;
-        tp: number;
-        ep: number;
-        dp: number;
-        dcn: number;
-        hop: number;
-        bubble: number;
-        overlap: number;
-      };
-      slice: string;
-    };
-    plans: {
-      strategy: string;
-      X: number;
-      Y: number;
-      Z: number;
-      m: number;
-      x: string;
-      y: string;
-      z: string;
-      M_X: number;
-      M_Y: number;
-      ep_degree: number;
-      remat: string;
-      mem: number;
-      memory: {
-        weights: number;
-        grads: number;
-        optimizer: number;
-        activations: number;
-        total: number;
-        hbm: number;
-      };
-      fits: boolean;
-      t_step: number;
-      mfu: number;
-      comms_ratio: number;
-      bottleneck: string;
-      compute_bound: boolean;
-      reason: string;
-      why: string;
-      timeline: {
-        step: number;
-        compute: number;
-        hbm: number;
-        fsdp: number;
-        tp: number;
-        ep: number;
-        dp: number;
-        dcn: number;
-        hop: number;
-        bubble: number;
-        overlap: number;
-      };
-      slice: string;
-    }[];
+    best: TrainingPlanRow;
+    plans: TrainingPlanRow[];
     searched: {
       configs: number;
       full: number;
@@ -814,7 +771,7 @@ export interface CalcPayloads {
       };
     };
   };
-  "transformers.accounting": {
+  "transformers.accounting": ChosenModelPayload & {
     breakdown: {
       params: {
         key: string;
@@ -828,47 +785,9 @@ export interface CalcPayloads {
         per_token: number;
       }[];
     };
-    config: {
-      L: number;
-      D: number;
-      F: number;
-      N: number;
-      K: number;
-      H: number;
-      V: number;
-      gated: boolean;
-      tied: boolean;
-      norms_per_layer: number;
-      final_norm: boolean;
-      qk_norm: boolean;
-      qkv_bias: boolean;
-      o_bias: boolean;
-      mlp_bias: boolean;
-      attn_sinks: boolean;
-      E: number;
-      k: number;
-      n_shared: number;
-      F_e: number;
-      n_dense: number;
-      router_bias: boolean;
-      mla: boolean;
-      q_lora_rank: number;
-      kv_lora_rank: number;
-      qk_nope_head_dim: number;
-      qk_rope_head_dim: number;
-      v_head_dim: number;
-      window: number;
-      window_layers: number;
-      mtp_layers: number;
-    };
-    model: {
-      id: string;
-      name: string;
-    };
-    conventions: string[];
     published: PublishedFigure[];
   };
-  "transformers.context": {
+  "transformers.context": ChosenModelPayload & {
     curve: {
       T: number[];
       ratio: number[];
@@ -884,90 +803,14 @@ export interface CalcPayloads {
       i_hw: number;
       min_T_prefill: number;
     };
-    config: {
-      L: number;
-      D: number;
-      F: number;
-      N: number;
-      K: number;
-      H: number;
-      V: number;
-      gated: boolean;
-      tied: boolean;
-      norms_per_layer: number;
-      final_norm: boolean;
-      qk_norm: boolean;
-      qkv_bias: boolean;
-      o_bias: boolean;
-      mlp_bias: boolean;
-      attn_sinks: boolean;
-      E: number;
-      k: number;
-      n_shared: number;
-      F_e: number;
-      n_dense: number;
-      router_bias: boolean;
-      mla: boolean;
-      q_lora_rank: number;
-      kv_lora_rank: number;
-      qk_nope_head_dim: number;
-      qk_rope_head_dim: number;
-      v_head_dim: number;
-      window: number;
-      window_layers: number;
-      mtp_layers: number;
-    };
-    model: {
-      id: string;
-      name: string;
-    };
-    conventions: string[];
   };
-  "transformers.kv_cache": {
+  "transformers.kv_cache": ChosenModelPayload & {
     curve: {
       S: number[];
       bytes: number[];
     };
-    config: {
-      L: number;
-      D: number;
-      F: number;
-      N: number;
-      K: number;
-      H: number;
-      V: number;
-      gated: boolean;
-      tied: boolean;
-      norms_per_layer: number;
-      final_norm: boolean;
-      qk_norm: boolean;
-      qkv_bias: boolean;
-      o_bias: boolean;
-      mlp_bias: boolean;
-      attn_sinks: boolean;
-      E: number;
-      k: number;
-      n_shared: number;
-      F_e: number;
-      n_dense: number;
-      router_bias: boolean;
-      mla: boolean;
-      q_lora_rank: number;
-      kv_lora_rank: number;
-      qk_nope_head_dim: number;
-      qk_rope_head_dim: number;
-      v_head_dim: number;
-      window: number;
-      window_layers: number;
-      mtp_layers: number;
-    };
-    model: {
-      id: string;
-      name: string;
-    };
-    conventions: string[];
   };
-  "transformers.activations": {
+  "transformers.activations": ChosenModelPayload & {
     bars: {
       key: string;
       label: string;
@@ -980,116 +823,14 @@ export interface CalcPayloads {
       flops_per_param_token: number;
     }[];
     hbm: number;
-    config: {
-      L: number;
-      D: number;
-      F: number;
-      N: number;
-      K: number;
-      H: number;
-      V: number;
-      gated: boolean;
-      tied: boolean;
-      norms_per_layer: number;
-      final_norm: boolean;
-      qk_norm: boolean;
-      qkv_bias: boolean;
-      o_bias: boolean;
-      mlp_bias: boolean;
-      attn_sinks: boolean;
-      E: number;
-      k: number;
-      n_shared: number;
-      F_e: number;
-      n_dense: number;
-      router_bias: boolean;
-      mla: boolean;
-      q_lora_rank: number;
-      kv_lora_rank: number;
-      qk_nope_head_dim: number;
-      qk_rope_head_dim: number;
-      v_head_dim: number;
-      window: number;
-      window_layers: number;
-      mtp_layers: number;
-    };
-    model: {
-      id: string;
-      name: string;
-    };
-    conventions: string[];
   };
   "transformers.models": {
     models: {
       id: string;
       name: string;
       config_source: string;
-      config: {
-        L: number;
-        D: number;
-        F: number;
-        N: number;
-        K: number;
-        H: number;
-        V: number;
-        gated: boolean;
-        tied: boolean;
-        norms_per_layer: number;
-        final_norm: boolean;
-        window?: number;
-        window_layers?: number;
-        E?: number;
-        k?: number;
-        F_e?: number;
-        qkv_bias?: boolean;
-        qk_norm?: boolean;
-        n_shared?: number;
-        n_dense?: number;
-        router_bias?: boolean;
-        mla?: boolean;
-        q_lora_rank?: number;
-        kv_lora_rank?: number;
-        qk_nope_head_dim?: number;
-        qk_rope_head_dim?: number;
-        v_head_dim?: number;
-        mtp_layers?: number;
-        o_bias?: boolean;
-        mlp_bias?: boolean;
-        attn_sinks?: boolean;
-      };
-      config_keys: {
-        L: string;
-        D: string;
-        F: string;
-        N: string;
-        K: string;
-        H: string;
-        V: string;
-        gated: string;
-        tied: string;
-        norms_per_layer: string;
-        final_norm: string;
-        window?: string;
-        window_layers?: string;
-        E?: string;
-        k?: string;
-        F_e?: string;
-        qkv_bias?: string;
-        qk_norm?: string;
-        n_shared?: string;
-        n_dense?: string;
-        router_bias?: string;
-        mla?: string;
-        q_lora_rank?: string;
-        kv_lora_rank?: string;
-        qk_nope_head_dim?: string;
-        qk_rope_head_dim?: string;
-        v_head_dim?: string;
-        mtp_layers?: string;
-        o_bias?: string;
-        mlp_bias?: string;
-        attn_sinks?: string;
-      };
+      config: ModelEntryConfig;
+      config_keys: ModelEntryKeys;
       nominal: number;
       nominal_text: string;
       params_total: number;

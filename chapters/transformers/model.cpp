@@ -36,6 +36,44 @@ double mats(bool gated) { return gated ? 3 : 2; }
 
 double expert_width(const Config& c) { return c.F_e > 0 ? c.F_e : c.F; }
 
+// The feed-forward widths: F, and for MoE the expert count, top-k and expert width F_e.
+void validate_ffn(Config& c) {
+  whole(c.E, "E", 0);
+  whole(c.n_dense, "n_dense", 0);
+  whole(c.F_e, "F_e", 0);
+  if (c.E > 0) {
+    whole(c.k, "k", 1);
+    whole(c.n_shared, "n_shared", 0);
+    if (c.k > c.E)
+      fail("k",
+           "k (experts per token) cannot exceed E (experts): " + number_text(c.k) + " > " +
+               number_text(c.E),
+           "out_of_range");
+    if (c.n_dense > c.L)
+      fail("n_dense", "n_dense (dense first layers) cannot exceed L", "out_of_range");
+  }
+  // A dense layer needs F; an MoE model without dense layers may use F_e alone. Experts given
+  // no width of their own are as wide as F.
+  if (c.E == 0 || c.n_dense > 0 || c.F_e == 0)
+    whole(c.F, "F", 1);
+  else
+    whole(c.F, "F", 0);
+  if (c.E > 0 && c.F_e == 0) c.F_e = c.F;
+}
+
+// MLA's low-rank projections; H, when not given, is the value head dim.
+void validate_mla(Config& c) {
+  whole(c.m.q_lora_rank, "q_lora_rank", 0);
+  whole(c.m.kv_lora_rank, "kv_lora_rank", 1);
+  whole(c.m.qk_nope_head_dim, "qk_nope_head_dim", 0);
+  whole(c.m.qk_rope_head_dim, "qk_rope_head_dim", 0);
+  whole(c.m.v_head_dim, "v_head_dim", 1);
+  if (c.m.qk_nope_head_dim + c.m.qk_rope_head_dim < 1)
+    fail("qk_nope_head_dim", "MLA needs a query/key head dim (qk_nope + qk_rope) of at least 1",
+         "out_of_range");
+  if (c.H == 0) c.H = c.m.v_head_dim;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ configuration
@@ -61,38 +99,8 @@ Config validated(Config c) {
            "out_of_range");
     c.H = c.D / c.N;
   }
-  whole(c.E, "E", 0);
-  whole(c.n_dense, "n_dense", 0);
-  whole(c.F_e, "F_e", 0);
-  if (c.E > 0) {
-    whole(c.k, "k", 1);
-    whole(c.n_shared, "n_shared", 0);
-    if (c.k > c.E)
-      fail("k",
-           "k (experts per token) cannot exceed E (experts): " + number_text(c.k) + " > " +
-               number_text(c.E),
-           "out_of_range");
-    if (c.n_dense > c.L)
-      fail("n_dense", "n_dense (dense first layers) cannot exceed L", "out_of_range");
-  }
-  // A dense layer needs F; an MoE model without dense layers may use F_e alone. Experts given
-  // no width of their own are as wide as F.
-  if (c.E == 0 || c.n_dense > 0 || c.F_e == 0)
-    whole(c.F, "F", 1);
-  else
-    whole(c.F, "F", 0);
-  if (c.E > 0 && c.F_e == 0) c.F_e = c.F;
-  if (c.mla) {
-    whole(c.m.q_lora_rank, "q_lora_rank", 0);
-    whole(c.m.kv_lora_rank, "kv_lora_rank", 1);
-    whole(c.m.qk_nope_head_dim, "qk_nope_head_dim", 0);
-    whole(c.m.qk_rope_head_dim, "qk_rope_head_dim", 0);
-    whole(c.m.v_head_dim, "v_head_dim", 1);
-    if (c.m.qk_nope_head_dim + c.m.qk_rope_head_dim < 1)
-      fail("qk_nope_head_dim", "MLA needs a query/key head dim (qk_nope + qk_rope) of at least 1",
-           "out_of_range");
-    if (c.H == 0) c.H = c.m.v_head_dim;
-  }
+  validate_ffn(c);
+  if (c.mla) validate_mla(c);
   whole(c.window, "window", 0);
   whole(c.window_layers, "window_layers", 0);
   if (c.window_layers > c.L) fail("window_layers", "window_layers cannot exceed L", "out_of_range");

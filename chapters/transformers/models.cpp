@@ -2,6 +2,8 @@
 #include "chapters/transformers/models.hpp"
 
 #include <cctype>
+#include <cstddef>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/json.hpp"
@@ -26,76 +28,73 @@ std::string normalize(std::string_view s) {
   return out;
 }
 
-// Sets the Config member a models.json field names. Returns false for an unknown field.
-bool set_field(Config& c, const std::string& key, const json& v) {
-  struct Num {
-    const char* name;
-    double Config::*member;
-  };
-  static const Num nums[] = {
-      {"L", &Config::L},
-      {"D", &Config::D},
-      {"F", &Config::F},
-      {"N", &Config::N},
-      {"K", &Config::K},
-      {"H", &Config::H},
-      {"V", &Config::V},
-      {"norms_per_layer", &Config::norms_per_layer},
-      {"E", &Config::E},
-      {"k", &Config::k},
-      {"n_shared", &Config::n_shared},
-      {"F_e", &Config::F_e},
-      {"n_dense", &Config::n_dense},
-      {"window", &Config::window},
-      {"window_layers", &Config::window_layers},
-      {"mtp_layers", &Config::mtp_layers},
-  };
-  struct Flag {
-    const char* name;
-    bool Config::*member;
-  };
-  static const Flag flags[] = {
-      {"gated", &Config::gated},
-      {"tied", &Config::tied},
-      {"final_norm", &Config::final_norm},
-      {"qk_norm", &Config::qk_norm},
-      {"qkv_bias", &Config::qkv_bias},
-      {"o_bias", &Config::o_bias},
-      {"mlp_bias", &Config::mlp_bias},
-      {"attn_sinks", &Config::attn_sinks},
-      {"router_bias", &Config::router_bias},
-      {"mla", &Config::mla},
-  };
-  struct MlaNum {
-    const char* name;
-    double Mla::*member;
-  };
-  static const MlaNum mla[] = {
-      {"q_lora_rank", &Mla::q_lora_rank},
-      {"kv_lora_rank", &Mla::kv_lora_rank},
-      {"qk_nope_head_dim", &Mla::qk_nope_head_dim},
-      {"qk_rope_head_dim", &Mla::qk_rope_head_dim},
-      {"v_head_dim", &Mla::v_head_dim},
-  };
-  for (const auto& n : nums)
-    if (key == n.name) {
-      if (!v.is_number()) bad_data(key + " is not a number");
-      c.*n.member = v.get<double>();
-      return true;
-    }
-  for (const auto& f : flags)
+// A models.json field name and the member it sets, of Config or of its Mla part.
+template <class Owner, class T>
+struct Field {
+  const char* name;
+  T Owner::*member;
+};
+
+const Field<Config, double> kNumFields[] = {
+    {"L", &Config::L},
+    {"D", &Config::D},
+    {"F", &Config::F},
+    {"N", &Config::N},
+    {"K", &Config::K},
+    {"H", &Config::H},
+    {"V", &Config::V},
+    {"norms_per_layer", &Config::norms_per_layer},
+    {"E", &Config::E},
+    {"k", &Config::k},
+    {"n_shared", &Config::n_shared},
+    {"F_e", &Config::F_e},
+    {"n_dense", &Config::n_dense},
+    {"window", &Config::window},
+    {"window_layers", &Config::window_layers},
+    {"mtp_layers", &Config::mtp_layers},
+};
+
+const Field<Config, bool> kFlagFields[] = {
+    {"gated", &Config::gated},
+    {"tied", &Config::tied},
+    {"final_norm", &Config::final_norm},
+    {"qk_norm", &Config::qk_norm},
+    {"qkv_bias", &Config::qkv_bias},
+    {"o_bias", &Config::o_bias},
+    {"mlp_bias", &Config::mlp_bias},
+    {"attn_sinks", &Config::attn_sinks},
+    {"router_bias", &Config::router_bias},
+    {"mla", &Config::mla},
+};
+
+const Field<Mla, double> kMlaFields[] = {
+    {"q_lora_rank", &Mla::q_lora_rank},
+    {"kv_lora_rank", &Mla::kv_lora_rank},
+    {"qk_nope_head_dim", &Mla::qk_nope_head_dim},
+    {"qk_rope_head_dim", &Mla::qk_rope_head_dim},
+    {"v_head_dim", &Mla::v_head_dim},
+};
+
+// Sets the member `table` names `key` from `v`, checking its JSON type. False if `key` is not
+// in the table.
+template <class Owner, class T, std::size_t N>
+bool set_from(const Field<Owner, T> (&table)[N], Owner& owner, const std::string& key,
+              const json& v) {
+  constexpr bool kFlag = std::is_same_v<T, bool>;
+  for (const auto& f : table)
     if (key == f.name) {
-      if (!v.is_boolean()) bad_data(key + " is not true or false");
-      c.*f.member = v.get<bool>();
-      return true;
-    }
-  for (const auto& n : mla)
-    if (key == n.name) {
-      if (!v.is_number()) bad_data(key + " is not a number");
-      c.m.*n.member = v.get<double>();
+      if (kFlag ? !v.is_boolean() : !v.is_number())
+        bad_data(key + (kFlag ? " is not true or false" : " is not a number"));
+      owner.*f.member = v.get<T>();
       return true;
     }
   return false;
+}
+
+// Sets the Config member a models.json field names. Returns false for an unknown field.
+bool set_field(Config& c, const std::string& key, const json& v) {
+  return set_from(kNumFields, c, key, v) || set_from(kFlagFields, c, key, v) ||
+         set_from(kMlaFields, c.m, key, v);
 }
 
 std::string text_of(const json& j, const char* key) {
