@@ -13,7 +13,10 @@ import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const shots = process.env.SB_SHOTS || '/tmp/shots';
+// Screenshots for a person to look at, taken where SB_SHOTS names a folder
+// (SB_SHOTS=/tmp/shots npm run test:browser); none otherwise, as in `npm test`: a full-page picture
+// costs a second or more, and nobody looks at CI's.
+export const shots = process.env.SB_SHOTS || '';
 export const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
@@ -82,7 +85,7 @@ async function openBrowser() {
 // own). Each page() gets a tab of the file's context (its storage shared by the file's tests).
 export async function startSite() {
   const dir = await buildSite();
-  fs.mkdirSync(shots, { recursive: true });
+  if (shots) fs.mkdirSync(shots, { recursive: true });
   let child = null, url = process.env.SB_SITE_URL;
   if (!url) ({ child, url } = await startServer(await freePort(), dir));
   let opened;
@@ -147,6 +150,7 @@ export async function startSite() {
     // A picture for a person to look at, not an assertion: a page too long to take in time on a
     // loaded machine is noted and the test goes on.
     async shot(page, name) {
+      if (!shots) return;
       try {
         await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true, timeout: 90000 });
       } catch (e) {

@@ -4,17 +4,19 @@
 // - a chapter widget marks its state on itself: data-sb-state="ok" | "error", its message in an
 //   element .sb-widget-error, its output in elements .sb-widget-out (greyed while it is .sb-stale).
 
-// Waits until every calculator has answered and every chapter widget has drawn, then a little
-// longer for the debounced recomputes and the widgets that follow a change of the page chip.
+// Waits until every calculator has answered, every chapter widget has drawn and nothing on the
+// page is busy: a calculator is aria-busy from a keystroke (its debounce) or a search in a worker
+// until its answer is shown, as is a widget's box waiting on a worker. Then one frame more, for
+// what a widget draws on the answer's event.
 export async function settled(page) {
   await page.waitForFunction(() => {
     const calcs = [...document.querySelectorAll('sb-calc')];
     const widgets = [...document.querySelectorAll('[data-sb-widget]')];
-    if (!calcs.length && !widgets.length) return document.readyState === 'complete';
-    // A heavy calculator computes in a worker: settled once no search is on its way (aria-busy).
-    return calcs.every((c) => c.response && !c.hasAttribute('aria-busy')) && widgets.every((w) => w.dataset.sbState);
+    if (document.readyState !== 'complete') return false;
+    if (document.querySelector('[aria-busy="true"]')) return false;
+    return calcs.every((c) => c.response) && widgets.every((w) => w.dataset.sbState);
   }, null, { timeout: 60000 });  // a worker instantiates its own module first
-  await page.waitForTimeout(300);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
 }
 
 // [{name, state: 'ok' | 'error', message, greyed, output}] for every widget of the page.

@@ -25,7 +25,10 @@ export class SbCalc extends HTMLElement {
     this.fields = new Map();   // param name -> {param, input, error}
     this.own = [];             // instance renderers
     this.response = null;
-    this.recompute = debounce(() => this.run(), 120);
+    // Busy from the keystroke until the answer is shown: screen readers hear one update, and the
+    // browser tests wait for it rather than for a fixed time.
+    const later = debounce(() => this.run(), 120);
+    this.recompute = () => { this.setAttribute('aria-busy', 'true'); later(); };
   }
 
   get name() { return this.getAttribute('name') || ''; }
@@ -234,6 +237,7 @@ export class SbCalc extends HTMLElement {
       let r = this.sb.calc(this.name, inputs);
       const tpu = this.refusedGpu(inputs, r);
       if (tpu) r = this.sb.calc(this.name, { ...inputs, chip: tpu });
+      this.removeAttribute('aria-busy');
       this.show(inputs, r, tpu);
       return;
     }
