@@ -231,7 +231,9 @@ test('axe-core (wcag2a, wcag2aa) finds no violation on any page after every widg
     await settled(page);
     await useEverything(page);
     await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => (await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] }, resultTypes: ['violations'] })).violations
+    // KaTeX's visual layer is aria-hidden (its MathML is what is read) and takes the colour of the
+    // text around it: left out, it saves a third of axe's time on a page of derivations.
+    const violations = await page.evaluate(async () => (await window.axe.run({ exclude: [['.katex-html']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] }, resultTypes: ['violations'] })).violations
       .map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.length} node(s), e.g. ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
     assert.deepEqual(violations, [], `${file}:\n  ${violations.join('\n  ')}`);
     await page.close();

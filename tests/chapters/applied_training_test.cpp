@@ -10,9 +10,6 @@
 #include "core/hardware.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace applied_training_test {
-
 using namespace sb;
 using namespace sb::test;
 
@@ -150,4 +147,3 @@ TEST(AppliedTrainingProblems, HandDerivedAnswers) {
   // Bad given names its field.
   EXPECT_EQ(error_field(problem("applied-training.IQ1", {{"K", 7}})), "K");  // K must divide N = 64
 }
-}  // namespace applied_training_test

@@ -10,9 +10,6 @@
 #include "core/api.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace book_shortcuts_test {
-
 using sb::json;
 
 namespace {
@@ -166,4 +163,3 @@ TEST(BookShortcuts, ShardingRingSlips) {
   // Q3: a wrapped axis of 4 takes floor(4/2) = 2 hops; the open line's 3 is a slip.
   slipped("sharding.Q3", "hops", "3", "floor(4/2) = 2");
 }
-}  // namespace book_shortcuts_test

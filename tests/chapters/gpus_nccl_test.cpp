@@ -13,9 +13,6 @@
 #include "core/error.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace gpus_nccl_test {
-
 using namespace sb;
 using namespace sb::gpus;
 using sb::test::near_rel;
@@ -268,4 +265,3 @@ TEST(GpusNccl, MangledLogsNeverBreakTheReader) {
     for (const auto& s : r["skipped"]) EXPECT_LE(s["line"].get<size_t>(), lines) << i;
   }
 }
-}  // namespace gpus_nccl_test

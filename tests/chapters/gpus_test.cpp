@@ -15,9 +15,6 @@
 #include "core/error.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace gpus_test {
-
 using namespace sb;
 using namespace sb::gpus;
 using sb::test::calc;
@@ -234,4 +231,3 @@ TEST(GpusCalculators, BadInputNamesTheField) {
   expect_error_value(calc("gpus.fit", {{"log", "hello\nworld\n"}}), "log");
   expect_error_value(calc("gpus.chip", {{"chip", "v5e"}}), "chip");
 }
-}  // namespace gpus_test

@@ -19,9 +19,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace inference_test {
-
 using namespace sb;
 using namespace sb::test;
 namespace inf = sb::inference;
@@ -470,4 +467,3 @@ TEST(InferenceProblems, GivensAtTheEndsOfTheirRanges) {
     }
   }
 }
-}  // namespace inference_test

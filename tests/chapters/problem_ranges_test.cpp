@@ -16,9 +16,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace problem_ranges_test {
-
 using sb::json;
 
 using sb::test::expect_sound;
@@ -88,4 +85,3 @@ TEST(ProblemRanges, NoAnswerIsAnErrorNamingAGiven) {
   ASSERT_FALSE(r["ok"].get<bool>());
   EXPECT_EQ(r["error"]["field"], "sharding_B") << r.dump();
 }
-}  // namespace problem_ranges_test

@@ -14,9 +14,6 @@
 #include "core/trace.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace roofline_test {
-
 namespace rl = sb::roofline;
 using sb::json;
 using namespace sb::test;
@@ -771,4 +768,3 @@ TEST(RooflineDerivation, SumsAndVerdictsInTheProblems) {
   for (const json& st : far["trace"])
     EXPECT_EQ(st.value("what", "").find("close"), std::string::npos) << st.dump();
 }
-}  // namespace roofline_test

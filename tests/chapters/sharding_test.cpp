@@ -13,9 +13,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace sharding_test {
-
 namespace sh = sb::sharding;
 using sb::json;
 using sb::test::calc;
@@ -800,4 +797,3 @@ TEST(ShardingApi, ProblemsSolveAndGrade) {
                                       {"given", {{"mesh", "Mesh(devices=((0, 1), (2,)))"}}}});
   EXPECT_EQ(badmesh["error"]["field"], "mesh");
 }
-}  // namespace sharding_test

@@ -11,9 +11,6 @@
 #include "core/hardware.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace tpus_test {
-
 using namespace sb;
 using namespace sb::tpus;
 using sb::test::calc;
@@ -635,4 +632,3 @@ TEST(TpusDerivation, VerdictsInTheWordsFollowTheValues) {
   EXPECT_TRUE(says(problem("tpus.Q3"), "are below $D_{min}$"));
   EXPECT_TRUE(says(problem("tpus.Q3", {{"peak_bf16_flops_per_s", 1.4e14}}), "Only a D above"));
 }
-}  // namespace tpus_test

@@ -15,9 +15,6 @@
 #include "core/hardware.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace training_model_test {
-
 namespace tr = sb::training;
 namespace tf = sb::transformers;
 namespace at = sb::applied_training;
@@ -517,4 +514,3 @@ TEST(AppliedTraining, BadInput) {
   a.model.L = 0;
   expect_error([&] { at::case_study(a); }, "L", "at least 1");
 }
-}  // namespace training_model_test

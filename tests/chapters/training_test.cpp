@@ -17,9 +17,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace training_test {
-
 using namespace sb;
 using namespace sb::test;
 
@@ -508,4 +505,3 @@ TEST(TrainingProblems, GradingTheBooksAnswers) {
   // Bad given names its field.
   EXPECT_EQ(error_field(problem("training.Ex10", {{"n_chips", -4}})), "n_chips");
 }
-}  // namespace training_test

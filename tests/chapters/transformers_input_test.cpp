@@ -14,9 +14,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace transformers_input_test {
-
 namespace tf = sb::transformers;
 using sb::json;
 using sb::test::calc;
@@ -212,4 +209,3 @@ TEST(ModelInput, NewWidthOrHeadsDeriveTheHeadDim) {
   // N = 24 does not divide D = 4096 once H is derived: the error names N.
   expect_error_value(calc("transformers.accounting", {{"model", "llama-3-8b"}, {"N", 24}}), "N");
 }
-}  // namespace transformers_input_test

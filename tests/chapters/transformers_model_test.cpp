@@ -13,9 +13,6 @@
 #include "core/error.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace transformers_model_test {
-
 namespace tf = sb::transformers;
 
 namespace {
@@ -581,4 +578,3 @@ TEST(TransformersModels, ComputedAgreesWithPublished) {
   EXPECT_EQ(printed_unit("671B"), 1e9);
   EXPECT_EQ(printed_unit("8,324,201,984"), 1);
 }
-}  // namespace transformers_model_test

@@ -16,9 +16,6 @@
 #include "core/registry.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace transformers_test {
-
 using sb::json;
 using sb::test::calc;
 using sb::test::near_rel;
@@ -641,4 +638,3 @@ TEST(TransformersCli, ModelsPrintsTheTable) {
   EXPECT_NE(out.find("70B"), std::string::npos);
   EXPECT_EQ(cli({"models", "extra"}, out), 2);
 }
-}  // namespace transformers_test

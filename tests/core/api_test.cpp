@@ -12,9 +12,6 @@
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace api_test {
-
 using sb::json;
 
 namespace {
@@ -228,4 +225,3 @@ TEST(Api, VariantsChangeAGivenAndStayOnOneChip) {
   EXPECT_GT(drawn, 300);
   EXPECT_GT(on_chips, 30);
 }
-}  // namespace api_test

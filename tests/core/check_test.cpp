@@ -8,9 +8,6 @@
 
 #include "core/error.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace check_test {
-
 namespace {
 
 using sb::From;
@@ -362,4 +359,3 @@ TEST(Check, GradeReportsEachSlot) {
   EXPECT_THROW(sb::check::grade(p, sb::json::array(), {}), sb::InputError);
   EXPECT_THROW(sb::check::grade(p, {}, {{"B", -1}}), sb::InputError);
 }
-}  // namespace check_test

@@ -10,9 +10,6 @@
 
 #include "cli/main.cpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace cli_test {
-
 namespace {
 
 struct Ran {
@@ -204,4 +201,3 @@ TEST(Cli, ACommandOfACalculatorNeedsItsFileFirst) {
   EXPECT_NE(out.str().find("--log FILE  a pasted log (read from FILE"), std::string::npos)
       << out.str();
 }
-}  // namespace cli_test

@@ -9,9 +9,6 @@
 #include "core/error.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace expr_test {
-
 using sb::InputError;
 using sb::expr::Expr;
 
@@ -253,4 +250,3 @@ TEST(Expr, Tex) {
 }
 
 }  // namespace
-}  // namespace expr_test

@@ -18,8 +18,6 @@
 #include "core/trace.hpp"
 
 namespace sb {
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace formula_records_test {
 namespace {
 
 const Symbol& symbol_of(const Formula& f, const std::string& name) {
@@ -220,5 +218,4 @@ TEST(FormulaRecords, MalformedRecordsAreNamed) {
 }
 
 }  // namespace
-}  // namespace formula_records_test
 }  // namespace sb

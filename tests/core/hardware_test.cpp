@@ -15,9 +15,6 @@
 #include "core/units.hpp"
 #include "tests/support/support.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace hardware_test {
-
 namespace {
 
 using sb::InputError;
@@ -324,4 +321,3 @@ TEST(Hardware, ChipsJsonCarriesTheWholeTable) {
 }
 
 }  // namespace
-}  // namespace hardware_test

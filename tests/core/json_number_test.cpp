@@ -11,9 +11,6 @@
 
 #include "core/json.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace json_number_test {
-
 namespace {
 
 std::string ours(double v) {
@@ -83,4 +80,3 @@ TEST(JsonNumbers, TreesReadBackAsTheSameTree) {
   EXPECT_EQ(sb::json::parse(t)["s"], "\xC2\xB5s \xEF\xBF\xBD tab\t");
   EXPECT_TRUE(sb::json::parse(t)["bad"].is_null());
 }
-}  // namespace json_number_test

@@ -10,9 +10,6 @@
 #include "core/registry.hpp"
 #include "core/trace.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace json_test {
-
 namespace {
 
 std::string str(std::string_view s) {
@@ -126,4 +123,3 @@ TEST(JsonWriter, ResultMembersHoldValuesNotesAndExtras) {
 }
 
 }  // namespace
-}  // namespace json_test

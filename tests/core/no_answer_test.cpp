@@ -8,9 +8,6 @@
 #include "core/check.hpp"
 #include "core/registry.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace no_answer_test {
-
 namespace {
 
 // The slots of a test problem, as a List or a span, whichever the record holds.
@@ -43,4 +40,3 @@ TEST(NoAnswer, CheckSaysThereIsNothingToGradeAgainst) {
   EXPECT_FALSE(x.contains("expected"));  // no null where a value would be
   EXPECT_EQ(r["results"][1]["verdict"], "correct");
 }
-}  // namespace no_answer_test

@@ -13,9 +13,6 @@
 
 #include "core/units.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace number_format_test {
-
 namespace {
 
 struct Printed {
@@ -122,4 +119,3 @@ TEST(NumberFormat, AllDigitsReadBackInTheSameStyle) {
   for (double v : {512.0000000000001, 1e30, 1e-5, 1.0 / 3, 5e-324, 123456789012345678.0})
     EXPECT_EQ(std::strtod(number(v, 17).c_str(), nullptr), v) << number(v, 17);
 }
-}  // namespace number_format_test

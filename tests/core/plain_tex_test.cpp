@@ -9,9 +9,6 @@
 #include "core/json.hpp"
 #include "core/registry.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace plain_tex_test {
-
 using sb::plain_tex;
 
 TEST(PlainTex, ReadsTheChaptersFormulas) {
@@ -96,4 +93,3 @@ TEST(PlainTex, EveryDerivationReadsPlain) {
          sb::api::handle(
              sb::json{{"op", "calc"}, {"name", c.name}, {"inputs", sb::json::object()}}));
 }
-}  // namespace plain_tex_test

@@ -10,9 +10,6 @@
 
 #include "core/api.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace registry_test {
-
 using sb::json;
 
 namespace {
@@ -177,4 +174,3 @@ TEST(Engine, ProblemResponseSaysWhetherItVaries) {
     EXPECT_EQ(r["variable"].get<bool>(), any) << p.id;
   }
 }
-}  // namespace registry_test

@@ -11,9 +11,6 @@
 #include "core/json.hpp"
 #include "core/registry.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace request_limits_test {
-
 using sb::json;
 
 namespace {
@@ -261,4 +258,3 @@ TEST(RequestLimits, RequestsPastOneMiBOnlyWithALongText) {
   expect_error(R"({"op":"check","id":"roofline.Q2","answers":{"b_crit":")" + big + "\"}}",
                "too_large", "answers.b_crit");
 }
-}  // namespace request_limits_test

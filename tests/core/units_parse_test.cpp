@@ -7,9 +7,6 @@
 #include "core/error.hpp"
 #include "core/units.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace units_parse_test {
-
 using sb::units::Bound;
 using sb::units::parse;
 using sb::units::parse_bound;
@@ -183,4 +180,3 @@ TEST(UnitsParse, Bounds) {
     }
   }
 }
-}  // namespace units_parse_test

@@ -8,9 +8,6 @@
 
 #include "core/error.hpp"
 
-// Its own namespace: the test files compile in unity batches (CMakeLists.txt).
-namespace units_test {
-
 using sb::units::format;
 using sb::units::parse;
 
@@ -196,4 +193,3 @@ TEST(Units, RoundSigAndDecimalName) {
   EXPECT_EQ(sb::units::decimal_name_text(3145728), "3 MiB as 3 MB");
   EXPECT_EQ(sb::units::decimal_name_text(512), "512 B as 512 B");
 }
-}  // namespace units_test
