@@ -11,6 +11,7 @@ namespace sb::transformers {
 // The sections in the book's order.
 void add_problems(Registry& r) {
   add_problems_examples(r);
+  add_problems_counting(r);
   add_problems_questions(r);
 }
 

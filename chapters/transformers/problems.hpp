@@ -10,7 +10,8 @@
 namespace sb::transformers {
 
 void add_problems_examples(Registry& r);   // problems_examples.cpp: the worked examples
-void add_problems_questions(Registry& r);  // problems_questions.cpp: the end-of-chapter problems
+void add_problems_counting(Registry& r);   // problems_counting.cpp: end-of-chapter Q1-Q3
+void add_problems_questions(Registry& r);  // problems_questions.cpp: end-of-chapter Q4-Q8
 
 namespace problems {
 

@@ -1,7 +1,8 @@
 // Transformers chapter (Part 4): the calculators through the JSON entry point, the model table as
 // `scaling models` prints it, and every problem's solve(), against values derived by hand (the
 // arithmetic is in the comments); bad inputs must be errors naming their field.
-// `scaling models` is tested on the CLI itself: it is one file, compiled in without its main.
+// `scaling models` is tested on the CLI itself: it is one unit (main.cpp), compiled in without its
+// main.
 #define SB_CLI_NO_MAIN
 #include <gtest/gtest.h>
 

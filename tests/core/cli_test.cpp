@@ -1,6 +1,7 @@
 // The `scaling` command says what happened: every misuse is exit 2 with a message naming what was
-// wrong, and the messages give the true reason. The CLI is one file with no library of its own,
-// so the test compiles it in (without its main) and calls run() with captured output.
+// wrong, and the messages give the true reason. The CLI is one translation unit (main.cpp and the
+// files it includes) with no library of its own, so the test compiles it in (without its main) and
+// calls run() with captured output.
 #define SB_CLI_NO_MAIN
 #include <gtest/gtest.h>
 
