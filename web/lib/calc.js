@@ -28,7 +28,7 @@ export class SbCalc extends HTMLElement {
     // Busy from the keystroke until the answer is shown: screen readers hear one update, and the
     // browser tests wait for it rather than for a fixed time.
     const later = debounce(() => this.run(), 120);
-    this.recompute = () => { this.setAttribute('aria-busy', 'true'); later(); };
+    this.recompute = () => { this.editing = true; this.setAttribute('aria-busy', 'true'); later(); };
   }
 
   get name() { return this.getAttribute('name') || ''; }
@@ -232,6 +232,7 @@ export class SbCalc extends HTMLElement {
   run() {
     // setInputs() may arrive before the form is built; the first run after the build catches up.
     if (!this.sb || !this.formError) return;
+    this.editing = false;
     const inputs = this.formInputs();
     if (!this.info.heavy) {
       let r = this.sb.calc(this.name, inputs);
@@ -243,13 +244,15 @@ export class SbCalc extends HTMLElement {
     }
     const seq = (this.seq = (this.seq || 0) + 1);
     this.setAttribute('aria-busy', 'true');
+    this.classList.add('sb-searching');  // its heading says so while the worker searches
     (async () => {
       const call = (ins) => compute(this.name, ins);
       let r = await call(inputs);
       const tpu = this.refusedGpu(inputs, r);
       if (tpu) r = await call({ ...inputs, chip: tpu });
       if (seq !== this.seq) return;  // a newer run is on its way
-      this.removeAttribute('aria-busy');
+      if (!this.editing) this.removeAttribute('aria-busy');  // else busy until that edit's answer
+      this.classList.remove('sb-searching');
       this.show(inputs, r, tpu);
     })();
   }
