@@ -328,6 +328,7 @@ Quantity quantity_of(const Slot& s) {
                                      {"flop_per_B", Quantity::Intensity},
                                      {"tokens", Quantity::Tokens},
                                      {"count", Quantity::Count},
+                                     {"params", Quantity::Count},
                                      {"chips", Quantity::Count},
                                      {"bool", Quantity::Bool},
                                      {"usd", Quantity::Money},

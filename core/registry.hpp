@@ -168,7 +168,7 @@ constexpr Param per_param(Text name, double def, Text doc, Variants v = {}) {
   return ranged(name, "B", def, doc, 0.125, 64, v);
 }
 constexpr Param param_count(Text name, double def, Text doc, Variants v = {}) {
-  return ranged(name, "count", def, doc, 1, 1e15, v);
+  return ranged(name, "params", def, doc, 1, 1e15, v);
 }
 constexpr Param mfu_given(double def, Variants v = {}) {
   return ranged("mfu", "ratio", def, "model FLOPs utilisation", 1e-3, 1, v);

@@ -44,6 +44,7 @@ const UnitInfo kUnits[] = {
     {"per_s", {-1, 0, 0, 0, 0}, "/s", "30 /s"},
     {"hz", {-1, 0, 0, 0, 0}, "Hz", "1.5 GHz"},
     {"count", {}, "", "8192"},
+    {"params", {}, "", "70B"},  // a parameter count, written as the book writes it: 70B, 1.5T
     {"ratio", {}, "", "0.5"},
     {"chips", {}, "chips", "256"},
     {"usd", {0, 0, 0, 0, 1}, "$", "$1.20"},
@@ -191,6 +192,11 @@ std::string dim_name(const Dim& d) {
   for (const auto& u : kUnits)
     if (u.dim == d && u.symbol[0]) return std::string("a quantity in ") + u.symbol;
   return "a unit of another kind";
+}
+
+// What a unit asks for, in errors: a parameter count is named as such, not as "a plain number".
+std::string asked_name(const UnitInfo* u) {
+  return std::string_view(u->id) == "params" ? "a parameter count" : dim_name(u->dim);
 }
 
 double parse_bool(const std::string& s, std::string_view field) {
@@ -342,7 +348,7 @@ void check_counted(const std::string& rest, const UnitInfo* u, std::string_view 
   const bool chips_asked = std::string_view(u->id) == "chips";
   if (chip && !chips_asked)
     fail(field,
-         "expected " + dim_name(u->dim) + " (like " + u->example + "), not a number of chips ('" +
+         "expected " + asked_name(u) + " (like " + u->example + "), not a number of chips ('" +
              rest + "')",
          "wrong_unit");
   if (other && chips_asked)
@@ -394,7 +400,7 @@ Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string
                                                       format(v * sc.scale, "count")
                                                 : "";
       fail(field,
-           "expected " + dim_name(u->dim) + " (like " + u->example + "), got " + dim_name(sc.dim) +
+           "expected " + asked_name(u) + " (like " + u->example + "), got " + dim_name(sc.dim) +
                " ('" + rest + "')" + plain,
            "wrong_unit");
     }
@@ -727,6 +733,13 @@ size_t write_format(char* out, double v, std::string_view u) {
   if (u == "B_per_s") return prefixed(out, v, "B/s", false);
   if (u == "hz") return prefixed(out, v, "Hz", false);
   if (u == "bool") return put(out, v != 0 ? "yes" : "no");
+  if (u == "params") {  // "70.55B": the book's M, B and T for counts of weights, with no space
+    for (const double s : {1e12, 1e9, 1e6})
+      if (std::fabs(v) >= s && std::isfinite(v))
+        return put_number(out, v / s, "", s == 1e12 ? "T" : s == 1e9 ? "B" : "M");
+    return write_number(out, v, 4);
+  }
+  if (u == "chips" && v == 1) return put(out, "1 chip");  // the table's "one"
   if (u == "usd") return put_number(out, v, "$", "");
   if (u == "usd_per_hour") return put_number(out, v, "$", "/h");
   const UnitInfo* info = find(u);
@@ -780,6 +793,9 @@ json table_json() {
       for (const Step& p : kSmallSteps) form(p.scale, p.at, std::string(" ") + p.prefix + sym);
     } else if (id == "B" || id == "B_per_s" || id == "hz") {
       for (const Step& p : kBigSteps) form(p.scale, p.at, std::string(" ") + p.prefix + sym);
+    } else if (id == "params") {
+      for (const Step& p : kBigSteps)
+        if (p.scale >= 1e6 && p.scale <= 1e12) form(p.scale, p.at, p.scale == 1e9 ? "B" : p.prefix);
     } else if (id == "usd" || id == "usd_per_hour") {
       before = "$";
       after = id == "usd" ? "" : "/h";
@@ -792,6 +808,7 @@ json table_json() {
               {"after", after}};
     if (!forms.empty()) j["forms"] = std::move(forms);
     if (id == "bool") j["words"] = {"no", "yes"};
+    if (id == "chips") j["one"] = "1 chip";  // how exactly one is written
     list.push_back(std::move(j));
   }
   return list;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test layer, in order: the house style (clang-format), GoogleTest (ctest), node tests of the
 # wasm modules, the JS wrapper's types against real responses (tsc), a throwaway chapter added and
-# removed (tests/newchapter), browser tests in headless Chromium, a bounded libFuzzer run of each
-# parser, and the GoogleTest suite under ASan + UBSan (npm run test:asan runs that pass alone). Set
+# removed (tests/newchapter), browser tests in headless Chromium, the GoogleTest suite under ASan +
+# UBSan (npm run test:asan runs that pass alone), and a bounded libFuzzer run of each parser. Set
 # SB_SKIP_ASAN=1 to leave it out. Each layer prints its wall time and the CPU time of its
 # processes when it ends, and all of them once more at the end (on a failure too). The house style
 # runs before the build: it takes a second.
@@ -18,7 +18,9 @@ layer "node tests of the wasm modules" node --test tests/node/
 layer "wasm/scaling.d.ts against every response (tsc --noEmit)" node tests/types/check.mjs
 layer "a new chapter folder needs no edit elsewhere" tests/newchapter/run.sh
 layer "browser tests (headless Chromium)" node tests/browser/run.mjs
-layer "fuzzers (100 s in all)" env FUZZ_TOTAL_TIME="${FUZZ_TOTAL_TIME:-100}" scripts/fuzz.sh
+# The ASan layer builds the clang tree's libraries with its tests; the fuzz layer then compiles only
+# the fuzzers' own files against them (without it, the fuzz layer builds those libraries itself).
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
   layer "GoogleTest under ASan + UBSan" scripts/asan.sh
 fi
+layer "fuzzers (100 s in all)" env FUZZ_TOTAL_TIME="${FUZZ_TOTAL_TIME:-100}" scripts/fuzz.sh

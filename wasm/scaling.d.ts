@@ -4,7 +4,7 @@
 // errors) from the built modules, assigns each to the type below, and runs `tsc --noEmit`.
 
 /** An id of the core's unit table (op `units`): "s", "B", "flop", "flop_per_s", "B_per_s",
- *  "flop_per_B", "tokens", "count", "ratio", ... */
+ *  "flop_per_B", "tokens", "count", "params" (a parameter count: "70.55B"), "ratio", ... */
 export type UnitId = string;
 
 export interface ApiError {
@@ -986,6 +986,8 @@ export interface UnitInfo {
   forms?: { scale: number; at: number; after: string }[];
   /** bool: the words for 0 and 1. */
   words?: [string, string];
+  /** chips: how exactly 1 is written ("1 chip"). */
+  one?: string;
 }
 export interface UnitsResult {
   units: UnitInfo[];

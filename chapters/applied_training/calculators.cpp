@@ -118,11 +118,11 @@ void sharding_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
 
 // The chapter's questions in its order: parameters and FLOPs, memory, how to shard it.
 void case_values(const CaseStudy& s, Result& r) {
-  r.value("params", s.params.total, "count", "parameters");
-  r.value("active_params", s.params.matmul_active, "count", "matmul weights a token uses");
-  r.value("mlp_params", s.params.mlp, "count", "MLP parameters");
-  r.value("attn_params", s.params.attn, "count", "attention parameters");
-  r.value("vocab_params", s.params.embed + s.params.unembed, "count", "vocabulary parameters");
+  r.value("params", s.params.total, "params", "parameters");
+  r.value("active_params", s.params.matmul_active, "params", "matmul weights a token uses");
+  r.value("mlp_params", s.params.mlp, "params", "MLP parameters");
+  r.value("attn_params", s.params.attn, "params", "attention parameters");
+  r.value("vocab_params", s.params.embed + s.params.unembed, "params", "vocabulary parameters");
   r.value("flops_per_token", s.flops_per_token, "flop", "training FLOPs per token (6 P_active)");
   r.value("flops_per_token_book", s.flops_per_token_book, "flop",
           "the chapter's 6P per token (every parameter)");
@@ -181,7 +181,7 @@ void case_notes(const CaseInput& ci, const CaseStudy& s, Result& r) {
                : "Across pods: " + units::format(s.per_pod_batch, "tokens") + " per pod is below " +
                      units::format(s.dcn_threshold, "tokens") + ": DCN is the bottleneck.");
   if (s.min_chips > s.chips)
-    r.note("The training state needs " + units::number(s.min_chips) + " chips, more than the " +
+    r.note("The training state needs " + units::format(s.min_chips, "chips") + ", more than the " +
            units::number(s.chips) + " given.");
 }
 
@@ -198,7 +198,7 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
   r.extra["verdict"] = units::number(s.params.total / 1e9, 4) + "B parameters (" +
                        units::number(s.params.matmul_active / 1e9, 4) + "B a token uses), " +
                        units::format(s.total_flops, "flop") + ": " + days(s.time) + " on " +
-                       units::number(s.chips) + " chips at " + units::number(ci.mfu * 100, 3) +
+                       units::format(s.chips, "chips") + " at " + units::number(ci.mfu * 100, 3) +
                        "% MFU; " + case_recipe_words(s) + ".";
   r.extra["days"] = s.time / 86400;
   r.extra["convention"] = {{"flops", "6 x the matmul weights a token uses"},

@@ -20,8 +20,8 @@ inline constexpr Symbol kSymbols[] = {
     sym("M", "B", 1, 1e16, "bytes of the training state"),
     with_tex(sym("HBM", "B", 1e9, 1e12, "HBM per chip"), "\\mathrm{HBM}"),
     sym("N", "chips", 1, 1e6, "chips"),
-    sym("P_MLP", "count", 1, 1e12, "MLP parameters"),
-    sym("P", "count", 1e12, 1e13, "parameters"),
+    sym("P_MLP", "params", 1, 1e12, "MLP parameters"),
+    sym("P", "params", 1e12, 1e13, "parameters"),
 };
 
 // A.11: what training holds in HBM: bf16 parameters (2P), Adam's fp32 moments (8P) and bf16

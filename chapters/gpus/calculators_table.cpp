@@ -52,7 +52,7 @@ constexpr Param kLlmParams[] = {
     zero_ok(num("F", "count", 0, "MLP width (MoE: one expert's); 0 = the model's", 0, 1e7, true)),
     zero_ok(num("E", "count", 0, "experts; 0 = the model's (dense: none)", 0, 4096, true)),
     zero_ok(num("k", "count", 0, "active experts; 0 = the model's", 0, 4096, true)),
-    zero_ok(num("n_params", "count", 0, "parameters; 0 = the model's", 0, 1e15)),
+    zero_ok(num("n_params", "params", 0, "parameters; 0 = the model's", 0, 1e15)),
     num("batch", "tokens", 4e6, "global batch in tokens", 1, 1e12),
     // 4608 = 64 NVL72 racks = 576 nodes of 8: whole nodes on every GPU of the tables.
     num("gpus", "count", 4608, "GPUs", 1, 1e6, true),

@@ -123,8 +123,8 @@ void mesh(const Ep& e, Result& r) {
   append_json(o, e.m.E / e.n);
   o << ",\"lines\":[";
   const std::string lines[] = {
-      "mesh: dp " + n(e.DP) + " x tp " + n(e.TP) + " = " + n(e.n) + " chips (" + e.slice.shape +
-          ")",
+      "mesh: dp " + n(e.DP) + " x tp " + n(e.TP) + " = " + units::format(e.n, "chips") + " (" +
+          e.slice.shape + ")",
       "attention weights: W_Q[D, N_tp, H], W_K and W_V [D, K_tp, H], W_O[N_tp, H, D]",
       "KV cache: [2, B_dp, S, K_tp, H] (heads split " + n(std::min(e.m.K, e.TP)) + " ways)",
       "experts: W_in[E_{dp,tp}, D, F], W_out[E_{dp,tp}, F, D] (" + n(e.m.E / e.n) + " per chip)",
@@ -169,7 +169,7 @@ void moe_calc(const Inputs& in, Trace& tr, Result& r) {
            "heads; split its batch instead (the book's KV[2, B_Z, S, K_Y, H]).");
   if (e.n > e.m.E)
     r.note("More chips than experts: each expert is itself split over " +
-           units::number(e.n / e.m.E) + " chips.");
+           units::format(e.n / e.m.E, "chips") + ".");
   append_json(r.member("verdict"),
               Text(x.T_total < tp ? "expert parallelism with DP attention is faster"
                                   : "plain model parallelism is faster"));

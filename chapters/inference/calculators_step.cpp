@@ -60,7 +60,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
          "chips: the weights (" + bytes_text(k.bytes_w) + ") do not fit in " + units::number(s.n) +
              " chips' HBM (" + bytes_text(s.n * M) + "); " +
              (fit ? "the smallest " + s.t.name + " slice that holds them has " +
-                        units::number(fit->chips) + " chips"
+                        units::format(fit->chips, "chips")
                   : "no " + s.t.name + " slice holds them"),
          "out_of_range");
   }
@@ -70,7 +70,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
          "S: one sequence of " + units::number(s.S) + " tokens needs " + bytes_text(seq) +
              " of KV cache, but only " + bytes_text(mem.M_free) + " of HBM is left beside the " +
              "weights: at most " + whole_text(std::floor(mem.M_free / k.kv_tok)) +
-             " tokens fit on " + units::number(s.n) + " chips",
+             " tokens fit on " + units::format(s.n, "chips"),
          "out_of_range");
   mem.B_max = tr.step("The largest batch that fits", kMaxBatch, {mem.M_free, s.S, k.kv_tok});
   if (s.B > mem.B_max)
@@ -192,8 +192,8 @@ void step_extras(const Setup& s, const Counts& k, const Memory& mem, const Times
 }
 
 void step_values(const Setup& s, const Counts& k, const Memory& mem, const Times& t, Result& r) {
-  r.value("params", k.P_total, "count", "parameters stored");
-  if (s.m.moe) r.value("params_active", k.P_active, "count", "parameters one token uses");
+  r.value("params", k.P_total, "params", "parameters stored");
+  if (s.m.moe) r.value("params_active", k.P_active, "params", "parameters one token uses");
   r.value("weight_bytes", k.bytes_w, "B", "weights");
   r.value("kv_per_token", k.kv_tok, "B", "KV cache per token");
   r.value("kv_batch", mem.kv_batch, "B", "KV cache of the batch");

@@ -249,7 +249,7 @@ constexpr Problem kE3{
           a["ffw_params"] = mlp;
           a["vocab_params"] = voc;
           a["attention_params"] = att;
-          a["total_params"] = tr.sum("All of it", "P_total", "count",
+          a["total_params"] = tr.sum("All of it", "P_total", "params",
                                      {{"P_mlp", mlp}, {"P_vocab", voc}, {"P_attn", att}});
           a["weight_bytes_bf16"] =
               tr.step("Bytes of the weights", kWeightBytes, {a["total_params"], b});

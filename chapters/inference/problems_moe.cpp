@@ -165,8 +165,8 @@ Answers q61(const Inputs& in, Trace& tr) {
   const double att = tr.step("Attention", kPAttn, {L, D, in.num("H"), in.num("N"), in.num("K")});
   const double voc = tr.step("Vocabulary", kPVocab, {in.num("n_emb"), D, in.num("V")});
   const double rest =
-      tr.sum("Outside the experts", "P_rest", "count", {{"P_attn", att}, {"P_vocab", voc}});
-  const double P = tr.sum("All of it", "P_total", "count", {{"P_exp", exp}, {"P_rest", rest}});
+      tr.sum("Outside the experts", "P_rest", "params", {{"P_attn", att}, {"P_vocab", voc}});
+  const double P = tr.sum("All of it", "P_total", "params", {{"P_exp", exp}, {"P_rest", rest}});
   Answers a;
   for (const char* dt : {"int8", "bf16"}) {
     const std::string d = dt;

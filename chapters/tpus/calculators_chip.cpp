@@ -199,7 +199,7 @@ constexpr Param kMxuParams[] = {
     zero_ok(num("vpu_alus_per_cell", "count", 0, "VPU ALUs per (lane, sublane) (0 = the chip's)", 0,
                 64, true))};
 constexpr Param kDecodeParams[] = {
-    chip_param("v5e"), num("n_params", "count", 7e10, "parameters", 1, 1e15),
+    chip_param("v5e"), num("n_params", "params", 7e10, "parameters", 1, 1e15),
     dtype_param("dtype", "bf16", "weight dtype"),
     num("n_chips", "chips", 16, "chips sharing the weights", 1, 1e6, true)};
 

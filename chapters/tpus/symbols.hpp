@@ -59,7 +59,7 @@ inline constexpr Symbol kSymbols[] = {
     whole("H", "count", 1, 1e4, "hosts"),
     sym("peak", "flop_per_s", 1e9, 1e17, "peak FLOPs/s of one chip"),
     sym("C_HBM", "B", 1e6, 1e13, "HBM capacity of one chip"),
-    sym("N_params", "count", 1, 1e13, "parameters"),
+    sym("N_params", "params", 1, 1e13, "parameters"),
     sym("b", "B", 0.125, 8, "bytes per parameter or per element"),
     sym("N_chips", "chips", 1, 1e5, "chips sharing the weights"),
     sym("bytes", "B", 1, 1e15, "bytes"),

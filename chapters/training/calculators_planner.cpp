@@ -89,8 +89,9 @@ std::string plan_verdict(const PlanResult& res, double chips, double hbm) {
     return "Fits nowhere: even the plan with the least memory (" + name + ") needs " +
            units::format(b.mem, "B") + " per chip, above " + units::format(hbm, "B") + " of HBM.";
   return "Best: " + name + " (X " + std::to_string(b.X) + ", Y " + std::to_string(b.Y) + ", Z " +
-         std::to_string(b.Z) + ") on " + n_text(chips) + " chips, " + units::format(b.t_step, "s") +
-         " per step, MFU bound " + units::number(b.mfu * 100, 3) + "%, " +
+         std::to_string(b.Z) + ") on " + units::format(chips, "chips") + ", " +
+         units::format(b.t_step, "s") + " per step, MFU bound " + units::number(b.mfu * 100, 3) +
+         "%, " +
          (b.compute_bound ? "compute-bound" : std::string("bound by ") + term_name(b.bottleneck));
 }
 

@@ -119,9 +119,10 @@ void split_calc(const Inputs& in, Trace& tr, Result& r) {
                    : "The window: " + window_words(w, B / N, floor) + ".");
   r.extra["verdict"] =
       "X = " + n_text(rc.X) + ", Y = " + n_text(rc.Y) +
-      (rc.idle > 0 ? " on " + n_text(rc.used) + " chips (" + n_text(rc.idle) + " idle)" : "") +
+      (rc.idle > 0 ? " on " + units::format(rc.used, "chips") + " (" + n_text(rc.idle) + " idle)"
+                   : "") +
       ": " + (t.fwd.compute_bound() ? "compute-bound" : "comms-bound") +
-      (w.empty() ? "; no X is compute-bound on all " + n_text(N) + " chips"
+      (w.empty() ? "; no X is compute-bound on all " + units::format(N, "chips")
                  : "; every X from " + n_text(w.lo) + " to " + n_text(w.hi) + " is compute-bound");
   r.extra["plot"] = split_plot(u, xo, w, rc);
 }

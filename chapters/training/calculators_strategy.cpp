@@ -278,7 +278,7 @@ void strategy_extra(const StrategyRun& u, Result& r) {
   for (const Condition& k : c.conditions) conds.push_back(condition_json(k));
   const double used = c.split.X * c.split.Y * c.Z * c.split.pods;
   json& x = r.extra;
-  x["verdict"] = std::string(strategy_label(u.st)) + " on " + n_text(used) + " chips" +
+  x["verdict"] = std::string(strategy_label(u.st)) + " on " + units::format(used, "chips") +
                  (c.recipe.idle > 0 ? " (" + n_text(c.recipe.idle * c.split.pods) + " idle)" : "") +
                  ": " + (c.compute_bound ? "compute-bound" : "comms-bound") + ", " +
                  (c.fits ? "fits" : "does not fit") + " in " + units::format(u.h.hbm, "B") +

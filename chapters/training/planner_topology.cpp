@@ -89,7 +89,7 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
     if (rank == 1) break;
   }
   if (topo.slices.empty())
-    fail(field, "no " + chip.name + " slice has " + count_text(chips) + " chips", "bad_shape");
+    fail(field, "no " + chip.name + " slice has " + units::format(chips, "chips"), "bad_shape");
   return topo;
 }
 

@@ -29,7 +29,7 @@ inline constexpr Symbol kSymbols[] = {
     sym("F", "count", 64, 1e6, "MLP width a token uses"),
     whole("n", "count", 2, 3, "matrices of the MLP (2; 3 when gated)"),
     sym("L", "count", 1, 1000, "layers"),
-    sym("P", "count", 1e6, 1e13, "parameters"),
+    sym("P", "params", 1e6, 1e13, "parameters"),
     sym("b", "B", 0.5, 8, "bytes per element"),
     sym("b_w", "B", 0.5, 8, "bytes per weight"),
     sym("b_opt", "B", 1, 16, "bytes of optimizer state per parameter"),

@@ -16,9 +16,9 @@ TokenFlops flops_steps(const Config& c, const Params& p, double T, bool causal, 
   TokenFlops f;
   const double P =
       c.E == 0
-          ? tr.sum("Matmul weights one token uses (the output matrix too)", "P_matmul", "count",
+          ? tr.sum("Matmul weights one token uses (the output matrix too)", "P_matmul", "params",
                    {{"P_attn", p.attn}, {"P_mlp", p.mlp}, {"P_unembed", p.unembed}})
-          : tr.sum("Matmul weights one token uses (the output matrix too)", "P_matmul", "count",
+          : tr.sum("Matmul weights one token uses (the output matrix too)", "P_matmul", "params",
                    {{"P_attn", p.attn},
                     {"P_mlp_active", p.mlp_active},
                     {"P_router", p.router},
@@ -58,19 +58,20 @@ Memory memory_steps(const Inputs& in, double P, double hbm, Trace& tr) {
 void accounting_values(const ChosenModel& ch, const Params& p, const TokenFlops& f, double kv,
                        const Memory& m, double tokens, const hw::Chip& chip, Result& r) {
   const Config& c = ch.config;
-  r.value("params_total", p.total, "count", "parameters, total");
-  r.value("params_active", p.active, "count", "parameters one token uses");
+  r.value("params_total", p.total, "params", "parameters, total");
+  r.value("params_active", p.active, "params", "parameters one token uses");
   if (ch.entry && ch.entry->nominal > 0)
-    r.value("nominal", ch.entry->nominal, "count", "nominal size (" + ch.entry->nominal_text + ")");
-  r.value("attn", p.attn + p.attn_extra, "count", "attention (projections, biases, QK norms)");
-  r.value("mlp", p.mlp + p.mlp_bias, "count", c.E > 0 ? "MLP (every expert)" : "MLP");
+    r.value("nominal", ch.entry->nominal, "params",
+            "nominal size (" + ch.entry->nominal_text + ")");
+  r.value("attn", p.attn + p.attn_extra, "params", "attention (projections, biases, QK norms)");
+  r.value("mlp", p.mlp + p.mlp_bias, "params", c.E > 0 ? "MLP (every expert)" : "MLP");
   if (c.E > 0) {
-    r.value("mlp_active", p.mlp_active + p.mlp_bias_active, "count", "MLP one token uses");
-    r.value("router", p.router + p.router_bias, "count", "routers");
+    r.value("mlp_active", p.mlp_active + p.mlp_bias_active, "params", "MLP one token uses");
+    r.value("router", p.router + p.router_bias, "params", "routers");
   }
-  r.value("norms", p.norms, "count", "norms");
-  r.value("vocab", p.embed + p.unembed, "count", c.tied ? "vocabulary (tied)" : "vocabulary");
-  if (p.mtp > 0) r.value("mtp", p.mtp, "count", "multi-token prediction (not counted)");
+  r.value("norms", p.norms, "params", "norms");
+  r.value("vocab", p.embed + p.unembed, "params", c.tied ? "vocabulary (tied)" : "vocabulary");
+  if (p.mtp > 0) r.value("mtp", p.mtp, "params", "multi-token prediction (not counted)");
   r.value("flops_per_token", f.total, "flop", "training FLOPs per token at T");
   r.value("flops_per_token_forward", f.total / 3, "flop", "forward FLOPs per token at T");
   r.value("flops_6p", six_p_tokens(p.active, 1), "flop", "6 P per token (the rule of thumb)");

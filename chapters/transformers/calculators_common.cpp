@@ -157,18 +157,19 @@ double params_steps(const Config& c, const Params& p, Trace& tr) {
     return tr.sum(
         "Total parameters: attention, MLP and norms summed over the $L$ layers, and the "
         "vocabulary",
-        "P", "count", {{"P_attn", attn}, {"P_mlp", mlp}, {"P_norms", p.norms}, {"P_vocab", vocab}});
+        "P", "params",
+        {{"P_attn", attn}, {"P_mlp", mlp}, {"P_norms", p.norms}, {"P_vocab", vocab}});
   const double router = p.router + p.router_bias;
   const double total = tr.sum(
       "Total parameters: attention, MLP, routers and norms summed over the $L$ layers, and the "
       "vocabulary",
-      "P", "count",
+      "P", "params",
       {{"P_attn", attn},
        {"P_mlp", mlp},
        {"P_router", router},
        {"P_norms", p.norms},
        {"P_vocab", vocab}});
-  tr.sum("Active parameters: what one token uses, summed over the layers", "P_active", "count",
+  tr.sum("Active parameters: what one token uses, summed over the layers", "P_active", "params",
          {{"P_attn", attn},
           {"P_mlp_active", p.mlp_active + p.mlp_bias_active},
           {"P_router", router},

@@ -59,9 +59,9 @@ Crossing crossing_steps(const Config& c, const Params& p, double T, bool causal,
                    causal ? kCorePerTokenCausal : kCorePerToken, {c.L, T, c.N, hqk, hv});
   const double P =
       c.E == 0
-          ? tr.sum("Matmul weights a token uses in the layers", "P_layers", "count",
+          ? tr.sum("Matmul weights a token uses in the layers", "P_layers", "params",
                    {{"P_attn", p.attn}, {"P_mlp", p.mlp}})
-          : tr.sum("Matmul weights a token uses in the layers", "P_layers", "count",
+          : tr.sum("Matmul weights a token uses in the layers", "P_layers", "params",
                    {{"P_attn", p.attn}, {"P_mlp_active", p.mlp_active}, {"P_router", p.router}});
   x.rest = tr.step("The other matmuls, training FLOPs per token", kSixP, {P});
   x.ratio =

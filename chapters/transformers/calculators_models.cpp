@@ -54,8 +54,9 @@ void models_calc(const Inputs& in, Trace& tr, Result& r) {
   json table = json::array({{"model", "nominal", "params", "active", "KV B/token"}});
   for (const ModelEntry& m : models()) {
     json row = model_row(m, b, T);
-    table.push_back({m.id, m.nominal_text, units::number(row["params_total"].get<double>()),
-                     units::number(row["params_active"].get<double>()),
+    table.push_back({m.id, m.nominal_text,
+                     units::format(row["params_total"].get<double>(), "params"),
+                     units::format(row["params_active"].get<double>(), "params"),
                      units::format(row["kv_bytes_per_token"].get<double>(), "B")});
     rows.push_back(std::move(row));
   }

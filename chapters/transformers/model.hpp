@@ -38,13 +38,13 @@ inline constexpr Symbol kSymbols[] = {
     sym("H_v", "count", 1, 1e3, "head dimension of values"),
     sym("V", "count", 1, 1e6, "vocabulary"),
     sym("G", "ratio", 1, 128, "query heads per KV head, N / K"),
-    sym("P", "count", 1, 1e13,
+    sym("P", "params", 1, 1e13,
         "parameters (of a model, a layer or a component); in a matmul A[N, P] B[P, M], the "
         "contracted dimension"),
     sym("M", "count", 1, 1e6, "in a matmul A[N, P] B[P, M], the columns of B"),
     sym("n_norm", "count", 0, 8, "D-sized norm vectors per layer"),
-    sym("P_attn", "count", 1, 1e11, "attention weights of a layer (of the model, where said)"),
-    sym("P_mlp", "count", 1, 1e12, "MLP weights of a layer"),
+    sym("P_attn", "params", 1, 1e11, "attention weights of a layer (of the model, where said)"),
+    sym("P_mlp", "params", 1, 1e12, "MLP weights of a layer"),
     sym("E", "count", 1, 1e3, "routed experts per MoE layer"),
     sym("k", "count", 1, 64, "experts a token is routed to"),
     with_tex(sym("n_s", "count", 0, 8, "shared experts every token uses"), "E_{shared}"),
@@ -156,34 +156,34 @@ double head_dim_v(const Config& c);
 // A.3: gated MLP W_in1[D,F], W_in2[D,F], W_out[F,D] = 3DF; ungated 2DF.
 double mlp_params(double D, double F, bool gated);
 inline constexpr Formula kMlpGated =
-    record("P_mlp", "3 * D * F", "count", "A.3", "D F", kSymbols,
+    record("P_mlp", "3 * D * F", "params", "A.3", "D F", kSymbols,
            [](const double* x) { return mlp_params(x[0], x[1], true); });
 inline constexpr Formula kMlpPlain =
-    record("P_mlp", "2 * D * F", "count", "A.3", "D F", kSymbols,
+    record("P_mlp", "2 * D * F", "params", "A.3", "D F", kSymbols,
            [](const double* x) { return mlp_params(x[0], x[1], false); });
 // A.3: W_Q[D,N,H], W_K[D,K,H], W_V[D,K,H], W_O[N,H,D] = 2D(N+K)H (4DNH for MHA).
 double attention_params(double D, double N, double K, double H);
 inline constexpr Formula kAttentionParams =
-    record("P_attn", "2 * D * (N + K) * H", "count", "A.3", "D N K H", kSymbols,
+    record("P_attn", "2 * D * (N + K) * H", "params", "A.3", "D N K H", kSymbols,
            [](const double* x) { return attention_params(x[0], x[1], x[2], x[3]); });
 // A.3: norm vectors of size D (the book: 2D per layer, two layernorms).
 double norm_params(double D, double count);
 inline constexpr Formula kNormParams =
-    record("P_norm", "n_norm * D", "count", "A.3", "D n_norm", kSymbols,
+    record("P_norm", "n_norm * D", "params", "A.3", "D n_norm", kSymbols,
            [](const double* x) { return norm_params(x[0], x[1]); });
 // A.3: the unembedding DV, plus the input embedding DV when untied (2DV, the LLaMA tables).
 double vocab_params(double D, double V, bool tied);
 inline constexpr Formula kVocabUntied =
-    record("P_vocab", "2 * D * V", "count", "A.3", "D V", kSymbols,
+    record("P_vocab", "2 * D * V", "params", "A.3", "D V", kSymbols,
            [](const double* x) { return vocab_params(x[0], x[1], false); });
 inline constexpr Formula kVocabTied =
-    record("P_vocab", "D * V", "count", "A.3", "D V", kSymbols,
+    record("P_vocab", "D * V", "params", "A.3", "D V", kSymbols,
            [](const double* x) { return vocab_params(x[0], x[1], true); });
 // A.3: the book's total L (3DF + 2D(N+K)H + norms D) + 2DV, for a plain dense model.
 double book_params(double L, double D, double F, double N, double K, double H, double V,
                    double norms_per_layer = 2);
 inline constexpr Formula kBookParams = record(
-    "P", "L * (3 * D * F + 2 * D * (N + K) * H + n_norm * D) + 2 * D * V", "count", "A.3",
+    "P", "L * (3 * D * F + 2 * D * (N + K) * H + n_norm * D) + 2 * D * V", "params", "A.3",
     "L D F N K H V n_norm", kSymbols,
     [](const double* x) { return book_params(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]); });
 // A.3 (DeepSeek's MLA, from its config): q_a [D, q_lora] + q_b [q_lora, N (nope + rope)] (or one
@@ -193,35 +193,35 @@ double mla_params(double D, double N, const Mla& m);
 inline constexpr Formula kMlaParams = record(
     "P_attn",
     "D * r_q + r_q * N * (h_n + h_r) + D * (r_kv + h_r) + r_kv * N * (h_n + h_v) + N * h_v * D",
-    "count", "beyond the book: DeepSeek-V3's config.json (multi-head latent attention)",
+    "params", "beyond the book: DeepSeek-V3's config.json (multi-head latent attention)",
     "D N r_q r_kv h_n h_r h_v", kSymbols, [](const double* x) {
       return mla_params(x[0], x[1], Mla{x[2], x[3], x[4], x[5], x[6]});
     });
 inline constexpr Formula kMlaParamsNoQRank = record(
     "P_attn", "D * N * (h_n + h_r) + D * (r_kv + h_r) + r_kv * N * (h_n + h_v) + N * h_v * D",
-    "count", "beyond the book: DeepSeek-V2-Lite's config.json (MLA, no query bottleneck)",
+    "params", "beyond the book: DeepSeek-V2-Lite's config.json (MLA, no query bottleneck)",
     "D N r_kv h_n h_r h_v", kSymbols, [](const double* x) {
       return mla_params(x[0], x[1], Mla{0, x[2], x[3], x[4], x[5]});
     });
 // A.3 MoE: router D x E per MoE layer (the book leaves it out; an optional term).
 double router_params(double D, double E);
 inline constexpr Formula kRouterParams =
-    record("P_router", "D * E", "count", "A.3 (MoE)", "D E", kSymbols,
+    record("P_router", "D * E", "params", "A.3 (MoE)", "D E", kSymbols,
            [](const double* x) { return router_params(x[0], x[1]); });
 // A.3 MoE: `experts` MLPs of width F_e, E + n_shared stored and k + n_shared used by one token:
 // (E + n_shared) 3 D F_e (2 D F_e each, ungated).
 double moe_mlp_params(double experts, double n_shared, double D, double F_e, bool gated);
 inline constexpr Formula kExpertsGated =
-    record("P_experts", "(E + n_s) * 3 * D * F_e", "count", "A.3 (MoE)", "E n_s D F_e", kSymbols,
+    record("P_experts", "(E + n_s) * 3 * D * F_e", "params", "A.3 (MoE)", "E n_s D F_e", kSymbols,
            [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], true); });
 inline constexpr Formula kExpertsPlain =
-    record("P_experts", "(E + n_s) * 2 * D * F_e", "count", "A.3 (MoE)", "E n_s D F_e", kSymbols,
+    record("P_experts", "(E + n_s) * 2 * D * F_e", "params", "A.3 (MoE)", "E n_s D F_e", kSymbols,
            [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], false); });
 inline constexpr Formula kActiveExpertsGated =
-    record("P_experts", "(k + n_s) * 3 * D * F_e", "count", "A.3 (MoE)", "k n_s D F_e", kSymbols,
+    record("P_experts", "(k + n_s) * 3 * D * F_e", "params", "A.3 (MoE)", "k n_s D F_e", kSymbols,
            [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], true); });
 inline constexpr Formula kActiveExpertsPlain =
-    record("P_experts", "(k + n_s) * 2 * D * F_e", "count", "A.3 (MoE)", "k n_s D F_e", kSymbols,
+    record("P_experts", "(k + n_s) * 2 * D * F_e", "params", "A.3 (MoE)", "k n_s D F_e", kSymbols,
            [](const double* x) { return moe_mlp_params(x[0], x[1], x[2], x[3], false); });
 // A.3 (Q1.b): attention's share of a layer's matmul weights, P_attn / (P_attn + P_mlp) ...
 double attention_share_of_layer(double attn, double mlp);

@@ -113,12 +113,8 @@ customElements.define('sb-model-picker', SbModelPicker);
 
 // ---------------------------------------------------------------- shared pieces of the renderers
 
-const fmtParams = (v) => {
-  if (!(v > 0)) return '0';
-  if (v >= 1e9) return `${fmtNumber(v / 1e9, 4)}B`;
-  if (v >= 1e6) return `${fmtNumber(v / 1e6, 4)}M`;
-  return fmtNumber(v, 6);
-};
+// A parameter count as the book writes it (70.55B), in the core's form for the unit params.
+const fmtParams = (v) => fmtQuantity(v, 'params');
 
 // The model calculators' configuration fields go into a closed box under the model field.
 function foldConfig(calc) {
@@ -297,15 +293,18 @@ const COLUMNS = [
   { key: 'name', label: 'model', text: true },
   { key: 'L', label: 'L', get: (m) => m.config.L },
   { key: 'D', label: 'D', get: (m) => m.config.D },
-  { key: 'F', label: 'F', get: (m) => m.config.F_e > 0 ? m.config.F_e : m.config.F, title: 'MLP width (per expert for MoE)' },
+  // An MoE's F is one expert's width (the calculators' F is its dense layers'): said in the cell.
+  { key: 'F', label: 'F', get: (m) => m.config.F_e > 0 ? m.config.F_e : m.config.F, title: 'MLP width (per expert for MoE)',
+    show: (m) => (m.config.F_e > 0 ? [fmtNumber(m.config.F_e, 6), h('span', { class: 'sb-tf-sub' }, 'per expert')] : fmtNumber(m.config.F, 6)) },
   { key: 'N', label: 'N', get: (m) => m.config.N },
   { key: 'K', label: 'K', get: (m) => m.config.K },
   { key: 'H', label: 'H', get: (m) => m.config.H },
   { key: 'V', label: 'V', get: (m) => m.config.V },
   { key: 'E', label: 'experts', get: (m) => m.config.E || 0, show: (m) => (m.config.E ? `${m.config.k} of ${m.config.E}` : '—') },
   { key: 'params_total', label: 'params (computed)', get: (m) => m.params_total, show: (m) => fmtParams(m.params_total) },
-  { key: 'nominal', label: 'nominal', get: (m) => m.nominal, show: (m) => m.nominal_text || '—', title: 'the size in the model’s name' },
-  { key: 'total_over_nominal', label: 'computed / nominal', get: (m) => m.total_over_nominal ?? 0, show: (m) => (m.total_over_nominal ? fmtNumber(m.total_over_nominal, 3) : '—') },
+  // The name's size, with the computed total over it beneath (amber where they differ by over 10%).
+  { key: 'nominal', label: 'nominal', get: (m) => m.nominal, title: 'the size in the model’s name; beneath it, computed / nominal',
+    show: (m) => (m.total_over_nominal ? [m.nominal_text, h('span', { class: 'sb-tf-sub' }, `× ${fmtNumber(m.total_over_nominal, 3)}`)] : m.nominal_text || '—') },
   { key: 'params_active', label: 'active', get: (m) => m.params_active, show: (m) => fmtParams(m.params_active) },
   { key: 'flops_per_token', label: 'train FLOPs/token', get: (m) => m.flops_per_token, show: (m) => fmtQuantity(m.flops_per_token, 'flop'), title: '6 x the matmul weights one token uses + the attention core at T' },
   { key: 'kv_bytes_per_token', label: 'KV / token', get: (m) => m.kv_bytes_per_token, show: (m) => fmtQuantity(m.kv_bytes_per_token, 'B'), title: 'every layer keeps the token (a context within any window)' },
@@ -356,7 +355,7 @@ class SbModelTable extends HTMLElement {
             : h('span', { class: 'sb-tf-src' }, m.config_source);
           return h('td', {}, h('span', { class: 'sb-tf-name' }, m.name), src, h('span', { class: 'sb-tf-row-actions' }, load, ' ', more));
         }
-        const off = c.key === 'total_over_nominal' && m.total_over_nominal && Math.abs(Math.log(m.total_over_nominal)) > Math.log(1.1);
+        const off = c.key === 'nominal' && m.total_over_nominal && Math.abs(Math.log(m.total_over_nominal)) > Math.log(1.1);
         return h('td', { class: off ? 'sb-tf-off' : null }, c.show ? c.show(m) : fmtNumber(c.get(m), 6));
       });
       body.push(h('tr', { 'data-model': m.id, class: m.id === current ? 'sb-tf-current' : null }, cells));
@@ -365,7 +364,7 @@ class SbModelTable extends HTMLElement {
     const table = h('table', { class: 'sb-models' }, h('thead', {}, head), h('tbody', {}, body));
     extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, table),
       h('p', { class: 'sb-muted sb-small' }, 'Counts follow the book (A.3): L (attention + MLP + norms) + vocabulary, with each model’s own conventions; ',
-        'a gap between the computed total and the nominal size is a component the name leaves out. Click a heading to sort, “load” to use the model in every calculator above.'));
+        'beneath the nominal size, the computed total over it: a name can leave a component out (above 1) or count one twice (below 1: Mixtral’s 8x7B counts eight whole 7B models, though its experts share attention and the vocabulary). Click a heading to sort, “load” to use the model in every calculator above.'));
   }
 
   details(m) {

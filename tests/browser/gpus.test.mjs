@@ -4,7 +4,7 @@
 // per gpus problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -92,7 +92,7 @@ test('every gpus problem has a working exercise', async () => {
   const page = await site.page('gpus.html');
   for await (const { id, ex, p } of exercises(page, 'gpus')) {
     for (const s of p.slots) await typeModelAnswer(ex, s, p.answers[s.name]);
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const verdicts = await ex.locator('.sb-slot-verdict').evaluateAll((els) => els.map((e) => e.dataset.verdict));
     assert.deepEqual(verdicts, p.slots.map(() => 'correct'), `${id}: ${verdicts}`);
   }

@@ -5,7 +5,7 @@
 // has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -123,7 +123,7 @@ test('every inference problem has a working exercise', async () => {
       await typeModelAnswer(ex, s, p.answers[s.name]);
       want[s.name] = 'correct';
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
       els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
     assert.deepEqual(got, want, id);

@@ -2,7 +2,7 @@
 // pictures, a malformed sharding), the collective plot, and one working exercise per problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -146,7 +146,7 @@ test('every sharding problem has a working exercise', async () => {
         formulas++;
       }
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const got = async () => Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
       els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
     assert.deepEqual(await got(), want, id);
@@ -154,7 +154,7 @@ test('every sharding problem has a working exercise', async () => {
     const formulaSlots = p.slots.filter((s) => s.kind === 'formula');
     if (formulaSlots.length) {
       for (const s of formulaSlots) { await ex.locator(`[name="${s.name}"]`).fill(`(${s.vars[0].name} +`); want[s.name] = 'invalid'; }
-      await ex.locator('button[data-action="check"]').click();
+      await pressCheck(ex);
       assert.deepEqual(await got(), want, id);
       for (const s of formulaSlots) {
         assert.notEqual((await ex.locator(`[data-slot="${s.name}"] .sb-field-error`).textContent()).trim(), '', `${id}.${s.name}`);

@@ -2,7 +2,7 @@
 // calculator, bad input, shared links) and one working exercise per tpus problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -177,7 +177,7 @@ test('every tpus problem has a working exercise', async () => {
       assert.notEqual(s.kind, 'formula', `${id}.${s.name}: the tpus chapter has no formula slots`);
       await typeModelAnswer(ex, s, p.answers[s.name]);
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const verdicts = await ex.locator('.sb-slot-verdict').evaluateAll((els) => els.map((e) => e.dataset.verdict));
     assert.deepEqual(verdicts, p.slots.map(() => 'correct'), `${id}: ${verdicts}`);
     assert.match(await ex.locator('.sb-summary').textContent(), /^(Correct: done\.|All \d+ correct: done\.)$/, id);

@@ -3,7 +3,7 @@
 // top while the widgets compute on a TPU, and every problem has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -169,7 +169,7 @@ test('every training problem has a working exercise', async () => {
       await typeModelAnswer(ex, s, p.answers[s.name]);
       want[s.name] = 'correct';
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
       els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
     assert.deepEqual(got, want, id);

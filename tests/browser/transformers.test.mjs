@@ -4,7 +4,7 @@
 // one working exercise per transformers problem.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -227,7 +227,7 @@ test('every transformers problem has a working exercise', async () => {
         await typeModelAnswer(ex, s, p.answers[s.name]);
       }
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const verdicts = await ex.locator('.sb-slot-verdict').evaluateAll((els) => els.map((e) => e.dataset.verdict));
     assert.deepEqual(verdicts, p.slots.map(() => 'correct'), `${id}: ${verdicts}`);
   }

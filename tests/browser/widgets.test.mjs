@@ -2,7 +2,7 @@
 // input is reported next to its field, and a shared link restores a widget's state.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer } from './harness.mjs';
+import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -20,7 +20,7 @@ test('every roofline problem has a working exercise', async () => {
       if (s.kind !== 'formula') { await typeModelAnswer(ex, s, p.answers[s.name]); expectCorrect++; }
       else await ex.locator(`[name="${s.name}"]`).fill(s.vars?.[0]?.name || 'x');  // a formula we cannot type from the model: any verdict will do
     }
-    await ex.locator('button[data-action="check"]').click();
+    await pressCheck(ex);
     const verdicts = await ex.locator('.sb-slot-verdict').evaluateAll((els) => els.map((e) => e.dataset.verdict));
     assert.equal(verdicts.length, p.slots.length, `${id}: a verdict per slot`);
     for (const v of verdicts) assert.ok(['correct', 'close', 'wrong'].includes(v), `${id}: verdict ${v}`);

@@ -72,14 +72,40 @@ TEST(Units, FormatsWithPrefixes) {
   EXPECT_EQ(format(1.97e14, "flop_per_s"), "1.97e14 FLOPs/s");
   EXPECT_EQ(format(240.2439, "flop_per_B"), "240.2 FLOPs/B");
   EXPECT_EQ(format(1, "bool"), "yes");
+  EXPECT_EQ(format(1, "chips"), "1 chip");  // one chip, and 256 chips
+  EXPECT_EQ(format(256, "chips"), "256 chips");
   EXPECT_EQ(sb::units::number(8192), "8192");
   EXPECT_EQ(sb::units::number(123456), "123456");
   EXPECT_EQ(sb::units::number(2097152), "2.097e6");
 }
 
+// Parameter counts as the book writes them: LLaMA 3 70B's 70,553,706,496 weights are "70.55B"
+// (4 digits: 70.55|37), DeepSeek-V3's 671e9 "671B", 1.5e12 "1.5T"; under a million, the number.
+TEST(Units, ParameterCountsReadAndWriteAsTheBookDoes) {
+  EXPECT_EQ(format(70553706496.0, "params"), "70.55B");
+  EXPECT_EQ(format(671e9, "params"), "671B");
+  EXPECT_EQ(format(1.5e12, "params"), "1.5T");
+  EXPECT_EQ(format(1318912, "params"), "1.319M");  // 161 norms of 8192: 1,318,912
+  EXPECT_EQ(format(8192, "params"), "8192");
+  EXPECT_EQ(parse("70B", "params", "n_params"), 70e9);
+  EXPECT_EQ(parse("17.44B parameters", "params", "n_params"), 17.44e9);
+  EXPECT_EQ(parse("1.5T", "params", "n_params"), 1.5e12);
+  EXPECT_EQ(parse("400M", "params", "n_params"), 400e6);
+  // Bytes or chips are not a parameter count, and the error says which was asked.
+  for (const char* bad : {"70 GB", "5 chips"}) {
+    try {
+      parse(bad, "params", "n_params");
+      ADD_FAILURE() << bad;
+    } catch (const sb::InputError& e) {
+      EXPECT_EQ(e.field, "n_params");
+      EXPECT_NE(std::string(e.what()).find("a parameter count"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Units, RoundTripsWhatItFormats) {
   for (double v : {1.37e-3, 4.5e10, 1.97e14, 2.5e-6, 96e9})
-    for (const char* u : {"s", "B", "B_per_s", "flop_per_s"}) {
+    for (const char* u : {"s", "B", "B_per_s", "flop_per_s", "params"}) {
       double back = parse(format(v, u), u, "x");
       EXPECT_NEAR(back, v, v * 1e-3) << format(v, u);
     }
@@ -134,6 +160,7 @@ TEST(Units, TableDescribesFormat) {
   const sb::json table = sb::units::table_json();
   auto by_table = [](const sb::json& u, double v) {
     if (u.contains("words")) return u["words"][v != 0 ? 1 : 0].get<std::string>();
+    if (u.contains("one") && v == 1) return u["one"].get<std::string>();
     const std::string before = u["before"], after = u["after"];
     if (u.contains("forms"))
       for (const auto& f : u["forms"])

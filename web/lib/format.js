@@ -64,6 +64,7 @@ export function fmtQuantity(v, unit, sig = 4) {
   const u = units?.get(unit);
   if (!u) return unit ? `${fmtNumber(v, sig)} ${unit}` : fmtNumber(v, sig);
   if (u.words) return u.words[v ? 1 : 0];
+  if (u.one && v === 1) return u.one;
   if (typeof v !== 'number' || !Number.isFinite(v)) return `${u.before}${fmtNumber(v, sig)}${u.after}`;
   const form = (u.forms || []).find((f) => Math.abs(v) >= f.at);
   return form ? `${u.before}${fmtNumber(v / form.scale, sig)}${form.after}` : `${u.before}${fmtNumber(v, sig)}${u.after}`;

@@ -37,8 +37,12 @@ function logSplits(px, vertical) {
   };
 }
 
-function sizeOf(el, height) {
-  const w = Math.max(280, Math.floor(el.clientWidth || el.getBoundingClientRect().width || 600));
+// The plot's width as its resize observer last measured it; before the first report, the last
+// width any plot had. Never read from the page here: clientWidth while a page is being built forces
+// a layout of everything above the plot (on the training page, a quarter of a second in one task).
+let lastWidth = 600;
+function sizeOf(el, height, width = el.sbPlotWidth) {
+  const w = Math.max(280, Math.floor(width || lastWidth));
   return { width: w, height };
 }
 
@@ -78,8 +82,14 @@ export function logLogPlot(el, opts) {
   let current = opts;
   let plot = new uPlot(build(opts), data(opts), el);
   label(el, opts);
+  // Sized after layout, from the observer's own measure (its first report comes with the first layout).
   const ro = typeof ResizeObserver !== 'undefined'
-    ? new ResizeObserver(() => plot.setSize(sizeOf(el, height))) : null;
+    ? new ResizeObserver(([entry]) => {
+      const w = Math.floor(entry.contentRect.width);
+      if (!w || w === el.sbPlotWidth) return;
+      el.sbPlotWidth = lastWidth = w;
+      plot.setSize(sizeOf(el, height));
+    }) : null;
   ro?.observe(el);
   return {
     get uplot() { return plot; },
