@@ -8,6 +8,7 @@
 #include "chapters/inference/calculators.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "core/work.hpp"
 
 namespace sb::inference::calc {
 namespace {
@@ -108,7 +109,7 @@ void frontier_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("best_latency", top->d.T_step, "s", "its time per token");
   r.value("min_latency", sw.points[0].d.T_step, "s", "lowest time per token");
   if (sw.cut)
-    r.note("The sweep stopped at " + units::number(static_cast<double>(kMaxConfigs)) +
+    r.note("The sweep stopped at " + units::number(work_bound(kMaxConfigs)) +
            " configurations: fewer batches or a smaller largest slice cover the rest.");
   write_points(sw, r.member("points"));
   append_json(r.member("verdict"),

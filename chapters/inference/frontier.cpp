@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/units.hpp"
+#include "core/work.hpp"
 
 namespace sb::inference {
 
@@ -86,7 +87,7 @@ Sweep sweep(const SweepInput& in) {
       const double B_max = max_batch(free_hbm(n, in.tpu.M_hbm, w), in.S, kv_tok);
       if (!(B_max >= 1)) continue;
       for (double B : batch_grid(B_max, in.batches)) {
-        if (++out.configs > kMaxConfigs) {
+        if (++out.configs > work_bound(kMaxConfigs)) {
           out.cut = true;
           --out.configs;
           break;
@@ -238,7 +239,7 @@ Plan plan(const PlanInput& in) {
   for (size_t di = 0; di < p.dtypes.size(); ++di) {
     const double kv_tok = kv_tok_of(*in.model, p.dtypes[di].b_kv, S);
     for (size_t si = 0; si < p.slices.size(); ++si) {
-      if (++p.configs > kMaxConfigs) {
+      if (++p.configs > work_bound(kMaxConfigs)) {
         p.cut = true;
         break;
       }

@@ -13,6 +13,7 @@
 #include "chapters/transformers/model.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "core/work.hpp"
 
 namespace sb::training {
 
@@ -70,7 +71,7 @@ Ctx make_ctx(const PlanInput& in) {
   x.D = c.D, x.heads = c.N, x.kv = c.K;
   x.pods = in.topo.pods;
   x.B_slice = in.B / in.topo.pods;
-  x.budget = static_cast<long long>(std::max(1.0, in.max_configs));
+  x.budget = static_cast<long long>(work_bound(in.max_configs));
   return x;
 }
 

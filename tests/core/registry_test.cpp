@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/api.hpp"
+#include "core/work.hpp"
 
 using sb::json;
 
@@ -75,6 +76,22 @@ TEST(Registry, ChaptersAreInTheBooksOrderAndOwnTheirNames) {
     EXPECT_EQ(std::string(c.name).rfind(prefix_of(c.chapter), 0), 0u) << c.name;
   for (const auto& p : r.problems())
     EXPECT_EQ(std::string(p.id).rfind(prefix_of(p.chapter), 0), 0u) << p.id;
+}
+
+// A search's work bound times the share (1 unless a fuzzer lowers it), whole, at least 1:
+// 250,000 x 0.01 = 2500; 0.3 -> 1; a share outside (0, 1] is taken as 1.
+TEST(Work, BoundScalesByTheShare) {
+  EXPECT_EQ(sb::work_bound(250000), 250000);
+  sb::set_work_share(0.01);
+  EXPECT_EQ(sb::work_bound(250000), 2500);
+  EXPECT_EQ(sb::work_bound(20000), 200);
+  EXPECT_EQ(sb::work_bound(30), 1);  // 0.3 rounds down to 0: at least one configuration
+  sb::set_work_share(5);
+  EXPECT_EQ(sb::work_bound(250000), 250000);
+  sb::set_work_share(0.01);
+  sb::set_work_share(-1);
+  EXPECT_EQ(sb::work_bound(20000), 20000);
+  sb::set_work_share(1);
 }
 
 TEST(Registry, ListAnswersTheChapterRecords) {

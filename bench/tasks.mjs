@@ -1,0 +1,118 @@
+// `npm run bench`, part 3: the longest task on each chapter page's main thread (the target: none
+// over 50 ms, whatever a link or an input asks). Headless Chromium, the browser's own Long Tasks
+// API (a PerformanceObserver of 'longtask', which reports every task over 50 ms). Per page:
+// - load: from navigation until every widget has settled;
+// - worst input: every number field of every calculator typed at its declared minimum and then its
+//   maximum (as a reader types, one field at a time, the default restored after), the field and
+//   value whose answer took the longest task;
+// - model switch: where the page has the model picker, three models chosen in turn;
+// - the links the issue names, loaded as they are.
+// SB_TASK_PAGES=training,inference limits the pages (by slug).
+import { startSite, buildSite } from '../tests/browser/harness.mjs';
+import { chapterPages } from '../tests/browser/pageload.mjs';
+import { settled } from '../tests/browser/widgetstate.mjs';
+
+const LIMIT_MS = 50;
+const LINKS = ['training.html?training.plan.chip=tpu7x&training.plan.chips=8640&training.plan.L=1000'];
+
+// The longest task since the last call (0: none over 50 ms), and the count over the limit.
+const take = (page) => page.evaluate(() => {
+  const t = window.__sbTasks || [];
+  window.__sbTasks = [];
+  return { longest: t.length ? Math.max(...t) : 0, over: t.length };
+});
+const ms = (x) => (x ? `${Math.round(x)} ms` : `none over ${LIMIT_MS} ms`);
+
+// Every number field of every calculator: [{i (the calculator's index on the page), calc, field, min,
+// max, def}].
+const numberFields = (page) => page.evaluate(() => {
+  const out = [];
+  for (const [i, c] of [...document.querySelectorAll('sb-calc')].entries()) {
+    for (const p of c.info?.params || []) {
+      if (p.kind !== 'number' || !Number.isFinite(p.min) || !Number.isFinite(p.max)) continue;
+      if (!c.querySelector(`.sb-field[data-field="${p.name}"] input`)) continue;
+      out.push({ i, calc: c.key || c.getAttribute('name'), field: p.name, min: p.min, max: p.max, def: p.default_text ?? String(p.default) });
+    }
+  }
+  return out;
+});
+
+async function typeInto(page, f, value) {
+  await page.locator('sb-calc').nth(f.i).locator(`.sb-field[data-field="${f.field}"] input`).first()
+    .fill(String(value), { timeout: 5000 });
+  await settled(page);
+}
+
+async function benchPage(site, file) {
+  const page = await site.page(file);
+  await settled(page);
+  const load = await take(page);
+  // Folded configuration fields are fields too.
+  await page.evaluate(() => { for (const d of document.querySelectorAll('main details')) d.open = true; });
+  let worst = { longest: 0, what: '' };
+  for (const f of await numberFields(page)) {
+    for (const v of [f.min, f.max]) {
+      try {
+        await typeInto(page, f, v);
+      } catch {
+        continue;  // a field this page does not show as typed
+      }
+      const t = await take(page);
+      if (t.longest > worst.longest) worst = { longest: t.longest, what: `${f.calc}.${f.field} = ${v}` };
+    }
+    await typeInto(page, f, f.def).catch(() => {});
+    await take(page);
+  }
+  let model = null;
+  const picker = page.locator('sb-model-picker select').first();
+  if (await picker.count()) {
+    model = { longest: 0 };
+    const ids = (await picker.locator('option').evaluateAll((os) => os.map((o) => o.value))).filter(Boolean);
+    for (const id of [ids.at(-1), ids[Math.floor(ids.length / 2)], ids[0]]) {
+      await picker.selectOption(id);
+      await settled(page);
+      model.longest = Math.max(model.longest, (await take(page)).longest);
+    }
+  }
+  await page.close();
+  return { load, worst, model };
+}
+
+export async function benchTasks() {
+  await buildSite();
+  const site = await startSite();
+  await site.context.addInitScript(() => {
+    window.__sbTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__sbTasks.push(e.duration); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  const only = (process.env.SB_TASK_PAGES || '').split(',').filter(Boolean);
+  const pages = chapterPages(site.dir).filter((p) => !only.length || only.includes(p.file.replace('.html', '')));
+  try {
+    console.log(`the longest main-thread task per chapter page (target: none over ${LIMIT_MS} ms), headless Chromium, ` +
+                'Long Tasks API; every number field typed at its minimum and its maximum');
+    console.log('  page'.padEnd(24) + 'load'.padStart(16) + 'worst input'.padStart(16) + '  (field = value)'.padEnd(44) +
+                'model switch'.padStart(16));
+    let all = 0;
+    for (const { file } of pages) {
+      const r = await benchPage(site, file);
+      const top = Math.max(r.load.longest, r.worst.longest, r.model?.longest || 0);
+      all = Math.max(all, top);
+      console.log(`  ${file}`.padEnd(24) + ms(r.load.longest).padStart(16) + ms(r.worst.longest).padStart(16) +
+                  `  ${r.worst.what}`.padEnd(44) + (r.model ? ms(r.model.longest) : '(no picker)').padStart(16));
+    }
+    for (const link of LINKS) {
+      const page = await site.page(link);
+      await settled(page);
+      const t = await take(page);
+      all = Math.max(all, t.longest);
+      console.log(`  ${link}: ${ms(t.longest)}`);
+      await page.close();
+    }
+    console.log(`  longest task anywhere: ${ms(all)} ${all <= LIMIT_MS ? '(meets the target)' : '(over the target)'}`);
+  } finally {
+    await site.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchTasks();
