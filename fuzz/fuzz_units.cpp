@@ -1,6 +1,8 @@
 // libFuzzer: any bytes typed as a number with a unit, parsed as every unit id, as a quantity with
 // its binary reading and as a bound; and the first 8 bytes as a double, formatted. InputError is
 // the expected outcome of bad input; anything else escaping, or a non-finite result, is a bug.
+// One run parses its input 51 ways (17 units; quantity, plain and bound), most of them ending in a
+// thrown InputError: its runs per second are a 51st of its parses per second.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   static const char* const kUnits[] = {
       "s",     "B",     "flop",  "flop_per_s", "B_per_s", "flop_per_B",   "tokens", "tokens_per_s",
-      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool",   "hz"};
+      "per_s", "count", "ratio", "chips",      "usd",     "usd_per_hour", "bool",   "hz",
+      "params"};
   for (const char* unit : kUnits) {
     if (!sb::units::known(unit)) std::abort();  // the header's list and the code disagree
     try {

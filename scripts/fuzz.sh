@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/*.cpp, under ASan + UBSan) and runs each, two at a time (JOBS),
 # for FUZZ_RUNS inputs (default 1e6: `npm run fuzz`), or FUZZ_TIME seconds each, or both (whichever
 # ends first); FUZZ_TOTAL_TIME=T instead gives all targets together T seconds of wall time, shared
-# out by the number of targets and lanes (`npm test` runs 100 s). Each run starts from the seeds
+# out by the number of targets and lanes (`npm test` runs 70 s). Each run starts from the seeds
 # each target writes from the registry (fuzz/seeds.hpp: every chapter's calculators and problems),
 # the committed seeds (fuzz/seeds/<fuzzer>, written by scripts/fuzz-seeds.mjs) and the corpus kept
 # in build/asan/fuzz/corpus from earlier runs. Inputs may be as long as each target reads: fuzz_api

@@ -23,4 +23,4 @@ layer "browser tests (headless Chromium)" node tests/browser/run.mjs
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then
   layer "GoogleTest under ASan + UBSan" scripts/asan.sh
 fi
-layer "fuzzers (100 s in all)" env FUZZ_TOTAL_TIME="${FUZZ_TOTAL_TIME:-100}" scripts/fuzz.sh
+layer "fuzzers (70 s in all)" env FUZZ_TOTAL_TIME="${FUZZ_TOTAL_TIME:-70}" scripts/fuzz.sh
