@@ -5,7 +5,7 @@
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
   scaling, catalog, calculatorInfo, chipTable, getChip, onChip, getModel, setModel, onModel, lastTpu,
-  compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles,
+  compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles, yieldToMain,
 } from './core.js';
 import {
   fmtNumber, fmtValue, loadUnits, unitExample, unitHasPrefixes, unitSymbol, derivationToggle,
@@ -62,6 +62,7 @@ export class SbCalc extends HTMLElement {
     }
     this.info = info;
     const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
+    await yieldToMain();  // each widget of the page in a task of its own
     this.sb = sb;
     const chips = table.chips;
     this.gpus = new Map(chips.filter((c) => c.kind === 'gpu').map((c) => [c.id, c.name]));

@@ -387,6 +387,14 @@ export async function progressByChapter() {
   return out;
 }
 
+// ---------------------------------------------------------------- main-thread tasks
+// Ends the current task and resumes in a new one, so that a page's widgets, which all wake on the
+// same module promise, are built one task each rather than in one long task (bench/tasks.mjs).
+export function yieldToMain() {
+  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 // ---------------------------------------------------------------- DOM building
 // h('div', {class: 'x', title: t}, child, 'text', ...): builds elements; strings become text nodes,
 // never HTML, so reader or module text can't inject markup.
