@@ -48,7 +48,7 @@ constexpr auto params(const std::array<Param, M>& own) {
   return tf::join(model_input(), own);
 }
 
-constexpr Param kMlp = choice(
+constexpr Param kMlpMatrices = choice(
     "mlp", "model", "model|book",
     "the MLP's matrices: the model's own (3 when gated), or the chapter's simplification (2)");
 constexpr Param kChip = chip_param("v5p", "a TPU of the tables (the mesh lies on its ICI torus)");
@@ -326,12 +326,12 @@ void plan_calc(const Inputs& in, Trace& t, Result& r) {
 namespace {
 
 constexpr auto kCaseParams = params(std::to_array<Param>(
-    {kMlp, kChip, kTokens, kBatch, kSeq, kPods, kMfu,
+    {kMlpMatrices, kChip, kTokens, kBatch, kSeq, kPods, kMfu,
      zero_ok(num("checkpoints_per_layer", "count", 4,
                  "bf16 [batch, D] checkpoints per layer (the chapter: 4; aggressive: 12)", 0,
                  1000))}));
 constexpr auto kPlanParams =
-    params(std::to_array<Param>({kMlp, kChip, kTokens, kBatch, kSeq, kPods, kMfu}));
+    params(std::to_array<Param>({kMlpMatrices, kChip, kTokens, kBatch, kSeq, kPods, kMfu}));
 
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "applied-training.case",

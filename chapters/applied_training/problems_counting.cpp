@@ -320,10 +320,10 @@ constexpr Problem kIQ6{
         "chip.",
 };
 
-constexpr Problem kProblems[] = {kIQ1, kIQ2, kIQ3, kIQ4, kIQ5, kIQ6};
+constexpr Problem kCountingProblems[] = {kIQ1, kIQ2, kIQ3, kIQ4, kIQ5, kIQ6};
 
 }  // namespace
 
-void add_problems_counting(Registry& r) { r.add(kProblems); }
+void add_problems_counting(Registry& r) { r.add(kCountingProblems); }
 
 }  // namespace sb::applied_training

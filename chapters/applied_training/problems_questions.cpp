@@ -177,10 +177,10 @@ constexpr Problem kQ2b{
         },
 };
 
-constexpr Problem kProblems[] = {kQ1, kQ2a, kQ2b};
+constexpr Problem kQuestionsProblems[] = {kQ1, kQ2a, kQ2b};
 
 }  // namespace
 
-void add_problems_questions(Registry& r) { r.add(kProblems); }
+void add_problems_questions(Registry& r) { r.add(kQuestionsProblems); }
 
 }  // namespace sb::applied_training

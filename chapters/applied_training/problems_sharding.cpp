@@ -144,10 +144,10 @@ constexpr Problem kIQ9{
         "(falling with X).",
 };
 
-constexpr Problem kProblems[] = {kIQ7, kIQ8, kIQ9};
+constexpr Problem kShardingProblems[] = {kIQ7, kIQ8, kIQ9};
 
 }  // namespace
 
-void add_problems_sharding(Registry& r) { r.add(kProblems); }
+void add_problems_sharding(Registry& r) { r.add(kShardingProblems); }
 
 }  // namespace sb::applied_training

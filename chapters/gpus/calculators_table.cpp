@@ -71,7 +71,7 @@ constexpr Param kFitParams[] = {
     zero_ok(num("nodes", "count", 0, "nodes, where the log does not say (0: from the log)", 0, 1e5,
                 true))};
 
-constexpr Calculator kCalculators[] = {
+constexpr Calculator kTableCalculators[] = {
     {.name = "gpus.chip",
      .title = "GPU chip explorer",
      .doc = "SMs, Tensor and CUDA cores, on-chip memory and the roofline of a GPU, term by term "
@@ -108,6 +108,6 @@ constexpr Calculator kCalculators[] = {
 
 }  // namespace
 
-void add_calculators(Registry& r) { r.add(kCalculators); }
+void add_calculators(Registry& r) { r.add(kTableCalculators); }
 
 }  // namespace sb::gpus

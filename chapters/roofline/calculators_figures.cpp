@@ -281,7 +281,7 @@ constexpr Param kBatchParams[] = {
          "(D, F) pairs to compare, like 8192x32768, 1024x4096 (at most 6)"),
     num("b_max", "tokens", 16384, "largest batch drawn", 2, kMaxTokens, true)};
 
-constexpr Calculator kCalculators[] = {
+constexpr Calculator kFiguresCalculators[] = {
     Calculator{.name = "roofline.roofs",
                .title = "The roofline figure",
                .doc =
@@ -305,6 +305,6 @@ constexpr Calculator kCalculators[] = {
 
 }  // namespace
 
-void add_figure_calculators(Registry& r) { r.add(kCalculators); }
+void add_figure_calculators(Registry& r) { r.add(kFiguresCalculators); }
 
 }  // namespace sb::roofline

@@ -206,7 +206,7 @@ constexpr Param kDecodeParams[] = {
 constexpr Param kLadderParams[] = {
     chip_param("v5e"), num("bytes", "B", 1e9, "bytes to move over each level", 1, 1e18)};
 
-constexpr Calculator kCalculators[] = {
+constexpr Calculator kChipCalculators[] = {
     Calculator{.name = "tpus.mxu",
                .title = "MXU padding and VPU rate",
                .doc = "Pads a matmul's M, K, N to the MXU side, gives the utilisation and MXU "
@@ -230,6 +230,6 @@ constexpr Calculator kCalculators[] = {
 
 }  // namespace
 
-void add_chip_calculators(Registry& r) { r.add(kCalculators); }
+void add_chip_calculators(Registry& r) { r.add(kChipCalculators); }
 
 }  // namespace sb::tpus

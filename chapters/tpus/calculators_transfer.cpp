@@ -219,7 +219,7 @@ constexpr Param kTransferParams[] = {
     zero_ok(num("hop_latency", "s", 0, "latency per hop (0 = the chip's, else 1 us)", 0, 1)),
     zero_ok(num("flops", "flop", 0, "FLOPs of a compute stage to add (0 = none)", 0, 1e25))};
 
-constexpr Calculator kCalculators[] = {Calculator{
+constexpr Calculator kTransferCalculators[] = {Calculator{
     .name = "tpus.transfer",
     .title = "Transfer time and bottleneck",
     .doc = "Time to move bytes over HBM, VMEM, ICI (point to point or along an axis), PCIe or "
@@ -230,6 +230,6 @@ constexpr Calculator kCalculators[] = {Calculator{
 
 }  // namespace
 
-void add_transfer_calculators(Registry& r) { r.add(kCalculators); }
+void add_transfer_calculators(Registry& r) { r.add(kTransferCalculators); }
 
 }  // namespace sb::tpus

@@ -210,10 +210,10 @@ constexpr Problem kEx6{
     .hint = "The chip count is the batch over the per-chip floor alpha / 3.",
 };
 
-constexpr Problem kProblems[] = {kEx1, kEx2, kEx3, kEx4, kEx5, kEx6};
+constexpr Problem kDataParallelProblems[] = {kEx1, kEx2, kEx3, kEx4, kEx5, kEx6};
 
 }  // namespace
 
-void add_problems_data_parallel(Registry& r) { r.add(kProblems); }
+void add_problems_data_parallel(Registry& r) { r.add(kDataParallelProblems); }
 
 }  // namespace sb::training

@@ -191,10 +191,10 @@ constexpr Problem kEx13{
         "The planner (training.plan) gives the optimum for any batch you type.",
 };
 
-constexpr Problem kProblems[] = {kEx10, kEx11, kEx12, kEx19, kEx13};
+constexpr Problem kMixedProblems[] = {kEx10, kEx11, kEx12, kEx19, kEx13};
 
 }  // namespace
 
-void add_problems_mixed(Registry& r) { r.add(kProblems); }
+void add_problems_mixed(Registry& r) { r.add(kMixedProblems); }
 
 }  // namespace sb::training

@@ -223,10 +223,10 @@ constexpr Problem kEx15e{
         },
 };
 
-constexpr Problem kProblems[] = {kEx14, kEx15a, kEx15b, kEx15c, kEx15d, kEx15e};
+constexpr Problem kPodsProblems[] = {kEx14, kEx15a, kEx15b, kEx15c, kEx15d, kEx15e};
 
 }  // namespace
 
-void add_problems_pods(Registry& r) { r.add(kProblems); }
+void add_problems_pods(Registry& r) { r.add(kPodsProblems); }
 
 }  // namespace sb::training

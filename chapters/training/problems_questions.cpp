@@ -362,10 +362,10 @@ constexpr Problem kQ3c{
     .hint = "X_opt is where the FSDP gathers and the TP collectives take equally long.",
 };
 
-constexpr Problem kProblems[] = {kQ1, kQ2, kQ3a, kQ3b, kQ3c};
+constexpr Problem kQuestionsProblems[] = {kQ1, kQ2, kQ3a, kQ3b, kQ3c};
 
 }  // namespace
 
-void add_problems_questions(Registry& r) { r.add(kProblems); }
+void add_problems_questions(Registry& r) { r.add(kQuestionsProblems); }
 
 }  // namespace sb::training

@@ -104,10 +104,10 @@ constexpr Problem kEx9{
         "bf16 alpha (2550) still holds, Y < M_Y F / 2550.",
 };
 
-constexpr Problem kProblems[] = {kEx7, kEx8, kEx9};
+constexpr Problem kTensorParallelProblems[] = {kEx7, kEx8, kEx9};
 
 }  // namespace
 
-void add_problems_tensor_parallel(Registry& r) { r.add(kProblems); }
+void add_problems_tensor_parallel(Registry& r) { r.add(kTensorParallelProblems); }
 
 }  // namespace sb::training

@@ -263,10 +263,10 @@ constexpr Problem kQ3{
         },
 };
 
-constexpr Problem kProblems[] = {kQ1a, kQ1b, kQ1c, kQ2a, kQ2b, kQ3};
+constexpr Problem kCountingProblems[] = {kQ1a, kQ1b, kQ1c, kQ2a, kQ2b, kQ3};
 
 }  // namespace
 
-void add_problems_counting(Registry& r) { r.add(kProblems); }
+void add_problems_counting(Registry& r) { r.add(kCountingProblems); }
 
 }  // namespace sb::transformers

@@ -354,10 +354,10 @@ constexpr Problem kEx8{
         },
 };
 
-constexpr Problem kProblems[] = {kEx1, kEx2, kEx3, kEx4, kEx5, kEx6, kEx7, kEx8};
+constexpr Problem kExamplesProblems[] = {kEx1, kEx2, kEx3, kEx4, kEx5, kEx6, kEx7, kEx8};
 
 }  // namespace
 
-void add_problems_examples(Registry& r) { r.add(kProblems); }
+void add_problems_examples(Registry& r) { r.add(kExamplesProblems); }
 
 }  // namespace sb::transformers

@@ -433,10 +433,10 @@ constexpr Problem kQ8b{
         },
 };
 
-constexpr Problem kProblems[] = {kQ4a, kQ4b, kQ4c, kQ5, kQ6, kQ7, kQ8a, kQ8b};
+constexpr Problem kQuestionsProblems[] = {kQ4a, kQ4b, kQ4c, kQ5, kQ6, kQ7, kQ8a, kQ8b};
 
 }  // namespace
 
-void add_problems_questions(Registry& r) { r.add(kProblems); }
+void add_problems_questions(Registry& r) { r.add(kQuestionsProblems); }
 
 }  // namespace sb::transformers

@@ -97,12 +97,25 @@ export async function startSite() {
   }
   const { browser, context, userDataDir } = opened;
   const problems = [];
+  const aborted = [];  // net::ERR_ABORTED, judged when the test checks (see watch)
   const watch = (page) => {
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(`console error on ${page.url()}: ${msg.text()}`);
     });
     page.on('pageerror', (err) => problems.push(`page error on ${page.url()}: ${err.message}`));
-    page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+    // Chromium aborts (net::ERR_ABORTED) whatever is in flight when a test navigates the tab or
+    // closes it; that is the test leaving, not the site failing. Such an abort is held back and
+    // counts only if the tab is still open on the same document when the test checks.
+    let navigations = 0;
+    let closed = false;
+    page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations++; });
+    page.on('close', () => { closed = true; });
+    page.on('requestfailed', (req) => {
+      const text = `request failed: ${req.url()} (${req.failure()?.errorText})`;
+      if (req.failure()?.errorText !== 'net::ERR_ABORTED') return problems.push(text);
+      const at = navigations;
+      aborted.push({ text, stillThere: () => !closed && navigations === at });
+    });
     page.on('response', (res) => { if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`); });
   };
   // CSP violations also reach the console, but record them explicitly too.
@@ -145,7 +158,9 @@ export async function startSite() {
     },
     // Throws if anything went wrong in any page so far.
     assertClean() {
-      if (problems.length) throw new Error(`browser problems:\n  ${problems.join('\n  ')}`);
+      const all = [...problems, ...aborted.filter((a) => a.stillThere()).map((a) => a.text)];
+      aborted.length = 0;
+      if (all.length) throw new Error(`browser problems:\n  ${all.join('\n  ')}`);
     },
     // A picture for a person to look at, not an assertion: a page too long to take in time on a
     // loaded machine is noted and the test goes on.

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -159,6 +161,39 @@ TEST(Api, CatalogueCoverage) {
       }
     }
   }
+}
+
+// Every answer the catalogue publishes (its `exact`) is what the chapter's model computes from the
+// book's inputs, within the catalogue's tolerance: what ../shared/tools/book-check asks of the CLI,
+// asked here of both builds (the native tree compiles a unity build, the ASan tree file by file),
+// so that the two computing different answers fails the suite in one of them.
+TEST(Api, PublishedAnswersAgree) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(SB_SOURCE_DIR) / ".." / "shared" / "book" / "problems";
+  if (!fs::exists(dir)) GTEST_SKIP() << "no catalogue at " << dir;
+  int compared = 0;
+  for (const sb::Chapter& chapter : sb::Registry::get().chapters()) {
+    const fs::path file = dir / (std::string(chapter.prefix) + ".json");
+    if (!fs::exists(file)) continue;  // CatalogueCoverage reports it
+    std::ifstream f(file);
+    for (const auto& item : json::parse(f)) {
+      const std::string id = item["id"];
+      const json r = sb::api::handle(json{{"op", "problem"}, {"id", id}});
+      if (!r.value("ok", false)) continue;  // CatalogueCoverage reports a missing problem
+      for (const auto& s : item["answers"]) {
+        if (!s.contains("exact") || !s["exact"].is_number()) continue;
+        const std::string slot = s["slot"];
+        const double exact = s["exact"].get<double>();
+        const double tol = std::max(s.value("tol_rel", 0.02), 1e-9);
+        ASSERT_TRUE(r["answers"].contains(slot)) << id << "." << slot;
+        const double got = r["answers"][slot]["value"].get<double>();
+        EXPECT_LE(std::fabs(got - exact), exact != 0 ? tol * std::fabs(exact) : 1e-12)
+            << id << "." << slot << ": got " << got << ", the book's exact value " << exact;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 400);  // 451 published slots over the eight chapters of 2026-12
 }
 
 // "New variant" (issue 9): it always changes a given besides the chip's name, every chip spec of
