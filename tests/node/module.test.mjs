@@ -2,6 +2,7 @@
 // through the same JS wrapper the pages use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { load } from '../../wasm/scaling.js';
 import { chapterModules, instantiate } from './modules.mjs';
 
@@ -100,6 +101,34 @@ test('the sharding module computes the local shard of an array', async () => {
   const bad = sharding.calc('sharding.local', { mesh: "{'X': 0}" });
   assert.equal(bad.ok, false);
   assert.equal(bad.error.field, 'mesh');
+});
+
+// Every answer the catalogue publishes (../shared/book/problems/<prefix>.json, its `exact`) is what
+// the chapter's module computes from the book's inputs, within the catalogue's tolerance: the
+// modules readers run are compiled file by file, the native tree in unity batches, and
+// Api.PublishedAnswersAgree asks the same of the GoogleTest builds.
+test('each module computes every answer the catalogue publishes', async (t) => {
+  const dir = new URL('../../../shared/book/problems/', import.meta.url);
+  if (!fs.existsSync(dir)) return t.skip(`no catalogue at ${dir.pathname}`);
+  let compared = 0;
+  for (const m of modules) {
+    const file = new URL(`${prefixOf(m)}.json`, dir);
+    if (!fs.existsSync(file)) continue;
+    const mod = await instantiate(m.file);
+    for (const item of JSON.parse(fs.readFileSync(file, 'utf8'))) {
+      const r = JSON.parse(mod.api(JSON.stringify({ op: 'problem', id: item.id })));
+      assert.equal(r.ok, true, `${item.id}: ${JSON.stringify(r.error)}`);
+      for (const s of item.answers) {
+        if (typeof s.exact !== 'number') continue;
+        const got = r.answers?.[s.slot]?.value;
+        const tol = Math.max(s.tol_rel ?? 0.02, 1e-9);
+        assert.ok(typeof got === 'number' && Math.abs(got - s.exact) <= (s.exact ? tol * Math.abs(s.exact) : 1e-12),
+          `${item.id}.${s.slot}: got ${got}, the book's exact value ${s.exact}`);
+        compared += 1;
+      }
+    }
+  }
+  assert.ok(compared > 400, `${compared} published answers compared`);  // 451 over eight chapters
 });
 
 test('roofline.matmul on v5e gives the hand-derived numbers', () => {
