@@ -7,27 +7,43 @@
 #include <utility>
 #include <vector>
 
-#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
 #include "core/units.hpp"
 
 namespace sb::api {
-namespace {
 
-std::string str(const json& req, const char* key) {
+std::string detail::str(const json& req, const char* key) {
   if (!req.contains(key)) fail(key, std::string("the request needs '") + key + "'", "missing");
   if (!req[key].is_string()) fail(key, std::string("'") + key + "' must be a string", "wrong_type");
   return req[key].get<std::string>();
 }
 
-const json& obj(const json& req, const char* key) {
+const json& detail::obj(const json& req, const char* key) {
   static const json empty = json::object();
   if (!req.contains(key) || req[key].is_null()) return empty;
   if (!req[key].is_object())
     fail(key, std::string("'") + key + "' must be a JSON object", "wrong_type");
   return req[key];
+}
+
+namespace {
+using detail::obj;
+using detail::str;
+
+detail::ProblemOp problem_handler = nullptr;  // set by enable_problem_ops (api_problem.cpp)
+
+json problem_ops(const std::string& op, const json& req) {
+  const auto& chapters = Registry::get().chapters();  // registering switches the ops on
+  if (!problem_handler) {
+    const std::string ch = chapters.size() == 1 ? std::string(chapters[0].id) : "<chapter>";
+    fail("op",
+         "'" + op + "' is answered by the exercises module scaling-" + ch +
+             "-problems, not by this one (calculators only)",
+         "not_in_module");
+  }
+  return problem_handler(op, req);
 }
 
 // Writes `before`, then `s` as a JSON string.
@@ -106,21 +122,6 @@ std::string op_calc(const json& req) {
   return out.str();
 }
 
-json op_variant(const json& req) {
-  const auto& p = Registry::get().problem(str(req, "id"));
-  uint64_t seed = 1;
-  if (req.contains("seed")) {
-    if (!req["seed"].is_number()) fail("seed", "seed must be a number", "wrong_type");
-    double s = req["seed"].get<double>();
-    if (!std::isfinite(s)) fail("seed", "seed must be finite", "bad_number");
-    seed = static_cast<uint64_t>(std::fabs(std::fmod(s, 1e15)));
-  }
-  if (!variable(p))
-    fail("id", std::string(p.id) + " has no variants: its inputs are the book's alone",
-         "no_variant");
-  return variant(p, seed);
-}
-
 json op_parse(const json& req) {
   std::string unit = str(req, "unit");
   if (!units::known(unit)) fail("unit", "unknown unit id '" + unit.substr(0, 40) + "'", "bad_unit");
@@ -189,14 +190,8 @@ std::string respond(const json& req) {
     json out;
     if (op == "list")
       out = op_list();
-    else if (op == "problem")
-      out = solve_problem(str(req, "id"), obj(req, "given"));
-    else if (op == "check")
-      out = check::grade(Registry::get().problem(str(req, "id")),
-                         req.contains("answers") ? req["answers"] : json::object(),
-                         obj(req, "given"));
-    else if (op == "variant")
-      out = op_variant(req);
+    else if (op == "problem" || op == "check" || op == "variant")
+      out = problem_ops(op, req);
     else if (op == "chips")
       out = hw::chips_json();
     else if (op == "parse")
@@ -224,6 +219,8 @@ std::string respond(const json& req) {
 }
 
 }  // namespace
+
+void detail::set_problem_op(ProblemOp op) { problem_handler = op; }
 
 // Through parse_json, as every parse: one instantiation of nlohmann's parser in a module.
 json handle(const json& req) { return parse_json(respond(req), kNoLimits); }

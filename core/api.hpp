@@ -21,6 +21,19 @@ namespace sb::api {
 json handle(const json& request);
 std::string handle(const std::string& request_text);
 
+// The problem ops ("problem", "check", "variant") answer only in a program that registers problems:
+// its generated registration (gen/chapters_*.cpp) calls this. A page's first module registers
+// calculators alone and links none of the problem code; there those ops answer not_in_module.
+void enable_problem_ops();
+namespace detail {
+using ProblemOp = json (*)(const std::string& op, const json& request);
+void set_problem_op(ProblemOp op);
+// A request's string or object member; an InputError naming the key when missing or mistyped
+// (an absent or null object is an empty one).
+std::string str(const json& req, const char* key);
+const json& obj(const json& req, const char* key);
+}  // namespace detail
+
 // Problem description + computed answers (used by `scaling problems --json` too).
 json solve_problem(const std::string& id, const json& given);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/api.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
 #include "core/units.hpp"
@@ -210,5 +211,36 @@ json solve_problem(const std::string& id, const json& given) {
   if (!p.hint.empty()) out["hint"] = p.hint;
   return out;
 }
+
+namespace {
+
+json op_variant(const json& req) {
+  const auto& p = Registry::get().problem(detail::str(req, "id"));
+  uint64_t seed = 1;
+  if (req.contains("seed")) {
+    if (!req["seed"].is_number()) fail("seed", "seed must be a number", "wrong_type");
+    double s = req["seed"].get<double>();
+    if (!std::isfinite(s)) fail("seed", "seed must be finite", "bad_number");
+    seed = static_cast<uint64_t>(std::fabs(std::fmod(s, 1e15)));
+  }
+  if (!variable(p))
+    fail("id", std::string(p.id) + " has no variants: its inputs are the book's alone",
+         "no_variant");
+  return variant(p, seed);
+}
+
+// "problem", "check" or "variant" (api.cpp dispatches only these here).
+json problem_op(const std::string& op, const json& req) {
+  if (op == "problem") return solve_problem(detail::str(req, "id"), detail::obj(req, "given"));
+  if (op == "check")
+    return check::grade(Registry::get().problem(detail::str(req, "id")),
+                        req.contains("answers") ? req["answers"] : json::object(),
+                        detail::obj(req, "given"));
+  return op_variant(req);
+}
+
+}  // namespace
+
+void enable_problem_ops() { detail::set_problem_op(&problem_op); }
 
 }  // namespace sb::api

@@ -421,7 +421,8 @@ struct Problem {
 };
 
 // A chapter of the book, as chapters/<id>/chapter.json declares it. CMake writes the records into
-// the generated gen/chapters_*.cpp, which adds each before calling its register_chapter().
+// the generated gen/chapters_*.cpp, which adds each before calling its register_calculators() and
+// register_problems() (the ones its program has: a wasm module has one of the two).
 struct Chapter {
   Text id;       // the folder and C++ namespace: "applied_training"
   Text prefix;   // of its problem ids and calculator names: "applied-training" (.Q1, .plan)

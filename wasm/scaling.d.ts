@@ -1013,8 +1013,11 @@ export interface ScalingModule {
 
 export interface LoadOptions {
   /** The chapter whose module to load ("roofline"): scaling-<chapter>.mjs beside scaling.js (or in
-   *  build/wasm/bin under node). Each module holds the core and that one chapter. */
+   *  build/wasm/bin under node). Each module holds the core and that one chapter's calculators. */
   chapter?: string;
+  /** With `chapter`: its exercises module instead, scaling-<chapter>-problems.mjs (the core, the
+   *  chapter's problems and the grader). */
+  problems?: boolean;
   /** URL of a scaling-<chapter>.mjs, instead of `chapter`. */
   url?: string | URL;
   /** The .wasm bytes (node); read from beside the .mjs when omitted under node. */

@@ -1,7 +1,9 @@
 // The idiomatic JS face of the core:
 //   const sb = await load({ chapter: 'roofline' }); sb.calc('roofline.matmul', { B: 512 })
-// There is one module per chapter of the book, scaling-<chapter>.mjs (+ .wasm): the core and that
-// chapter's calculators and problems only. A page loads the module of its chapter.
+// Each chapter of the book has two modules: scaling-<chapter>.mjs (+ .wasm), the core and that
+// chapter's calculators, which a page loads first, and scaling-<chapter>-problems.mjs, the core,
+// that chapter's exercises and the grader, which a page loads after it (load({chapter,
+// problems: true})).
 // Every call sends one JSON request to the module's `api` and returns the parsed response.
 // Errors are values: {ok: false, error: {code, message, field}}; nothing here throws for bad input.
 // Contract: docs/API.md.
@@ -15,8 +17,8 @@ const CHAPTER = /^[a-z_][a-z0-9_]*$/;
 
 // Where scaling-<chapter>.mjs is: beside this file (the site layout), or in the wasm build's
 // output when this file is used from the repo under node.
-function chapterUrls(chapter) {
-  const file = `scaling-${chapter}.mjs`;
+function chapterUrls(chapter, problems) {
+  const file = `scaling-${chapter}${problems ? '-problems' : ''}.mjs`;
   const here = new URL(`./${file}`, import.meta.url);
   return isNode ? [here, new URL(`../build/wasm/bin/${file}`, import.meta.url)] : [here];
 }
@@ -26,7 +28,8 @@ async function nodeExists(url) {
   return fs.existsSync(url);
 }
 
-// load(url) or load({chapter | url | factory, wasmBinary?, locateFile?}): resolves to the wrapper,
+// load(url) or load({chapter, problems? | url | factory, wasmBinary?, locateFile?}): resolves to the
+// wrapper (with problems: true, over the chapter's exercises module),
 // once per module. In node the .wasm beside the .mjs is read from disk and handed to the factory,
 // because the emscripten 3.1.6 loader cannot fetch it there.
 export function load(opts) {
@@ -40,7 +43,7 @@ export function load(opts) {
       return Promise.reject(new Error(`load: chapter must be a chapter folder name like "roofline", got ${JSON.stringify(opts.chapter)}`));
     }
   }
-  const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}`);
+  const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}${opts.problems ? ':problems' : ''}`);
   if (!cache.has(key)) {
     const p = open(opts);
     cache.set(key, p);
@@ -54,7 +57,7 @@ async function open(opts) {
   let url = opts.url ? new URL(String(opts.url), isNode ? `file://${process.cwd()}/` : location.href) : null;
   if (!factory) {
     if (!url) {
-      const candidates = chapterUrls(opts.chapter);
+      const candidates = chapterUrls(opts.chapter, !!opts.problems);
       url = candidates[0];
       if (isNode) {
         for (const c of candidates) if (await nodeExists(c)) { url = c; break; }

@@ -62,15 +62,16 @@ function checkRecord(r, where) {
   return { id: r.id, prefix: r.prefix, part: r.part, title: r.title, slug: r.slug, bases: r.bases };
 }
 
-// Asks a built module (under node) for one response per op; the module must answer ok.
-async function ask(chapter, ops) {
-  const mjs = path.join(wasmDir, `scaling-${chapter}.mjs`);
+// Asks a built module (under node; `name` is scaling-<chapter> or scaling-<chapter>-problems) for one
+// response per op; the module must answer ok.
+async function ask(name, ops) {
+  const mjs = path.join(wasmDir, `${name}.mjs`);
   const { default: factory } = await import(pathToFileURL(mjs).href);
-  const mod = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, `scaling-${chapter}.wasm`)) });
+  const mod = await factory({ wasmBinary: fs.readFileSync(path.join(wasmDir, `${name}.wasm`)) });
   const out = {};
   for (const op of ops) {
     const r = JSON.parse(mod.api(JSON.stringify({ op })));
-    if (!r.ok) throw new Error(`scaling-${chapter}: ${op} failed: ${r.error?.message}`);
+    if (!r.ok) throw new Error(`${name}: ${op} failed: ${r.error?.message}`);
     out[op] = r;
   }
   return out;
@@ -108,16 +109,21 @@ async function writeData(out, chs) {
   const catalog = { ok: true, chapters: [], calculators: [], problems: [] };
   const shared = { chips: null, units: null };
   for (const ch of chs) {
-    const r = await ask(ch, ['list', 'chips', 'units']);
-    // A module holds its own chapter only (the link leaves the others out).
-    const stray = [...r.list.calculators.map((c) => c.chapter), ...r.list.problems.map((p) => p.chapter)].find((c) => c !== ch);
-    if (stray) throw new Error(`scaling-${ch} lists entries of chapter ${stray}: rebuild the wasm modules`);
+    // The calculators module lists the calculators, the exercises module the problems.
+    const r = await ask(`scaling-${ch}`, ['list', 'chips', 'units']);
+    const ex = await ask(`scaling-${ch}-problems`, ['list']);
+    for (const [name, list, other] of [[`scaling-${ch}`, r.list, 'problems'], [`scaling-${ch}-problems`, ex.list, 'calculators']]) {
+      // A module holds its own chapter only (the link leaves the others out).
+      const stray = [...list.calculators.map((c) => c.chapter), ...list.problems.map((p) => p.chapter)].find((c) => c !== ch);
+      if (stray) throw new Error(`${name} lists entries of chapter ${stray}: rebuild the wasm modules`);
+      if (list[other].length) throw new Error(`${name} lists ${other}: rebuild the wasm modules`);
+    }
     // The record: the module's own (`list` answers `chapters`: its chapter only).
     const mine = (r.list.chapters || []).filter((c) => c.id === ch);
     if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
     catalog.chapters.push(withPage(checkRecord(mine[0], `scaling-${ch} list`)));
     catalog.calculators.push(...r.list.calculators);
-    catalog.problems.push(...r.list.problems);
+    catalog.problems.push(...ex.list.problems);
     for (const op of Object.keys(shared)) {
       const text = JSON.stringify(r[op]);
       if (shared[op] !== null && text !== shared[op]) throw new Error(`scaling-${ch} answers ${op} otherwise than scaling-${chs[0]}: rebuild the wasm modules`);
@@ -320,7 +326,7 @@ export function writePages(out, catalog, partsData) {
 // `out` lets a test run assemble a site of its own instead of build/site.
 export async function build({ quiet = false, out = defaultOut } = {}) {
   const chs = chapters();
-  const files = chs.flatMap((ch) => [`scaling-${ch}.mjs`, `scaling-${ch}.wasm`]);
+  const files = chs.flatMap((ch) => [`scaling-${ch}`, `scaling-${ch}-problems`].flatMap((f) => [`${f}.mjs`, `${f}.wasm`]));
   const missing = files.filter((f) => !fs.existsSync(path.join(wasmDir, f)));
   if (missing.length) {
     throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm modules first ` +

@@ -6,9 +6,11 @@ namespace sb::applied_training {
 void add_calculators(Registry& r);  // calculators.cpp
 void add_problems(Registry& r);     // problems.cpp
 
-void register_chapter(Registry& r) {
+// Two entry points, so that a page's first module links the calculators alone and its exercises
+// come in a second module (CMakeLists.txt, sb_register_source).
+void register_calculators(Registry& r) {
   r.add(kFormulas);
   add_calculators(r);
-  add_problems(r);
 }
+void register_problems(Registry& r) { add_problems(r); }
 }  // namespace sb::applied_training

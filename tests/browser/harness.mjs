@@ -206,7 +206,7 @@ export async function problemIds(page, chapter) {
 export async function modelAnswers(page, id) {
   return page.evaluate(async (pid) => {
     const core = await import('./lib/core.js');
-    return (await core.scaling(await core.chapterOf(pid))).problem(pid);
+    return (await core.problems(await core.chapterOf(pid))).problem(pid);
   }, id);
 }
 

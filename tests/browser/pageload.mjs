@@ -71,6 +71,7 @@ export async function loadPage(site, rel, { network = null } = {}) {
     wire: list.reduce((s, r) => s + r.wire, 0),
     requests: list.length,
     wasmRequests: list.filter((r) => /\.wasm$/.test(new URL(r.url).pathname)).length,
+    wasmFiles: [...new Set(list.map((r) => new URL(r.url).pathname.split('/').pop()).filter((f) => f.endsWith('.wasm')))].sort(),
     wasmFile: wasm ? { raw: wasm.raw, wire: wasm.wire, encoding: wasm.encoding, type: wasm.type } : null,
   };
 }

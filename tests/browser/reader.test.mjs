@@ -141,7 +141,7 @@ test('a heavy calculator runs in a worker and the page keeps its last answer mea
 async function answerWithNote(page, chapter) {
   return page.evaluate(async (ch) => {
     const core = await import('./lib/core.js');
-    const sb = await core.scaling(ch);
+    const sb = await core.problems(ch);
     for (const { id } of await core.problemsOf(ch)) {
       const p = sb.problem(id);
       for (const s of p.slots.filter((x) => x.kind === 'number')) {

@@ -109,8 +109,10 @@ test('every chapter page loads in its frame with its calculators and exercises, 
     assert.deepEqual(empty, [], rec.id);
     // None failed to load (a widget that cannot load shows only an error).
     assert.equal(await page.locator('sb-calc > .sb-error, sb-exercise > .sb-error').count(), 0, rec.id);
-    // Its own module only (a heavy calculator's worker loads the same one again: lib/worker.js).
-    if (calcs.length + probs.length) assert.deepEqual([...new Set(moduleFiles(requests))], [`scaling-${rec.id}.mjs`, `scaling-${rec.id}.wasm`]);
+    // Its own modules only (a heavy calculator's worker loads the first again: lib/worker.js), the
+    // exercises' after the calculators'.
+    if (calcs.length + probs.length) assert.deepEqual([...new Set(moduleFiles(requests))], ownModules(rec.id, probs.length > 0));
+    if (probs.length) assertExercisesAfter(requests, rec.id);
     await page.close();
   }
 });
@@ -273,7 +275,22 @@ test('hardware page shows every chip with sources, and "use this chip" sets the 
   await page.close();
 });
 
-test('the roofline page loads the roofline module and no other', async () => {
+// The module files of chapter `id`'s page, as moduleFiles sorts them: the calculators module, and
+// the exercises module where the page has exercises.
+function ownModules(id, exercises = true) {
+  const files = [`scaling-${id}.mjs`, `scaling-${id}.wasm`];
+  return exercises ? [`scaling-${id}-problems.mjs`, `scaling-${id}-problems.wasm`, ...files] : files;
+}
+
+// The exercises module is requested once the calculators module is in, so that the two do not
+// share the network before the page's first number.
+function assertExercisesAfter(requests, id) {
+  const at = (f) => requests.findIndex((u) => u.endsWith(`/${f}`));
+  assert.ok(at(`scaling-${id}.wasm`) >= 0 && at(`scaling-${id}.wasm`) < at(`scaling-${id}-problems.mjs`),
+    `scaling-${id}-problems.mjs requested before scaling-${id}.wasm`);
+}
+
+test('the roofline page loads the roofline modules and no other', async () => {
   const requests = [];
   const page = await site.page('roofline.html', { requests });
   // Every calculator and exercise of the page is up, each computed by the module.
@@ -282,7 +299,8 @@ test('the roofline page loads the roofline module and no other', async () => {
     const ex = [...document.querySelectorAll('sb-exercise')];
     return ex.length > 0 && ex.every((e) => e.querySelector('.sb-actions'));
   });
-  assert.deepEqual(moduleFiles(requests), ['scaling-roofline.mjs', 'scaling-roofline.wasm']);
+  assert.deepEqual(moduleFiles(requests), ownModules('roofline'));
+  assertExercisesAfter(requests, 'roofline');
   // KaTeX loads when a formula is first shown, not with the page (web/lib/format.js).
   const katexLoaded = () => requests.some((u) => u.endsWith('/katex.mjs'));
   assert.equal(katexLoaded(), false);
@@ -316,8 +334,8 @@ test('the embed example shows a calculator result and an exercise from one scrip
   // The derivation renders with KaTeX.
   await page.locator('sb-calc .sb-derivation summary').click();
   await page.locator('sb-calc .sb-derivation .katex').first().waitFor();
-  // Both elements found their chapter's module by themselves: roofline's, once.
-  assert.deepEqual(moduleFiles(requests), ['scaling-roofline.mjs', 'scaling-roofline.wasm']);
+  // Both elements found their chapter's modules by themselves: roofline's, once each.
+  assert.deepEqual(moduleFiles(requests), ownModules('roofline'));
   await site.shot(page, 'embed');
   await page.close();
 });

@@ -8,18 +8,20 @@ import assert from 'node:assert/strict';
 import { buildSite, startSite } from './harness.mjs';
 import { chapterPages, loadPage } from './pageload.mjs';
 
-test('each chapter page instantiates its module with instantiateStreaming, served as application/wasm', async () => {
+test('each chapter page instantiates its modules with instantiateStreaming, served as application/wasm', async () => {
   const pages = chapterPages(await buildSite());
   assert.ok(pages.length > 0, 'the catalogue names chapter pages');
   const site = await startSite();
   try {
-    for (const { file } of pages) {
+    for (const { id, file } of pages) {
       const r = await loadPage(site, file);
-      assert.equal(r.streaming, 1, `${file}: one instantiateStreaming`);
+      // Its two modules, calculators and exercises, each instantiated while it downloads.
+      assert.deepEqual(r.wasmFiles, [`scaling-${id}-problems.wasm`, `scaling-${id}.wasm`], file);
+      assert.equal(r.streaming, 2, `${file}: one instantiateStreaming per module`);
       assert.equal(r.buffer, 0, `${file}: no fallback to an ArrayBuffer`);
-      assert.deepEqual(r.mime, ['application/wasm'], file);
+      assert.deepEqual(r.mime, ['application/wasm', 'application/wasm'], file);
       // The page's preload hint and the loader's fetch match (cors mode), so the bytes come once.
-      assert.equal(r.wasmRequests, 1, `${file}: the wasm is downloaded once`);
+      assert.equal(r.wasmRequests, 2, `${file}: each wasm is downloaded once`);
       assert.ok(r.wasm !== null && r.first !== null, `${file}: the module answered and a calculator shows a number`);
     }
     site.assertClean();

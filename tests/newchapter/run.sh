@@ -36,7 +36,7 @@ done
 log=$(mktemp)
 cleanup() {
   local rc=$?
-  rm -rf "$root/$dir" "$root"/build/wasm/bin/scaling-$id.*
+  rm -rf "$root/$dir" "$root"/build/wasm/bin/scaling-$id.* "$root"/build/wasm/bin/scaling-$id-problems.*
   # The CLI again without the chapter (the build re-globs the folders and reconfigures).
   (cd "$root" && cmake --build --preset native --target scaling >>"$log" 2>&1) || rc=1
   if [ $rc -ne 0 ]; then
@@ -142,18 +142,18 @@ cat >"$dir/register.cpp" <<'CPP'
 namespace sb::newchapter_probe {
 void add_calculators(Registry& r);
 void add_problems(Registry& r);
-void register_chapter(Registry& r) {
+void register_calculators(Registry& r) {
   r.add(kFormulas);
   add_calculators(r);
-  add_problems(r);
 }
+void register_problems(Registry& r) { add_problems(r); }
 }  // namespace sb::newchapter_probe
 CPP
 
 t0=$(date +%s.%N)
 cmake --build --preset native --target scaling >>"$log" 2>&1
 t1=$(date +%s.%N)
-cmake --build --preset wasm --target scaling_$id >>"$log" 2>&1
+cmake --build --preset wasm --target scaling_$id scaling_${id}_problems >>"$log" 2>&1
 t2=$(date +%s.%N)
 
 # 100e12 / 1e12 = 100 FLOPs/B, twice that 200.
@@ -177,9 +177,15 @@ node --input-type=module -e '
   if (r.chapters.length !== 1 || r.chapters[0].id !== id || r.chapters[0].prefix !== prefix)
     throw new Error("module list: " + JSON.stringify(r.chapters));
   if (r.calculators.map((c) => c.name).join() !== prefix + ".ridge") throw new Error("module calculators");
-  if (r.problems.map((p) => p.id).join() !== prefix + ".Q1") throw new Error("module problems");
+  if (r.problems.length) throw new Error("the calculators module lists problems");
   const c = sb.calc(prefix + ".ridge", {});
   if (!c.ok || c.values.twice_ridge.value !== 200) throw new Error("module calc: " + JSON.stringify(c));
+  if (sb.check(prefix + ".Q1", {}).error?.code !== "not_in_module") throw new Error("the calculators module grades");
+  // Its exercises: the second module.
+  const ex = await load({ chapter: id, problems: true });
+  if (ex.list().problems.map((p) => p.id).join() !== prefix + ".Q1") throw new Error("module problems");
+  const g = ex.check(prefix + ".Q1", { twice_ridge: "200" });
+  if (!g.ok || g.results[0].verdict !== "correct") throw new Error("module check: " + JSON.stringify(g));
   // Its base is model code only: the roofline chapter'"'"'s calculators are not in the module.
   if (sb.calc("roofline.matmul", {}).ok) throw new Error("module has roofline.matmul");
 ' "$root" "$id" "$prefix"

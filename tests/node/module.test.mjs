@@ -1,5 +1,6 @@
-// The built wasm modules under node (one per chapter: build/wasm/bin/scaling-<chapter>.mjs),
-// through the same JS wrapper the pages use.
+// The built wasm modules under node (two per chapter: build/wasm/bin/scaling-<chapter>.mjs, its
+// calculators, and scaling-<chapter>-problems.mjs, its exercises), through the same JS wrapper the
+// pages use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,6 +8,7 @@ import { load } from '../../wasm/scaling.js';
 import { chapterModules, instantiate } from './modules.mjs';
 
 const sb = await load({ chapter: 'roofline' });
+const ex = await load({ chapter: 'roofline', problems: true });
 
 // The chapters come from the records (tests/node/modules.mjs): each module's `list` -> `chapters`.
 const modules = await chapterModules();
@@ -32,6 +34,9 @@ test('each module carries its chapter record', (t) => {
 
 test('each chapter module lists its own chapter and nothing else', () => {
   for (const m of modules) {
+    // The calculators in the first module, the problems in the second.
+    assert.equal(m.calcList.problems.length, 0, `${m.file} lists problems`);
+    assert.equal(m.problemsList.calculators.length, 0, `${m.problemsFile} lists calculators`);
     const { calculators, problems } = m.list;
     assert.ok(calculators.length + problems.length > 0, `${m.file} lists calculators or problems`);
     for (const e of [...calculators, ...problems]) {
@@ -45,6 +50,7 @@ test('each chapter module lists its own chapter and nothing else', () => {
 test('a module answers another chapter\'s names with errors, not a crash', async () => {
   for (const m of modules) {
     const mod = await load({ chapter: m.id });
+    const exercises = await load({ chapter: m.id, problems: true });
     for (const other of modules.filter((o) => o !== m)) {
       for (const c of other.list.calculators) {
         const r = mod.calc(c.name, {});
@@ -53,7 +59,7 @@ test('a module answers another chapter\'s names with errors, not a crash', async
         assert.equal(r.error.field, 'name');
       }
       for (const p of other.list.problems.slice(0, 3)) {
-        for (const r of [mod.problem(p.id), mod.check(p.id, { x: '1' }), mod.variant(p.id, 3)]) {
+        for (const r of [exercises.problem(p.id), exercises.check(p.id, { x: '1' }), exercises.variant(p.id, 3)]) {
           assert.equal(r.ok, false, `${p.id} in ${m.file}`);
           assert.equal(r.error.code, 'unknown_problem');
           assert.equal(r.error.field, 'id');
@@ -62,6 +68,23 @@ test('a module answers another chapter\'s names with errors, not a crash', async
     }
     // ...and keeps serving its own.
     for (const c of m.list.calculators) assert.equal(mod.calc(c.name, {}).ok, true, `${c.name} after the errors`);
+    for (const p of m.list.problems.slice(0, 3)) assert.equal(exercises.problem(p.id).ok, true, `${p.id} after the errors`);
+  }
+});
+
+test('the calculators module sends the problem ops to the exercises module, by name', async () => {
+  for (const m of modules) {
+    const mod = await load({ chapter: m.id });
+    const id = m.list.problems[0]?.id ?? 'x.Q1';
+    for (const r of [mod.problem(id), mod.check(id, { x: '1' }), mod.variant(id, 3)]) {
+      assert.equal(r.ok, false, `${id} in ${m.file}`);
+      assert.equal(r.error.code, 'not_in_module');
+      assert.equal(r.error.field, 'op');
+      assert.match(r.error.message, new RegExp(`scaling-${m.id}-problems`));
+    }
+    // The exercises module computes no calculator.
+    const calc = (await load({ chapter: m.id, problems: true })).calc(m.list.calculators[0].name, {});
+    assert.equal(calc.error?.code, 'unknown_calculator', `${m.problemsFile}`);
   }
 });
 
@@ -114,7 +137,7 @@ test('each module computes every answer the catalogue publishes', async (t) => {
   for (const m of modules) {
     const file = new URL(`${prefixOf(m)}.json`, dir);
     if (!fs.existsSync(file)) continue;
-    const mod = await instantiate(m.file);
+    const mod = await instantiate(m.problemsFile);
     for (const item of JSON.parse(fs.readFileSync(file, 'utf8'))) {
       const r = JSON.parse(mod.api(JSON.stringify({ op: 'problem', id: item.id })));
       assert.equal(r.ok, true, `${item.id}: ${JSON.stringify(r.error)}`);
@@ -145,13 +168,13 @@ test('roofline.matmul on v5e gives the hand-derived numbers', () => {
 
 test('check grades a right, a wrong and a malformed answer', () => {
   // roofline.Q2: b_crit = (1 byte/weight) * (1.97e14/8.2e11) / 2 = 240.24/2 = 120.12 tokens.
-  const ok = sb.check('roofline.Q2', { b_crit: '120' });
+  const ok = ex.check('roofline.Q2', { b_crit: '120' });
   assert.equal(ok.results[0].verdict, 'correct');
-  const wrong = sb.check('roofline.Q2', { b_crit: '240' });
+  const wrong = ex.check('roofline.Q2', { b_crit: '240' });
   assert.equal(wrong.results[0].verdict, 'wrong');
   // 240 is the bf16 critical batch: the slot's own hint names the 1-byte weights.
   assert.match(wrong.results[0].hint, /1-byte weights/);
-  const bad = sb.check('roofline.Q2', { b_crit: '12 GB' });
+  const bad = ex.check('roofline.Q2', { b_crit: '12 GB' });
   assert.equal(bad.results[0].verdict, 'invalid');
   assert.equal(bad.results[0].error.field, 'answers.b_crit');
 });
@@ -162,7 +185,7 @@ test('1e5 bad calls leave the module answering good ones', () => {
     () => sb.request({ op: 'calc', name: 'roofline.matmul', inputs: { B: 'NaN' } }),
     () => sb.request({ op: 'calc', name: 'roofline.matmul', inputs: { chip: 'v99' } }),
     () => sb.request({ op: 'calc', name: 'roofline.matmul', inputs: { B: [1] } }),
-    () => sb.request({ op: 'check', id: 'roofline.Q4', answers: { formula: '2*(B' } }),
+    () => ex.request({ op: 'check', id: 'roofline.Q4', answers: { formula: '2*(B' } }),
     () => sb.request({ op: 'nope' }),
     () => sb.parse('1e999 s', 's'),
   ];
@@ -186,7 +209,7 @@ test('errors name the field', () => {
 });
 
 test('non-JSON text straight into each module is an error value', async () => {
-  for (const { file } of modules) {
+  for (const file of modules.flatMap((m) => [m.file, m.problemsFile])) {
     const mod = await instantiate(file);
     for (const t of ['', '{', 'null', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[', '\u0000'])
       assert.equal(JSON.parse(mod.api(t)).ok, false, `${file}: ${JSON.stringify(t)}`);
@@ -196,14 +219,14 @@ test('non-JSON text straight into each module is an error value', async () => {
 // docs/API.md: responses are ASCII (a browser decodes that several times faster than UTF-8), with
 // µ and the like as \u escapes that read back as the characters.
 test('every calculator and problem answers in ASCII', async () => {
-  for (const { file, list } of modules) {
-    const mod = await instantiate(file);
+  for (const { file, problemsFile, list } of modules) {
+    const calcs = await instantiate(file), exercises = await instantiate(problemsFile);
     const reqs = [
-      ...list.calculators.map((c) => ({ op: 'calc', name: c.name, inputs: {} })),
-      ...list.problems.map((p) => ({ op: 'problem', id: p.id })),
-      { op: 'chips' },
+      ...list.calculators.map((c) => [calcs, { op: 'calc', name: c.name, inputs: {} }]),
+      ...list.problems.map((p) => [exercises, { op: 'problem', id: p.id }]),
+      [calcs, { op: 'chips' }],
     ];
-    for (const req of reqs) {
+    for (const [mod, req] of reqs) {
       const text = mod.api(JSON.stringify(req));
       assert.ok(/^[\x00-\x7f]*$/.test(text), `${req.name || req.id || req.op}: non-ASCII in the response`);
       assert.equal(JSON.parse(text).ok, true, req.name || req.id || req.op);

@@ -1,7 +1,8 @@
 // The chapter modules under test, found from the chapter records rather than named by hand: every
-// build/wasm/bin/scaling-<name>.mjs is instantiated and asked for `list`, whose `chapters` holds
-// the record of the one chapter it carries (CONTRACTS.md). A build whose `list` has no `chapters`
-// yet falls back to the name in the file name, with `record` null.
+// build/wasm/bin/scaling-<name>.mjs (a chapter's calculators module) is instantiated and asked for
+// `list`, whose `chapters` holds the record of the one chapter it carries (CONTRACTS.md), and so is
+// its exercises module, scaling-<name>-problems.mjs. A build whose `list` has no `chapters` yet
+// falls back to the name in the file name, with `record` null.
 import fs from 'node:fs';
 
 // SB_WASM_BIN: another folder of built modules (a copy), as web/build.mjs takes SB_WASM_DIR.
@@ -15,9 +16,10 @@ export async function instantiate(file) {
 
 let found = null;
 
-// [{id, record, file, list}] for every module in build/wasm/bin, in the book's order when the
-// records give it (else by name). Throws when there is none or a module's record disagrees with
-// its file name.
+// [{id, record, file, problemsFile, list, calcList, problemsList}] for every chapter in
+// build/wasm/bin, in the book's order when the records give it (else by name): `list` has the
+// calculators of the first module and the problems of the second. Throws when there is none, when
+// a chapter lacks its exercises module, or when a module's record disagrees with its file name.
 export function chapterModules() {
   found ??= (async () => {
     const files = fs.readdirSync(bin)
@@ -25,9 +27,18 @@ export function chapterModules() {
       .filter((f) => f && fs.existsSync(new URL(`${f}.wasm`, bin)));
     if (!files.length) throw new Error(`no scaling-<chapter>.mjs in ${bin.pathname}: build the wasm modules first`);
     const out = [];
+    const listOf = async (f) => {
+      if (!fs.existsSync(new URL(`${f}.wasm`, bin))) throw new Error(`${f}.wasm is not in ${bin.pathname}: build the wasm modules`);
+      const list = JSON.parse((await instantiate(f)).api('{"op":"list"}'));
+      if (list.ok !== true) throw new Error(`${f}: list failed: ${JSON.stringify(list.error)}`);
+      return list;
+    };
     for (const file of files) {
-      const list = JSON.parse((await instantiate(file)).api('{"op":"list"}'));
-      if (list.ok !== true) throw new Error(`${file}: list failed: ${JSON.stringify(list.error)}`);
+      const problemsFile = `${file}-problems`;
+      const calcList = await listOf(file);
+      const problemsList = await listOf(problemsFile);
+      if (JSON.stringify(calcList.chapters) !== JSON.stringify(problemsList.chapters)) throw new Error(`${problemsFile} carries another record than ${file}`);
+      const list = { ...calcList, problems: problemsList.problems };
       let record = null;
       let id = file.slice('scaling-'.length);
       if (Array.isArray(list.chapters)) {
@@ -36,7 +47,7 @@ export function chapterModules() {
         if (`scaling-${record.id}` !== file) throw new Error(`${file} carries the record of chapter ${record.id}`);
         id = record.id;
       }
-      out.push({ id, record, file, list });
+      out.push({ id, record, file, problemsFile, list, calcList, problemsList });
     }
     return out.sort((a, b) => (a.record && b.record ? a.record.part - b.record.part : a.id.localeCompare(b.id)));
   })();

@@ -44,6 +44,7 @@ let first = true;
 for (const m of modules) {
   const mod = await instantiate(m.file);
   const sb = wrap(mod);
+  const ex = wrap(await instantiate(m.problemsFile));  // the chapter's exercises module
   const list = sb.list();
   if (Array.isArray(list.chapters)) expectOk(`list_${m.id}`, 'ListResult', list);
   else {
@@ -77,8 +78,10 @@ for (const m of modules) {
     if (choice) expectError(`calc_${c.name}_bad_${choice.name}`, sb.calc(c.name, { [choice.name]: 'no such choice' }));
   }
   expectError(`calc_unknown_${m.id}`, sb.calc(`${m.id}.no_such_calculator`, {}));
-  for (const p of list.problems) {
-    const r = sb.problem(p.id);
+  expectOk(`list_${m.id}_problems`, 'ListResult', ex.list());
+  expectError(`problem_in_calculators_${m.id}`, sb.problem(`${m.id}.no_such_problem`));
+  for (const p of ex.list().problems) {
+    const r = ex.problem(p.id);
     expectOk(`problem_${p.id}`, 'ProblemResult', r);
     const own = {}, wrong = {}, unreadable = {};
     for (const [slot, a] of Object.entries(r.answers)) {
@@ -86,14 +89,14 @@ for (const m of modules) {
       wrong[slot] = 'value' in a ? String(a.value * 8 + 1) : 'x + 1';
       unreadable[slot] = '12 parsecs';
     }
-    expectOk(`check_${p.id}_right`, 'CheckResult', sb.check(p.id, own));
-    expectOk(`check_${p.id}_wrong`, 'CheckResult', sb.check(p.id, wrong));
-    expectOk(`check_${p.id}_unreadable`, 'CheckResult', sb.check(p.id, unreadable));
-    expectOk(`check_${p.id}_empty`, 'CheckResult', sb.check(p.id, {}));
+    expectOk(`check_${p.id}_right`, 'CheckResult', ex.check(p.id, own));
+    expectOk(`check_${p.id}_wrong`, 'CheckResult', ex.check(p.id, wrong));
+    expectOk(`check_${p.id}_unreadable`, 'CheckResult', ex.check(p.id, unreadable));
+    expectOk(`check_${p.id}_empty`, 'CheckResult', ex.check(p.id, {}));
     // A problem with nothing to vary may answer with an error.
-    expectOk(`variant_${p.id}`, 'VariantResult', sb.variant(p.id, 7), { mayFail: true });
+    expectOk(`variant_${p.id}`, 'VariantResult', ex.variant(p.id, 7), { mayFail: true });
   }
-  expectError(`problem_unknown_${m.id}`, sb.problem(`${m.id}.no_such_problem`));
+  expectError(`problem_unknown_${m.id}`, ex.problem(`${m.id}.no_such_problem`));
 }
 
 fs.mkdirSync(out, { recursive: true });

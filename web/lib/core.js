@@ -4,9 +4,11 @@
 import { load } from '../wasm/scaling.js';
 
 // ---------------------------------------------------------------- the modules
-// One wasm module per chapter (scaling-<chapter>.mjs: the core and that chapter only), so a page
-// downloads only what its widgets compute with; the home and hardware pages load none.
-const modules = new Map();  // chapter -> Promise<Scaling>
+// Two wasm modules per chapter: scaling-<chapter>.mjs, the core and that chapter's calculators,
+// which a page needs before its first number, and scaling-<chapter>-problems.mjs, its exercises
+// and the grader, loaded once the first is in (so that the two do not share the network before
+// then). The home and hardware pages load none.
+const modules = new Map();  // "<chapter>" or "<chapter>-problems" -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
 
@@ -24,22 +26,34 @@ export async function chapterOf(nameOrId) {
   return (await chapters()).find((c) => c.prefix === prefix)?.id ?? null;
 }
 
-// Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.problem, ...) over the module of
-// chapter `id` (a record's id, the folder name); loads each chapter's module once. A chapter with
-// no record rejects without a request.
-export function scaling(chapter) {
+function moduleOf(chapter, file, after) {
   const ch = String(chapter || '');
-  if (!modules.has(ch)) {
-    const p = chapters().then((records) => {
+  const key = file(ch);
+  if (!modules.has(key)) {
+    const p = chapters().then(async (records) => {
       if (!records.some((c) => c.id === ch)) {
         throw new Error(ch ? `no module for chapter "${ch}"` : 'scaling(chapter): no chapter given');
       }
-      return load(new URL(`../wasm/scaling-${ch}.mjs`, import.meta.url));
+      await after(ch);
+      return load(new URL(`../wasm/${key}.mjs`, import.meta.url));
     });
-    modules.set(ch, p);
-    p.catch(() => modules.delete(ch));  // a failed load may be retried
+    modules.set(key, p);
+    p.catch(() => modules.delete(key));  // a failed load may be retried
   }
-  return modules.get(ch);
+  return modules.get(key);
+}
+
+// Resolves to the wrapper of wasm/scaling.js (sb.calc, sb.list, ...) over the calculators module of
+// chapter `id` (a record's id, the folder name); loads it once. A chapter with no record rejects
+// without a request.
+export function scaling(chapter) {
+  return moduleOf(chapter, (ch) => `scaling-${ch}`, async () => {});
+}
+
+// The same over the chapter's exercises module (sb.problem, sb.check, sb.variant), requested once
+// its calculators module is in.
+export function problems(chapter) {
+  return moduleOf(chapter, (ch) => `scaling-${ch}-problems`, (ch) => scaling(ch).catch(() => {}));
 }
 
 // A JSON file the site build wrote (web/build.mjs), fetched relative to this module.

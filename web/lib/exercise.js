@@ -3,7 +3,7 @@
 // answers recomputed by the model). State in the URL: `<id>.seed` and `<id>.<slot>`.
 // Fires 'sb-checked' (detail {id, response}) after each check.
 import {
-  scaling, chapterOf, widgetState, widgetKey, h, fieldName, markSolved, isSolved,
+  problems, chapterOf, widgetState, widgetKey, h, fieldName, markSolved, isSolved,
   ensureWidgetStyles, yieldToMain,
 } from './core.js';
 import { derivationToggle, fmtValue, loadUnits } from './format.js';
@@ -26,7 +26,7 @@ export class SbExercise extends HTMLElement {
     try {
       const chapter = await chapterOf(this.problemId);
       if (!chapter) throw new Error(`no chapter has the prefix of "${this.problemId}"`);
-      [this.sb] = await Promise.all([scaling(chapter), loadUnits()]);
+      [this.sb] = await Promise.all([problems(chapter), loadUnits()]);
       await yieldToMain();  // each widget of the page in a task of its own
       this.state = widgetState(this, this.key);
       const saved = this.state.all();
