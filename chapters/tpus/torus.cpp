@@ -56,10 +56,13 @@ WrapRule wrap_rule(const hw::Chip& chip) {
 }
 
 std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims) {
-  const WrapRule r = wrap_rule(chip);
+  return wraps(wrap_rule(chip),
+               chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0, dims);
+}
+
+std::vector<bool> wraps(const WrapRule& r, size_t rank, const Dims& dims) {
   std::vector<bool> w(dims.size(), false);
   if (r.kind == WrapRule::Kind::AllMultiple) {
-    const size_t rank = chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0;
     bool cubes = !dims.empty() && dims.size() >= rank;  // a missing axis has length 1
     for (int v : dims) cubes = cubes && v % r.n == 0;
     w.assign(dims.size(), cubes);
@@ -95,6 +98,21 @@ Dims default_slice(const hw::Chip& chip) {
   return topology_of(chip).torus_dims >= 3 ? Dims{4, 4, 4} : Dims{4, 4};
 }
 
+bool fits_in_pod(const Topology& topo, const Dims& dims) {
+  if (static_cast<int>(dims.size()) > topo.torus_dims) return false;
+  // Fixed tori: axis by axis (sorted). Cube-built pods can be rewired by the optical switches, so
+  // only the chip count and the longest axis are bounded.
+  Dims d = dims, pod = topo.max_pod;
+  d.resize(std::max(d.size(), pod.size()), 1);
+  pod.resize(d.size(), 1);
+  std::sort(d.rbegin(), d.rend());
+  std::sort(pod.rbegin(), pod.rend());
+  bool fits = chip_count(dims) <= chip_count(topo.max_pod) && d[0] <= pod[0];
+  if (topo.rule.kind != WrapRule::Kind::AllMultiple)
+    for (size_t i = 0; i < d.size(); ++i) fits = fits && d[i] <= pod[i];
+  return fits;
+}
+
 Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wrap_override,
                   const std::string& shape_field, const std::string& wrap_field) {
   Topology topo = topology_of(chip);
@@ -103,17 +121,7 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
          shape_field + ": " + chip.name + " has a " + std::to_string(topo.torus_dims) +
              "D torus, so '" + shape_text(dims) + "' has too many axes",
          "bad_shape");
-  // Fits in the largest pod? Fixed tori: axis by axis (sorted). Cube-built pods can be rewired by
-  // the optical switches, so only the chip count and the longest axis are bounded.
-  Dims d = dims, pod = topo.max_pod;
-  d.resize(std::max(d.size(), pod.size()), 1);
-  pod.resize(d.size(), 1);
-  std::sort(d.rbegin(), d.rend());
-  std::sort(pod.rbegin(), pod.rend());
-  bool too_big = chip_count(dims) > chip_count(topo.max_pod) || d[0] > pod[0];
-  if (topo.rule.kind != WrapRule::Kind::AllMultiple)
-    for (size_t i = 0; i < d.size(); ++i) too_big = too_big || d[i] > pod[i];
-  if (too_big)
+  if (!fits_in_pod(topo, dims))
     fail(shape_field,
          shape_field + ": '" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
              " chips) does not fit in a " + chip.name + " pod, whose largest slice is " +
@@ -123,7 +131,7 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
   t.dims = dims;
   std::string w = lower(trim(wrap_override));
   if (w.empty() || w == "auto") {
-    t.wrap = wraps(chip, dims);
+    t.wrap = wraps(topo.rule, static_cast<size_t>(topo.torus_dims), dims);
     return t;
   }
   if (w == "none") {

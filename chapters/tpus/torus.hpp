@@ -33,6 +33,8 @@ WrapRule wrap_rule(const hw::Chip& chip);
 // fewer axes than the chip's torus has length 1 on the others, so it is never whole cubes; a ring
 // of 1 or 2 chips adds no link a line lacks, so it counts as a line.
 std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims);
+// The same with the rule in hand (`rank`: the chip's torus axes, 0 where the tables give none).
+std::vector<bool> wraps(const WrapRule& r, size_t rank, const Dims& dims);
 
 // ICI latency per hop: the chip's figure in the tables, else kTypicalHopLatency.  (A.10)
 double hop_latency(const hw::Chip& chip);
@@ -57,6 +59,10 @@ Topology topology_of(const hw::Chip& chip, const std::string& field = "chip");
 // A slice every TPU of its rank comes in, for a calculator's default: the 4x4x4 cube of a 3D torus
 // (whole cubes: it wraps), a 4x4 of a 2D one. InputError("chip") for a GPU.
 Dims default_slice(const hw::Chip& chip);
+
+// Whether a slice shaped `dims` is one the chip comes in: no more axes than its torus, and inside
+// its largest pod (slice_torus's test, without the error; a search over shapes asks it often).
+bool fits_in_pod(const Topology& topo, const Dims& dims);
 
 // The slice on a chip: validates the shape against the chip (rank, max pod) and applies the rule.
 // `wrap_override`: "auto" (the rule), "none", "all". Errors name `shape_field` or `wrap_field`.

@@ -78,14 +78,11 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
       for (long long b = a; b * b <= n / a; ++b)
         if ((n / a) % b == 0)
           shapes.push_back({static_cast<int>(a), static_cast<int>(b), static_cast<int>(n / a / b)});
-    for (const tpus::Dims& d : shapes) {
-      try {
-        const tpus::Torus t = tpus::slice_torus(chip, d, "auto", f);
-        topo.slices.push_back({t.dims, t.wrap});
-      } catch (const InputError&) {
-        // A shape the chip does not come in: not a candidate.
-      }
-    }
+    // A shape the chip does not come in is not a candidate (asked without slice_torus's error:
+    // a thrown error per shape was most of a small search's time, the more so in wasm).
+    for (const tpus::Dims& d : shapes)
+      if (tpus::fits_in_pod(info, d))
+        topo.slices.push_back({d, tpus::wraps(info.rule, static_cast<size_t>(info.torus_dims), d)});
     if (rank == 1) break;
   }
   if (topo.slices.empty())

@@ -104,6 +104,45 @@ TEST(TpusWrap, RuleComesFromTheTables) {
   EXPECT_EQ(wraps(hw::chip("h100"), {16, 16}), std::vector<bool>(2, false));
 }
 
+// The planner's search asks fits_in_pod of every shape instead of catching slice_torus's error:
+// both must draw the line in the same place.
+TEST(TpusWrap, FitsInPodIsSliceTorusWithoutTheError) {
+  const Topology v5p = topology_of(hw::chip("v5p"));  // 3D, 16x20x28 = 8960 chips, cube-built
+  const Topology v5e = topology_of(hw::chip("v5e"));  // 2D, one fixed 16x16 torus
+  // v5p: 28x20x16 is the pod itself; 4x4x560 = 8960 chips but its longest axis 560 > 28; 32x16x16
+  // = 8192 chips, under the pod's 8960, yet 32 > 28; 24x24x14 = 8064 chips: cube-built pods bound
+  // only the count and the longest axis (24 <= 28), so it fits though 24 > 20 on the second axis;
+  // four axes do not fit a 3D torus.
+  EXPECT_TRUE(fits_in_pod(v5p, {28, 20, 16}));
+  EXPECT_FALSE(fits_in_pod(v5p, {4, 4, 560}));
+  EXPECT_FALSE(fits_in_pod(v5p, {32, 16, 16}));
+  EXPECT_TRUE(fits_in_pod(v5p, {24, 24, 14}));
+  EXPECT_FALSE(fits_in_pod(v5p, {4, 4, 4, 4}));
+  // v5e, a fixed torus, axis by axis: 16x16 and 8x16 fit; 32x8 = 256 chips, the pod's count, but
+  // 32 > 16; three axes do not fit a 2D torus.
+  EXPECT_TRUE(fits_in_pod(v5e, {16, 16}));
+  EXPECT_TRUE(fits_in_pod(v5e, {8, 16}));
+  EXPECT_FALSE(fits_in_pod(v5e, {32, 8}));
+  EXPECT_FALSE(fits_in_pod(v5e, {4, 4, 4}));
+  for (const auto& [chip, dims] : {std::pair<const char*, Dims>{"v5p", {24, 24, 14}},
+                                   {"v5p", {32, 16, 16}},
+                                   {"v5e", {32, 8}},
+                                   {"v5e", {8, 16}}}) {
+    bool taken = true;
+    try {
+      slice_torus(hw::chip(chip), dims);
+    } catch (const InputError& e) {
+      taken = false;
+      EXPECT_EQ(e.field, "shape");
+    }
+    EXPECT_EQ(taken, fits_in_pod(topology_of(hw::chip(chip)), dims)) << chip;
+  }
+  // With the rule in hand, the wraparound is the chip's: 8x8x8 on v5p wraps everywhere (whole
+  // cubes of 4), 16x8 on v5e on its 16 axis only.
+  EXPECT_EQ(wraps(v5p.rule, 3, {8, 8, 8}), wraps(hw::chip("v5p"), {8, 8, 8}));
+  EXPECT_EQ(wraps(v5e.rule, 2, {16, 8}), (std::vector<bool>{true, false}));
+}
+
 TEST(TpusWrap, HopLatencyFromTheTables) {
   // v5e's table gives 1 us; v5p's gives none, so the book's typical 1 us stands in.
   EXPECT_EQ(hop_latency(hw::chip("v5e")), hw::chip("v5e").get("ici_hop_latency"));
