@@ -397,7 +397,9 @@ const char* bound_id(Slot::Bound b) {
 }
 
 json to_json(const Param& p) {
-  json j = {{"name", p.name}, {"doc", p.doc}};
+  json j = json::object();
+  j["name"] = p.name;
+  j["doc"] = p.doc;
   switch (p.kind) {
     case Param::Kind::Number:
       j["kind"] = "number";
@@ -439,10 +441,11 @@ json schema_json(std::span<const Param> params) {
 }
 
 json to_json(const Slot& s) {
-  json j = {{"name", s.name},
-            {"unit", s.unit},
-            {"label", s.label.empty() ? s.name : s.label},
-            {"tol_rel", s.tol_rel}};
+  json j = json::object();
+  j["name"] = s.name;
+  j["unit"] = s.unit;
+  j["label"] = s.label.empty() ? s.name : s.label;
+  j["tol_rel"] = s.tol_rel;
   j["kind"] = s.kind == Slot::Kind::Formula ? "formula"
               : s.kind == Slot::Kind::Bool  ? "bool"
                                             : "number";
@@ -460,10 +463,12 @@ json to_json(const Slot& s) {
 }
 
 json value(double v, Text unit, Text label) {
-  return {{"value", std::isfinite(v) ? json(v) : json(nullptr)},
-          {"unit", unit},
-          {"label", label},
-          {"text", units::format(v, unit)}};
+  json j = json::object();  // member by member: less module code than an initializer list
+  j["value"] = std::isfinite(v) ? json(v) : json(nullptr);
+  j["unit"] = unit;
+  j["label"] = label;
+  j["text"] = units::format(v, unit);
+  return j;
 }
 
 }  // namespace sb
