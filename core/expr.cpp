@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/expr_node.hpp"
+#include "core/json.hpp"
 
 namespace sb::expr {
 
@@ -164,7 +165,7 @@ class Parser {
       }
     }
     std::string lit = s_.substr(start, i - start);
-    double v = std::strtod(lit.c_str(), nullptr);
+    double v = read_decimal(lit.c_str(), nullptr);
     if (!std::isfinite(v)) fail_at(start, "the number " + lit + " is too large");
     toks_.push_back({Tok::Num, start, i - start, v});
     return i;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/json.hpp"
 #include "core/trace.hpp"
 
 namespace sb::records {
@@ -268,7 +269,7 @@ struct Renderer {
   void render(const Node& n) {
     switch (n.op) {
       case Op::Num:
-        return text(tex(std::strtod(n.text.c_str(), nullptr), 17));
+        return text(tex(read_decimal(n.text.c_str(), nullptr), 17));
       case Op::Sym:
         return numbers ? slot(n.text) : text(tex_name(n.text, table));
       case Op::Neg:

@@ -309,6 +309,50 @@ size_t write_double(char* out, double v) {
   return static_cast<size_t>(grisu::layout(o, digits, len, k10) - out);
 }
 
+double read_decimal(const char* s, char** end) {
+  const char* p = s;
+  const bool neg = *p == '-';
+  if (*p == '+' || *p == '-') ++p;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return std::strtod(s, end);  // a hex float
+  uint64_t w = 0;  // the significant digits, at most 19 of them
+  int digits = 0, scale = 0;
+  bool any = false, dropped = false;
+  const auto digit = [&](int d, bool fraction) {
+    any = true;
+    if (digits < 19) {
+      w = w * 10 + static_cast<uint64_t>(d);
+      digits += w != 0;
+      scale -= fraction;
+    } else {
+      dropped = dropped || d != 0;
+      scale += !fraction;
+    }
+  };
+  for (; *p >= '0' && *p <= '9'; ++p) digit(*p - '0', false);
+  if (*p == '.')
+    for (++p; *p >= '0' && *p <= '9'; ++p) digit(*p - '0', true);
+  if (!any || dropped || w > (uint64_t{1} << 53)) return std::strtod(s, end);  // inf, nan, long
+  if (*p == 'e' || *p == 'E') {
+    const char* q = p + 1;
+    const bool eneg = *q == '-';
+    if (*q == '+' || *q == '-') ++q;
+    if (*q >= '0' && *q <= '9') {
+      int e = 0;
+      for (; *q >= '0' && *q <= '9'; ++q) e = std::min(e * 10 + (*q - '0'), 100000);
+      scale += eneg ? -e : e;
+      p = q;
+    }
+  }
+  static constexpr double kTens[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (scale < -22 || scale > 22) return std::strtod(s, end);
+  double v = static_cast<double>(w);  // exact: w <= 2^53
+  v = scale < 0 ? v / kTens[-scale] : v * kTens[scale];
+  if (end) *end = const_cast<char*>(p);
+  return neg ? -v : v;
+}
+
 void append_json(Out& out, double v) {
   if (!std::isfinite(v)) {
     out << "null";

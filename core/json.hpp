@@ -64,6 +64,12 @@ void append_json(Out& out, const json& j);
 constexpr size_t kDoubleRoom = 32;
 size_t write_double(char* out, double v);
 
+// The decimal at the start of s ("-1.5e3", "42", ".5") as strtod reads it, bit for bit, and where
+// it stops (*end). A decimal of at most 19 significant digits whose power of ten is within 10^22
+// takes one exactly rounded multiply or divide (Clinger's fast path); anything else goes to
+// strtod, whose long double arithmetic wasm runs in software (a fifth of a log fit's time there).
+double read_decimal(const char* s, char** end);
+
 // The caps of a request (docs/API.md "What a request may hold"). A request is at most
 // kRequestBytes; each string in it at most kStringBytes. The one exception is a calculator's
 // long-text input (Param::long_text: a pasted log, an HLO module): its text may be up to

@@ -262,7 +262,7 @@ double read_mantissa(const std::string& s, size_t& end, std::string_view field,
   if (!digits)
     fail(field, "'" + s + "' does not start with a number; try " + example, "bad_number");
   char* stop = nullptr;
-  const double v = std::strtod(num.c_str(), &stop);
+  const double v = read_decimal(num.c_str(), &stop);
   if (!stop || *stop != '\0') fail(field, "'" + num + "' is not a number", "bad_number");
   end = i;
   return v;

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "core/json.hpp"
+
 namespace sb::gpus::nccl {
 namespace {
 
@@ -38,9 +40,9 @@ std::optional<double> number(std::string_view t) {
   if (t.empty() || t.size() > 40) return std::nullopt;
   std::string s(t);
   char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
+  double v = read_decimal(s.c_str(), &end);
   if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
-  // strtod also reads "inf", "nan" and hex floats: a table prints none of them.
+  // Read as strtod reads: "inf", "nan" and hex floats too, which a table never prints.
   for (char c : s)
     if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' ||
           c == 'e' || c == 'E'))

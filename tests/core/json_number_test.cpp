@@ -80,3 +80,71 @@ TEST(JsonNumbers, TreesReadBackAsTheSameTree) {
   EXPECT_EQ(sb::json::parse(t)["s"], "\xC2\xB5s \xEF\xBF\xBD tab\t");
   EXPECT_TRUE(sb::json::parse(t)["bad"].is_null());
 }
+
+namespace {
+
+// read_decimal against strtod on one text: the same bits and the same stopping place.
+void reads_as_strtod(const std::string& t) {
+  char* a = nullptr;
+  char* b = nullptr;
+  const double ours = sb::read_decimal(t.c_str(), &a);
+  const double theirs = std::strtod(t.c_str(), &b);
+  uint64_t x, y;
+  std::memcpy(&x, &ours, sizeof x);
+  std::memcpy(&y, &theirs, sizeof y);
+  EXPECT_EQ(x, y) << t;
+  EXPECT_EQ(a - t.c_str(), b - t.c_str()) << t;
+}
+
+}  // namespace
+
+TEST(ReadDecimal, HandCases) {
+  // The fast path: 1.5e3 = 15 * 10^2 = 1500; 0.1 = 1 / 10; 55.84 = 5584 / 10^2; -0 keeps its sign.
+  char* end = nullptr;
+  EXPECT_EQ(sb::read_decimal("1.5e3", &end), 1500.0);
+  EXPECT_EQ(*end, '\0');
+  EXPECT_EQ(sb::read_decimal("0.1", nullptr), 0.1);
+  EXPECT_EQ(sb::read_decimal("55.84", nullptr), 55.84);
+  EXPECT_TRUE(std::signbit(sb::read_decimal("-0", nullptr)));
+  // Where it stops: "1e" and "2e+" are 1 and 2 with the exponent left unread; "3 GB" stops at the
+  // space.
+  const char* t = "1e";
+  EXPECT_EQ(sb::read_decimal(t, &end), 1.0);
+  EXPECT_EQ(end, t + 1);
+  t = "3 GB";
+  EXPECT_EQ(sb::read_decimal(t, &end), 3.0);
+  EXPECT_EQ(end, t + 1);
+  // What the fast path leaves to strtod reads as strtod reads it: 20 significant digits, 2^53 + 1,
+  // 1e23 (beyond 10^22), 1e-400 (underflow), hex floats, inf and nan, and no number at all.
+  for (const char* s : {"12345678901234567890", "9007199254740993", "1e23", "1e-400", "0x1p3",
+                        "-inf", "nan", "", ".", "-", "e5", "1.7976931348623157e308", "4.9e-324",
+                        "00000000000000000000000000012.5", "0.000000000000000000000000001"})
+    reads_as_strtod(s);
+}
+
+TEST(ReadDecimal, EveryShapeReadsAsStrtod) {
+  // Random decimals as logs and readers write them: up to 20 digits, a point anywhere, an
+  // exponent from -30 to 30 or none, a sign or none: bit for bit what strtod reads.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    std::string t;
+    switch (rng() % 3) {
+      case 0:
+        t += '-';
+        break;
+      case 1:
+        t += '+';
+        break;
+      default:
+        break;
+    }
+    const int n = 1 + static_cast<int>(rng() % 20);
+    const int point = static_cast<int>(rng() % (n + 2));
+    for (int k = 0; k < n; ++k) {
+      if (k == point) t += '.';
+      t += static_cast<char>('0' + rng() % 10);
+    }
+    if (rng() % 2) t += "e" + std::to_string(static_cast<int>(rng() % 61) - 30);
+    reads_as_strtod(t);
+  }
+}
