@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // Installed in every page before its scripts: timestamps (ms since navigation start) of the first
-// value in any calculator, of every calculator showing values, and of the wasm instantiation; which
-// instantiation path the module took, and the Content-Type the streamed wasm came with.
+// value in any calculator, of every calculator showing values, and of the wasm instantiation; the
+// bytes transferred by the first value; which instantiation path the module took, and the
+// Content-Type the streamed wasm came with.
 export function probe() {
   const t = (window.__sbBench = { first: null, all: null, wasm: null, streaming: 0, buffer: 0, mime: [] });
   const streaming = WebAssembly.instantiateStreaming;
@@ -29,7 +30,14 @@ export function probe() {
   const fails = (c) => c.querySelector('.sb-error:not([hidden]):not(:empty), .sb-field-error:not(:empty)');
   const look = () => {
     const calcs = [...document.querySelectorAll('sb-calc')];
-    if (t.first === null && calcs.some(shows)) t.first = performance.now();
+    if (t.first === null && calcs.some(shows)) {
+      t.first = performance.now();
+      // What the page had downloaded by then (the "bytes before the first number"): every
+      // response finished so far, headers included, the page's own document too.
+      t.firstBytes = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+        .filter((e) => e.responseEnd > 0 && e.responseEnd <= t.first)
+        .reduce((sum, e) => sum + (e.transferSize || 0), 0);
+    }
     if (calcs.length && calcs.every((c) => shows(c) || fails(c)) && t.all === null) {
       t.all = performance.now();
       t.failed = calcs.filter((c) => !shows(c)).map((c) => c.getAttribute('name'));
