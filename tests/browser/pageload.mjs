@@ -68,6 +68,10 @@ export async function loadPage(site, rel, { network = null } = {}) {
   await page.goto(new URL(rel, site.url).href, { waitUntil: 'load' });
   // A page whose calculators never settle (or that has none) is reported with null times.
   await page.waitForFunction(() => window.__sbBench.all !== null, null, { timeout: 30000, polling: 50 }).catch(() => {});
+  // ...and every exercise built: the exercises module is requested only once the first module is in,
+  // so the network may be idle in between (a test once counted one instantiation of two).
+  await page.waitForFunction(() => [...document.querySelectorAll('sb-exercise')].every((e) => e.querySelector('.sb-actions, .sb-error')),
+    null, { timeout: 30000, polling: 50 }).catch(() => {});
   await page.waitForLoadState('networkidle');
   const t = await page.evaluate(() => window.__sbBench);
   await page.close();
