@@ -19,6 +19,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/api.hpp"
@@ -207,23 +208,35 @@ struct Finding {
 };
 
 // Every place in the answer where a value is missing or not finite. A text may echo the request's
-// own texts, so "NaN" or "inf" in a text counts only where the request has no such word.
-void scan(const json& j, const std::string& path, const std::string& request,
+// own texts, so "NaN" or "inf" in a text counts only where the request has no such word. The path
+// to a node is kept as a stack of keys and spelled out only for a finding: most answers have none,
+// and a string per node was a tenth of a run.
+void scan(const json& j, std::vector<std::string_view>& path, const std::string& request,
           std::vector<Finding>& out) {
+  const auto where = [&path](std::string_view last = {}) {
+    std::string s;
+    for (std::string_view k : path) s.append(k);
+    return s.append(last);
+  };
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string& k = it.key();
       const json& v = it.value();
       if (v.is_null() && (k == "value" || k == "expected" || k == "got"))
-        out.push_back({path + "." + k, "null where a value belongs"});
+        out.push_back({where("." + k), "null where a value belongs"});
       if (k == "code" && v == "no_answer")
-        out.push_back({path, "no finite answer to grade against"});
-      scan(v, path + "." + k, request, out);
+        out.push_back({where(), "no finite answer to grade against"});
+      path.push_back(".");
+      path.push_back(k);
+      scan(v, path, request, out);
+      path.resize(path.size() - 2);
     }
   } else if (j.is_array()) {
-    for (const auto& v : j) scan(v, path + "[]", request, out);
+    path.push_back("[]");
+    for (const auto& v : j) scan(v, path, request, out);
+    path.pop_back();
   } else if (j.is_number_float()) {
-    if (!std::isfinite(j.get<double>())) out.push_back({path, "a number that is not finite"});
+    if (!std::isfinite(j.get<double>())) out.push_back({where(), "a number that is not finite"});
   } else if (j.is_string()) {
     // "NaN" or "inf" as a word of a text: "inf days", "(NaN B)".
     const std::string& s = j.get_ref<const std::string&>();
@@ -233,7 +246,7 @@ void scan(const json& j, const std::string& path, const std::string& request,
         const size_t end = at + std::strlen(bad);
         const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(s[at - 1]));
         const bool ends = end == s.size() || !std::isalnum(static_cast<unsigned char>(s[end]));
-        if (starts && ends) out.push_back({path, "the text '" + s.substr(0, 120) + "'"});
+        if (starts && ends) out.push_back({where(), "the text '" + s.substr(0, 120) + "'"});
       }
     }
   }
@@ -282,7 +295,8 @@ json call(const std::string& who, const json& request, const std::set<std::strin
     return r;
   }
   std::vector<Finding> bad;
-  scan(r, "", text, bad);
+  std::vector<std::string_view> path;
+  scan(r, path, text, bad);
   for (const auto& f : bad) found(who, f, request);
   return r;
 }

@@ -131,9 +131,10 @@ export class SbCalc extends HTMLElement {
     if (p.name === 'model' && input.tagName !== 'SELECT') input.addEventListener('change', () => this.shareModel());
     this.fields.set(p.name, { param: p, input, error });
     const unit = p.kind === 'number' && unitSymbol(p.unit) ? h('span', { class: 'sb-unit' }, unitSymbol(p.unit)) : null;
+    const zero = p.kind === 'number' ? zeroMeaning(p) : '';
     return h('div', { class: 'sb-field', 'data-field': p.name },
       h('label', { for: id, title: p.doc || '' }, h('span', { class: 'sb-param' }, paramLabel(p))),
-      h('div', { class: 'sb-input' }, input, unit), error);
+      h('div', { class: 'sb-input' }, input, unit, zero ? h('span', { class: 'sb-unit' }, `0 = ${zero}`) : null), error);
   }
 
   // A calculator of GPUs (Part 12: its own chip is a GPU) follows a GPU page chip only; a TPU page
@@ -323,6 +324,13 @@ function offers(input, value) {
 export function paramLabel(p) {
   const words = p.label || String(p.doc || '').split(/[;:(]/)[0].trim();
   return words || choiceWords(p.name);
+}
+
+// What a 0 in a number field stands for, where its doc says ("layers (0: the model's)", "clock: 0 =
+// the chip's, else ..."): the label keeps only the words before the bracket, and a bare 0 beside
+// "layers" reads as no layers.
+export function zeroMeaning(p) {
+  return String(p.doc || '').match(/(?:^|[(;:,]\s*)0\s*[:=]\s*([^;,()]+)/)?.[1].trim() ?? '';
 }
 
 // A choice value as words: "save_all" -> "save all".

@@ -26,13 +26,14 @@ export async function chapterOf(nameOrId) {
   return (await chapters()).find((c) => c.prefix === prefix)?.id ?? null;
 }
 
-function moduleOf(chapter, file, after) {
+// `who` names the caller in the error for a missing chapter.
+function moduleOf(who, chapter, file, after) {
   const ch = String(chapter || '');
   const key = file(ch);
   if (!modules.has(key)) {
     const p = chapters().then(async (records) => {
       if (!records.some((c) => c.id === ch)) {
-        throw new Error(ch ? `no module for chapter "${ch}"` : 'scaling(chapter): no chapter given');
+        throw new Error(ch ? `no module for chapter "${ch}"` : `${who}(chapter): no chapter given`);
       }
       await after(ch);
       return load(new URL(`../wasm/${key}.mjs`, import.meta.url));
@@ -47,13 +48,13 @@ function moduleOf(chapter, file, after) {
 // chapter `id` (a record's id, the folder name); loads it once. A chapter with no record rejects
 // without a request.
 export function scaling(chapter) {
-  return moduleOf(chapter, (ch) => `scaling-${ch}`, async () => {});
+  return moduleOf('scaling', chapter, (ch) => `scaling-${ch}`, async () => {});
 }
 
 // The same over the chapter's exercises module (sb.problem, sb.check, sb.variant), requested once
 // its calculators module is in.
 export function problems(chapter) {
-  return moduleOf(chapter, (ch) => `scaling-${ch}-problems`, (ch) => scaling(ch).catch(() => {}));
+  return moduleOf('problems', chapter, (ch) => `scaling-${ch}-problems`, (ch) => scaling(ch).catch(() => {}));
 }
 
 // A JSON file the site build wrote (web/build.mjs), fetched relative to this module.
