@@ -145,10 +145,13 @@ export function renderTrace(steps) {
 }
 
 // Typesetting a long derivation takes a few hundred milliseconds: it is drawn a slice of steps
-// per task, off screen, and takes the place of the one shown once it is whole.
+// per task, in tasks after the answer's own, off screen, and takes the place of the one shown once
+// it is whole.
 const SLICE_MS = 20;
 async function renderTraceInSlices(steps, superseded) {
   await loadKatex();
+  await yieldToMain();
+  if (superseded()) return null;
   const ol = h('ol', { class: 'sb-trace' });
   let start = performance.now();
   for (const s of steps) {
