@@ -3,25 +3,70 @@
 // API (a PerformanceObserver of 'longtask', which reports every task over 50 ms). Per page:
 // - load: from navigation until every widget has settled;
 // - worst input: every number field of every calculator typed at its declared minimum and then its
-//   maximum (as a reader types, one field at a time, the default restored after), the field and
-//   value whose answer took the longest task;
+//   maximum (as a reader types, one field at a time, the default restored after, the calculator's
+//   derivation open), the field and value whose answer took the longest task;
 // - model switch: where the page has the model picker, three models chosen in turn;
 // - the links the issue names, loaded as they are.
-// SB_TASK_PAGES=training,inference limits the pages (by slug).
-import { startSite, buildSite } from '../tests/browser/harness.mjs';
+// SB_TASK_PAGES=training,inference limits the pages (by slug). SB_TASK_SITES=dirA,dirB compares two
+// built sites side by side in one browser, page by page, the order of the two alternating.
+// SB_TASK_CPU=1 measures each task by its thread time from a trace (every task, not only those over
+// 50 ms): the figure that holds on a machine whose cores are shared.
+import { startSite, buildSite, startServer, freePort } from '../tests/browser/harness.mjs';
 import { chapterPages } from '../tests/browser/pageload.mjs';
 import { settled } from '../tests/browser/widgetstate.mjs';
 
 const LIMIT_MS = 50;
 const LINKS = ['training.html?training.plan.chip=tpu7x&training.plan.chips=8640&training.plan.L=1000'];
 
+// SB_TASK_CPU=1: each task's time on the main thread's CPU (a trace's thread time) in place of its
+// wall time. On a machine shared with builds, a task's wall time is mostly waiting for a core.
+const CPU = process.env.SB_TASK_CPU === '1';
+const CATEGORIES = 'toplevel,disabled-by-default-devtools.timeline';
+const traces = new WeakMap();  // page -> {cdp, events}
+
+async function traceStart(page) {
+  let t = traces.get(page);
+  if (!t) {
+    t = { cdp: await page.context().newCDPSession(page), events: [] };
+    t.cdp.on('Tracing.dataCollected', (e) => t.events.push(...e.value));
+    traces.set(page, t);
+  }
+  t.events = [];
+  await t.cdp.send('Tracing.start', { categories: CATEGORIES });
+}
+
+// The renderers' main-thread tasks since traceStart, by thread time (ms); tracing starts again.
+async function traceTake(page) {
+  const t = traces.get(page);
+  const done = new Promise((resolve) => t.cdp.once('Tracing.tracingComplete', resolve));
+  await t.cdp.send('Tracing.end');
+  await done;
+  const main = new Set(t.events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+    .map((e) => `${e.pid}:${e.tid}`));
+  const cpu = t.events.filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && main.has(`${e.pid}:${e.tid}`))
+    .map((e) => (e.tdur ?? e.dur) / 1000);
+  await traceStart(page);
+  return cpu;
+}
+
 // The longest task since the last call (0: none over 50 ms), and the count over the limit.
-const take = (page) => page.evaluate(() => {
-  const t = window.__sbTasks || [];
-  window.__sbTasks = [];
-  return { longest: t.length ? Math.max(...t) : 0, over: t.length };
-});
-const ms = (x) => (x ? `${Math.round(x)} ms` : `none over ${LIMIT_MS} ms`);
+const take = async (page) => {
+  const t = CPU ? await traceTake(page) : await page.evaluate(() => {
+    const t = window.__sbTasks || [];
+    window.__sbTasks = [];
+    return t;
+  });
+  return { longest: t.length ? Math.max(...t) : 0, over: t.filter((x) => x > LIMIT_MS).length };
+};
+
+// A new tab on `rel` of a site ({context, url}), its tasks watched from before the navigation.
+async function open(site, rel) {
+  const page = await site.context.newPage();
+  if (CPU) await traceStart(page);
+  await page.goto(new URL(rel, site.url).href, { waitUntil: 'load' });
+  return page;
+}
+const ms = (x) => (x ? `${Math.round(x)} ms` : `none over ${LIMIT_MS}`);
 
 // Every number field of every calculator: [{i (the calculator's index on the page), calc, field, min,
 // max, def}].
@@ -44,13 +89,28 @@ async function typeInto(page, f, value) {
 }
 
 async function benchPage(site, file) {
-  const page = await site.page(file);
+  const page = await open(site, file);
   await settled(page);
   const load = await take(page);
-  // Folded configuration fields are fields too.
-  await page.evaluate(() => { for (const d of document.querySelectorAll('main details')) d.open = true; });
+  // Folded configuration fields are fields too: every <details> but the derivations is opened (what
+  // that costs is left out of the inputs' figures). A calculator's own derivation is opened while
+  // its fields are typed, as a reader watching it would: each answer draws it again.
+  await page.evaluate(() => { for (const d of document.querySelectorAll('main details:not(.sb-derivation)')) d.open = true; });
+  await settled(page);
+  await take(page);
+  const derivation = (i, open) => page.evaluate(([i, open]) => {
+    const d = document.querySelectorAll('sb-calc')[i]?.querySelector(':scope > .sb-derivation');
+    if (d) d.open = open;
+  }, [i, open]);
   let worst = { longest: 0, what: '' };
+  let shown = -1;
   for (const f of await numberFields(page)) {
+    if (f.i !== shown) {
+      await derivation(shown, false);
+      await derivation((shown = f.i), true);
+      await settled(page);
+      await take(page);
+    }
     for (const v of [f.min, f.max]) {
       try {
         await typeInto(page, f, v);
@@ -78,19 +138,32 @@ async function benchPage(site, file) {
   return { load, worst, model };
 }
 
+// The longest task while the page at `rel` loads until every widget has settled.
+async function benchLink(site, rel) {
+  const page = await open(site, rel);
+  await settled(page);
+  const t = await take(page);
+  await page.close();
+  return t;
+}
+
+const watchTasks = (context) => context.addInitScript(() => {
+  window.__sbTasks = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__sbTasks.push(e.duration); })
+    .observe({ type: 'longtask', buffered: true });
+});
+
 export async function benchTasks() {
+  const sites = (process.env.SB_TASK_SITES || '').split(',').filter(Boolean);
+  if (sites.length === 2) return compareSites(sites);
   await buildSite();
   const site = await startSite();
-  await site.context.addInitScript(() => {
-    window.__sbTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__sbTasks.push(e.duration); })
-      .observe({ type: 'longtask', buffered: true });
-  });
+  await watchTasks(site.context);
   const only = (process.env.SB_TASK_PAGES || '').split(',').filter(Boolean);
   const pages = chapterPages(site.dir).filter((p) => !only.length || only.includes(p.file.replace('.html', '')));
   try {
     console.log(`the longest main-thread task per chapter page (target: none over ${LIMIT_MS} ms), headless Chromium, ` +
-                'Long Tasks API; every number field typed at its minimum and its maximum');
+                `${CPU ? 'thread time from a trace' : 'Long Tasks API'}; every number field typed at its minimum and its maximum`);
     console.log('  page'.padEnd(24) + 'load'.padStart(16) + 'worst input'.padStart(16) + '  (field = value)'.padEnd(44) +
                 'model switch'.padStart(16));
     let all = 0;
@@ -102,16 +175,53 @@ export async function benchTasks() {
                   `  ${r.worst.what}`.padEnd(44) + (r.model ? ms(r.model.longest) : '(no picker)').padStart(16));
     }
     for (const link of LINKS) {
-      const page = await site.page(link);
-      await settled(page);
-      const t = await take(page);
+      const t = await benchLink(site, link);
       all = Math.max(all, t.longest);
       console.log(`  ${link}: ${ms(t.longest)}`);
-      await page.close();
     }
     console.log(`  longest task anywhere: ${ms(all)} ${all <= LIMIT_MS ? '(meets the target)' : '(over the target)'}`);
   } finally {
     await site.close();
+  }
+}
+
+// Two built sites, each on a server of its own, in one browser: per page, both sites' figures in
+// turn (A then B on even pages, B then A on odd ones), so that the machine's load weighs on both.
+async function compareSites(dirs) {
+  process.env.SB_SKIP_BUILD = '1';
+  process.env.SB_SITE = dirs[0];
+  const a = await startSite();
+  const server = await startServer(await freePort(), dirs[1]);
+  const b = { context: a.context, url: server.url };
+  await watchTasks(a.context);
+  const only = (process.env.SB_TASK_PAGES || '').split(',').filter(Boolean);
+  const pages = chapterPages(dirs[0]).filter((p) => !only.length || only.includes(p.file.replace('.html', '')));
+  const pair = async (i, fn) => {
+    const order = i % 2 ? [b, a] : [a, b];
+    const out = new Map();
+    for (const s of order) out.set(s, await fn(s));
+    return [out.get(a), out.get(b)];
+  };
+  const both = (x, y) => `${ms(x)} -> ${ms(y)}`;
+  try {
+    console.log(`the longest main-thread task${CPU ? ' (thread time)' : ''}, A (${dirs[0]}) -> B (${dirs[1]}), side by side`);
+    console.log('  page'.padEnd(24) + 'load'.padStart(28) + 'worst input'.padStart(28) + 'model switch'.padStart(28));
+    for (const [i, { file }] of pages.entries()) {
+      const [ra, rb] = await pair(i, (s) => benchPage(s, file));
+      console.log(`  ${file}`.padEnd(24) + both(ra.load.longest, rb.load.longest).padStart(28) +
+                  both(ra.worst.longest, rb.worst.longest).padStart(28) +
+                  (ra.model ? both(ra.model.longest, rb.model.longest) : '(no picker)').padStart(28));
+      console.log(`      worst inputs: A ${ra.worst.what || '-'}; B ${rb.worst.what || '-'}`);
+    }
+    for (const [i, link] of LINKS.entries()) {
+      for (let k = 0; k < 3; k++) {
+        const [ta, tb] = await pair(i + k, (s) => benchLink(s, link));
+        console.log(`  ${link}: ${both(ta.longest, tb.longest)}`);
+      }
+    }
+  } finally {
+    server.child.kill();
+    await a.close();
   }
 }
 

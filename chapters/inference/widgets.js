@@ -124,7 +124,7 @@ function drawFrontier(r, extra, calc) {
     extra.append(box, hover, h('p', { class: 'sb-muted sb-small' }, 'The front, fastest first:'), front);
     v = calc.frontierView = { box, hover, front, plot: logLogPlot(box, frontierSeries(r)), r };
     box.addEventListener('mousemove', () => {
-      const i = v.plot.uplot.cursor.idx;
+      const i = v.plot.uplot?.cursor.idx;
       if (i != null && v.r.points[i]) v.hover.textContent = describe(v.r.points[i]);
     });
   } else {

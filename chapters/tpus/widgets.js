@@ -365,20 +365,25 @@ class SbSliceExplorer extends HTMLElement {
   }
 
   // The torus in the width the page gives it; redrawn when that width changes (phone rotation).
+  // The width is the resize observer's: clientWidth read here, after the page's DOM changed, would
+  // lay the whole page out in this task. The first picture comes with the observer's first report.
   drawPicture() {
     if (!this.drawn) return;
-    const avail = this.picture.clientWidth || 1000;
+    if (!this.resizer && typeof ResizeObserver !== 'undefined') {
+      this.resizer = new ResizeObserver(([entry]) => {
+        const w = Math.floor(entry.contentRect.width);
+        if (!w) return;
+        this.pictureWidth = w;
+        if (!this.drawnWidth || Math.abs(w - this.drawnWidth) > 40) this.drawPicture();
+      });
+      this.resizer.observe(this.picture);
+    }
+    if (this.resizer && !this.pictureWidth) return;
+    const avail = this.pictureWidth || this.picture.clientWidth || 1000;
     this.drawnWidth = avail;
     this.picture.replaceChildren(drawTorus(this.drawn.torus, {
       path: this.drawn.path, from: this.from, to: this.to, onPick: (c) => this.pickChip(c), avail,
     }));
-    if (!this.resizer && typeof ResizeObserver !== 'undefined') {
-      this.resizer = new ResizeObserver(() => {
-        const w = this.picture.clientWidth;
-        if (w && Math.abs(w - this.drawnWidth) > 40) this.drawPicture();
-      });
-      this.resizer.observe(this.picture);
-    }
   }
 
   // The transfer calculator builds its form asynchronously: values wait for its first result.

@@ -75,7 +75,7 @@ function loadModel(id) {
     } else {
       const mf = calc.fields.get('model');
       if (mf) { mf.input.value = id; calc.state.set('model', null); }
-      calc.run();
+      calc.runSoon();  // each calculator in a task of its own
     }
   }
   if (id === 'custom') document.dispatchEvent(new CustomEvent('sb-model', { detail: { model: id } }));

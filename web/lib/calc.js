@@ -89,6 +89,7 @@ export class SbCalc extends HTMLElement {
     this.modelNames = new Map((await catalog()).calculators.flatMap((c) => c.params)
       .filter((q) => q.name === 'model' && q.choices).flatMap((q) => q.choices.map((v, i) => [v, q.labels?.[i] ?? v])));
     this.noteModel(getModel());
+    await yieldToMain();  // the form in one task, the first answer in the next
     this.run();
   }
 
@@ -106,7 +107,16 @@ export class SbCalc extends HTMLElement {
     if (f.input.value === value) return;
     f.input.value = value;
     this.state.set(name, null);
-    this.run();
+    this.runSoon();
+  }
+
+  // Recomputes in a task of its own: a change of the page's chip or model reaches every calculator
+  // of the page in one event, and their answers one after another made one long task. Busy until
+  // the answer shows.
+  runSoon() {
+    this.setAttribute('aria-busy', 'true');
+    const mine = (this.soon = (this.soon || 0) + 1);
+    yieldToMain().then(() => { if (mine === this.soon) this.run(); });
   }
 
   // A page model this calculator's menu lacks (a dense model where only a mixture of experts makes

@@ -1,6 +1,6 @@
 // Formatting numbers with units (the core's unit table) and rendering derivations with KaTeX. Text from the module or the
 // reader is always set as textContent; KaTeX renders into its own element.
-import { h, unitTable } from './core.js';
+import { h, unitTable, yieldToMain } from './core.js';
 
 // KaTeX (600 KB of script) loads the first time a formula is shown, not with the page: every
 // derivation starts closed, and as a static import it held up a chapter page's first result by a
@@ -79,13 +79,28 @@ export function fmtValue(val) {
   return val.value === undefined ? '' : String(val.value);
 }
 
+// Typeset formulas by their source: an open derivation is drawn again on every answer, and most
+// of its formulas (all but the numbers substituted) come back the same; a copy of the typeset
+// element costs a fraction of typesetting it again.
+const typeset = new Map();  // `${display}|${source}` -> a typeset element
+const TYPESET_KEPT = 500;
+
 // Renders TeX into a new element (inline or display). Bad TeX shows as red source, not an exception;
 // until KaTeX has loaded the element holds the source as text.
 export function tex(source, { display = false, className = 'sb-tex' } = {}) {
+  const key = `${display ? 'd' : 'i'}|${source}`;
+  const kept = typeset.get(key);
+  if (kept) {
+    const el = kept.cloneNode(true);
+    el.className = className;
+    return el;
+  }
   const el = h(display ? 'div' : 'span', { class: className });
   const render = () => {
     try {
       katex.render(String(source), el, { displayMode: display, throwOnError: false, output: 'html', strict: 'ignore' });
+      if (typeset.size >= TYPESET_KEPT) typeset.clear();
+      typeset.set(key, el.cloneNode(true));
     } catch {
       el.textContent = String(source);
     }
@@ -111,33 +126,72 @@ export function sentence(text) {
   return parts.map((p, i) => (i % 2 ? tex(p) : document.createTextNode(p)));
 }
 
+// One step of a derivation: its sentence, the formula, the numbers substituted, the value.
+function renderStep(s) {
+  const li = h('li', { class: s.formula || s.numbers ? 'sb-step' : 'sb-step sb-step-note' });
+  if (s.what) li.append(h('div', { class: 'sb-step-what' }, ...sentence(s.what)));
+  const math = h('div', { class: 'sb-step-math' });
+  if (s.formula) math.append(tex(s.formula, { display: true, className: 'sb-tex sb-step-formula' }));
+  if (s.numbers) math.append(tex(s.numbers, { display: true, className: 'sb-tex sb-step-numbers' }));
+  if (math.childNodes.length) li.append(math);
+  const valueText = s.text || (typeof s.value === 'number' && (s.formula || s.numbers) ? fmtQuantity(s.value, s.unit) : '');
+  if (valueText) li.append(h('div', { class: 'sb-step-value' }, '= ', h('strong', {}, valueText)));
+  return li;
+}
+
 // The derivation as a list: per step the sentence, the formula, the numbers substituted, the value.
 export function renderTrace(steps) {
+  return h('ol', { class: 'sb-trace' }, (steps || []).map(renderStep));
+}
+
+// Typesetting a long derivation takes a few hundred milliseconds: it is drawn a slice of steps
+// per task, in tasks after the answer's own, off screen, and takes the place of the one shown once
+// it is whole.
+const SLICE_MS = 20;
+async function renderTraceInSlices(steps, superseded) {
+  await loadKatex();
+  await yieldToMain();
+  if (superseded()) return null;
   const ol = h('ol', { class: 'sb-trace' });
-  for (const s of steps || []) {
-    const li = h('li', { class: s.formula || s.numbers ? 'sb-step' : 'sb-step sb-step-note' });
-    if (s.what) li.append(h('div', { class: 'sb-step-what' }, ...sentence(s.what)));
-    const math = h('div', { class: 'sb-step-math' });
-    if (s.formula) math.append(tex(s.formula, { display: true, className: 'sb-tex sb-step-formula' }));
-    if (s.numbers) math.append(tex(s.numbers, { display: true, className: 'sb-tex sb-step-numbers' }));
-    if (math.childNodes.length) li.append(math);
-    const valueText = s.text || (typeof s.value === 'number' && (s.formula || s.numbers) ? fmtQuantity(s.value, s.unit) : '');
-    if (valueText) li.append(h('div', { class: 'sb-step-value' }, '= ', h('strong', {}, valueText)));
-    ol.append(li);
+  let start = performance.now();
+  for (const s of steps) {
+    if (performance.now() - start > SLICE_MS) {
+      await yieldToMain();
+      if (superseded()) return null;
+      start = performance.now();
+    }
+    ol.append(renderStep(s));
   }
   return ol;
 }
 
-// A <details> that renders the derivation the first time it is opened.
+// A <details> that renders the derivation the first time it is opened, and again on each new
+// answer while it is open (busy until the new one is drawn; the last one stays until then).
 export function derivationToggle(getSteps, label = 'Show the derivation') {
   const body = h('div', { class: 'sb-derivation-body' });
   const d = h('details', { class: 'sb-derivation' }, h('summary', {}, label), body);
   let shown = null;
-  const fill = () => {
+  let drawing = 0;
+  const fill = async () => {
     const steps = getSteps();
     if (steps === shown) return;
     shown = steps;
-    body.replaceChildren(steps && steps.length ? renderTrace(steps) : h('p', { class: 'sb-muted' }, 'No derivation for this result.'));
+    const mine = ++drawing;
+    if (!steps || !steps.length) {
+      body.removeAttribute('aria-busy');
+      body.replaceChildren(h('p', { class: 'sb-muted' }, 'No derivation for this result.'));
+      return;
+    }
+    body.setAttribute('aria-busy', 'true');
+    let ol = null;
+    try {
+      ol = await renderTraceInSlices(steps, () => mine !== drawing);
+    } catch {
+      ol = renderTrace(steps);  // KaTeX did not load: each formula shows its source
+    }
+    if (mine !== drawing || !ol) return;
+    body.replaceChildren(ol);
+    body.removeAttribute('aria-busy');
   };
   d.addEventListener('toggle', () => { if (d.open) fill(); });
   d.refresh = () => { if (d.open) fill(); };

@@ -2,9 +2,18 @@
 //   const p = logLogPlot(el, {xLabel, yLabel, xs, series: [{label, ys, stroke, points: true}]})
 //   const r = rooflinePlot(el, {plot: response.plot, label})  (a roofline calculator's response)
 //   r.update({...same options}); r.destroy()
-import uPlot from '../vendor/uplot/uPlot.esm.js';
 import { fmtNumber, fmtQuantity, unitHasPrefixes } from './format.js';
-import { ensureWidgetStyles } from './core.js';
+import { ensureWidgetStyles, yieldToMain } from './core.js';
+
+// uPlot loads with the first plot, in a task of its own: evaluating it sets up the browser's date
+// formatting (Intl.DateTimeFormat, 30 to 100 ms on first use here), which as a static import fell
+// in the task that evaluates the page's modules.
+let uPlot = null;
+let uPlotLoading = null;
+function loadUPlot() {
+  uPlotLoading ??= import('../vendor/uplot/uPlot.esm.js').then((m) => { uPlot = m.default; });
+  return uPlotLoading;
+}
 
 const COLORS = ['#1f5fbf', '#15803d', '#7e22ce', '#0e7490', '#b45309', '#be185d'];
 
@@ -80,28 +89,49 @@ export function logLogPlot(el, opts) {
   });
   const data = (o) => [o.xs, ...o.series.map((s) => s.ys)];
   let current = opts;
-  let plot = new uPlot(build(opts), data(opts), el);
+  let plot = null;
+  let gone = false;
   label(el, opts);
-  // Sized after layout, from the observer's own measure (its first report comes with the first layout).
+  // The first drawing waits for uPlot and for the page's own layout of the plot's box (the resize
+  // observer's first report; a box never laid out, hidden, after a moment all the same), then comes
+  // in a task of its own: built into a box already laid out, uPlot's measures of it cost no layout
+  // of the page. Meanwhile the box is busy and keeps the plot's height, so the page does not move.
+  el.setAttribute('aria-busy', 'true');
+  el.style.minHeight = `${height}px`;
+  let laidOut = () => {};
+  const measured = new Promise((resolve) => { laidOut = resolve; setTimeout(resolve, 250); });
   const ro = typeof ResizeObserver !== 'undefined'
     ? new ResizeObserver(([entry]) => {
       const w = Math.floor(entry.contentRect.width);
+      laidOut();
       if (!w || w === el.sbPlotWidth) return;
       el.sbPlotWidth = lastWidth = w;
-      plot.setSize(sizeOf(el, height));
+      plot?.setSize(sizeOf(el, height));
     }) : null;
   ro?.observe(el);
+  Promise.all([loadUPlot(), measured]).then(yieldToMain).then(() => {
+    if (gone) return;
+    plot = new uPlot(build(current), data(current), el);
+    el.removeAttribute('aria-busy');
+    el.style.minHeight = '';
+    label(el, current);
+  }, (e) => {
+    el.removeAttribute('aria-busy');
+    el.style.minHeight = '';
+    el.textContent = `The plot could not load: ${e.message}`;
+  });
   return {
+    // null until the first drawing.
     get uplot() { return plot; },
     // New data; rebuilds the plot when the series themselves change.
     update(o) {
       const same = o.series.length === current.series.length && o.series.every((s, i) => s.label === current.series[i].label);
       current = o;
-      if (same) plot.setData(data(o));
-      else { plot.destroy(); plot = new uPlot(build(o), data(o), el); }
+      if (plot && same) plot.setData(data(o));
+      else if (plot) { plot.destroy(); plot = new uPlot(build(o), data(o), el); }
       label(el, o);
     },
-    destroy() { ro?.disconnect(); plot.destroy(); },
+    destroy() { gone = true; ro?.disconnect(); plot?.destroy(); },
   };
 }
 
