@@ -77,10 +77,14 @@ double price_of(const Inputs& in, const Case& c) {
 }
 
 // The model's parameters and, for a dtype, its weight and KV bytes per token, as steps.
-void model_steps(const Case& c, double b_w, double b_kv, Trace& t) {
+void params_step(const Case& c, Trace& t) {
   t.note(c.chosen.name + " on a " + c.s.tpu.name + ".");
   t.value("Parameters stored, $P_{total}$ (the transformers chapter's count, from the config)",
           c.s.P_total, "count");
+}
+
+void model_steps(const Case& c, double b_w, double b_kv, Trace& t) {
+  params_step(c, t);
   t.step("Weight bytes", inf::kWeightBytes, {c.s.P_total, b_w});
   if (c.plain_kv)
     t.step("KV bytes per token: a key and a value per KV head per layer", inf::kKvTok,
@@ -167,11 +171,24 @@ void dtype_steps(const Setting& s, const DtypeRow& w, Trace& t) {
   t.step("Queries per second per chip", inf::kQps, {w.B_max, st, s.len_decode, w.chips});
 }
 
-void row_values(const DtypeRow& w, Result& r, Text chips, Text batch, Text step, Text qps) {
-  r.value(chips, w.chips, "chips", "slice");
-  r.value(batch, w.B_max, "count", "largest batch");
-  r.value(step, w.step.T_step, "s", "step at that batch");
-  r.value(qps, w.qps_chip, "per_s", "queries per second per chip");
+// A dtype's answers under its own keys and labels ("int8: slice").
+struct RowKeys {
+  Text chips, chips_label, batch, batch_label, step, step_label, qps, qps_label;
+};
+constexpr RowKeys kRowKeys[] = {
+    {"chips_bf16", "bf16: slice", "B_bf16", "bf16: largest batch", "step_bf16",
+     "bf16: step at that batch", "qps_bf16", "bf16: queries per second per chip"},
+    {"chips_int8", "int8: slice", "B_int8", "int8: largest batch", "step_int8",
+     "int8: step at that batch", "qps_int8", "int8: queries per second per chip"},
+    {"chips_int4", "int4: slice", "B_int4", "int4: largest batch", "step_int4",
+     "int4: step at that batch", "qps_int4", "int4: queries per second per chip"},
+};
+
+void row_values(const DtypeRow& w, const RowKeys& k, Result& r) {
+  r.value(k.chips, w.chips, "chips", k.chips_label);
+  r.value(k.batch, w.B_max, "count", k.batch_label);
+  r.value(k.step, w.step.T_step, "s", k.step_label);
+  r.value(k.qps, w.qps_chip, "per_s", k.qps_label);
 }
 
 void write_rows(const std::vector<DtypeRow>& rows, Result& r) {
@@ -214,11 +231,9 @@ std::vector<DtypeRow> case_rows(const Inputs& in, Case& c, Trace* t) {
 
 void slices_calc(const Inputs& in, Trace& t, Result& r) {
   Case c = case_of(in);
-  model_steps(c, 2, 2, t);
+  params_step(c, t);
   const std::vector<DtypeRow> rows = case_rows(in, c, &t);
-  row_values(rows[0], r, "chips_bf16", "B_bf16", "step_bf16", "qps_bf16");
-  row_values(rows[1], r, "chips_int8", "B_int8", "step_int8", "qps_int8");
-  row_values(rows[2], r, "chips_int4", "B_int4", "step_int4", "qps_int4");
+  for (size_t i = 0; i < rows.size(); ++i) row_values(rows[i], kRowKeys[i], r);
   write_rows(rows, r);
   for (const DtypeRow& w : rows) {
     if (!w.fits) {
@@ -329,7 +344,7 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
     fail("price", "price: the tables have no price for a " + c.s.tpu.name + "; enter one",
          "no_figure");
   const DtypeRow w = dtype_row(c.s, dtype);
-  model_steps(c, w.b, w.b, t);
+  params_step(c, t);
   dtype_steps(c.s, w, t);
   if (!w.fits)
     fail("dtype",
