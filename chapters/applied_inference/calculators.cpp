@@ -256,7 +256,10 @@ void slices_calc(const Inputs& in, Trace& t, Result& r) {
 
 constexpr std::array<Param, 9> kServersOwn = {
     kChip,
-    num("chips", "chips", 16, "chips of a prefill server and of a generate server", 1, 1e5, true),
+    zero_ok(num("chips", "chips", 0,
+                "chips of a prefill server and of a generate server (0: the smallest slice that "
+                "holds the weights and the batch)",
+                0, 1e5, true)),
     choice("dtype", "bf16", kDtypes, "weights' and KV cache's dtype (matmuls in bf16)"),
     num("B", "count", 32, "decode batch of a generate server", 1, 1e6, true),
     kS,
@@ -271,12 +274,27 @@ constexpr auto kServersParams = tf::join(tf::kModelInput, kServersOwn);
 void servers_calc(const Inputs& in, Trace& t, Result& r) {
   const Case c = case_of(in);
   const double b = inf::dtype_bytes(in.text("dtype"), "dtype");
-  const double n = in.num("chips"), B = in.num("B"), S = c.s.S, T = in.num("prompt");
+  const double B = in.num("B"), S = c.s.S, T = in.num("prompt");
   const double len = in.num("len_decode"), W = c.s.tpu.W_hbm, C = c.s.C_bf16;
-  inf::slice_of(c.s.tpu, n, "chips");
   model_steps(c, b, b, t);
   const double kv_tok = c.s.kv_tok_bf16 * b / 2;
-  const double M_free = inf::free_hbm(n, c.s.tpu.M_hbm, inf::weight_bytes(c.s.P_total, b));
+  const double bytes_w = inf::weight_bytes(c.s.P_total, b);
+  double n = in.num("chips");
+  if (n > 0) {
+    inf::slice_of(c.s.tpu, n, "chips");
+  } else {
+    const double need = t.step("Fewest chips for the weights and the batch", kMinChips,
+                               {bytes_w, inf::kv_bytes_batch(B, S, kv_tok), c.s.tpu.M_hbm});
+    std::string shape;
+    n = slice_at_least(c.s.tpu, need, &shape);
+    if (n == 0)
+      fail("B",
+           "B: no slice of a " + c.s.tpu.name + " holds the weights and " + units::number(B, 6) +
+               " caches of " + units::number(S, 6) + " tokens",
+           "out_of_range");
+    t.value("The smallest slice of at least that many: a " + shape, n, "chips");
+  }
+  const double M_free = inf::free_hbm(n, c.s.tpu.M_hbm, bytes_w);
   if (M_free < B * S * kv_tok)
     fail("B",
          "B: " + units::number(B, 6) + " caches of " + units::number(S, 6) +
@@ -295,6 +313,7 @@ void servers_calc(const Inputs& in, Trace& t, Result& r) {
   const double lf = in.num("len_finish");
   const double done = t.step("Sequences done per step", inf::kChurn, {B, lf});
   const double freed = t.step("KV tokens freed per step", inf::kKvFreed, {B, T, lf});
+  r.value("chips", n, "chips", "chips of each server");
   r.value("prefill", pre, "s", "prefill of one prompt");
   r.value("step", st, "s", "decode step");
   r.value("ratio", ratio, "ratio", "prefill servers per generate server");
@@ -340,9 +359,6 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
   c.s.len_decode = in.num("len_decode");
   c.s.slice_factor = in.num("slice_factor");
   c.s.price = price_of(in, c);
-  if (!(c.s.price > 0))
-    fail("price", "price: the tables have no price for a " + c.s.tpu.name + "; enter one",
-         "no_figure");
   const DtypeRow w = dtype_row(c.s, dtype);
   params_step(c, t);
   dtype_steps(c.s, w, t);
@@ -351,23 +367,28 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
          "dtype: no slice of a " + c.s.tpu.name + " holds the " + dtype +
              " weights and one cache of " + units::number(c.s.S, 6) + " tokens",
          "out_of_range");
-  const double out = t.step("Per million output tokens", inf::kCostOut,
-                            {w.chips, c.s.price, w.step.T_step, w.B_max});
-  const double T = in.num("prompt");
-  const double pre = t.step("Prefill on the same slice", inf::kTPrefill,
-                            {c.s.P_active, T, w.chips, c.s.C_bf16, in.num("mfu")});
-  const double inp =
-      t.step("Per million prompt tokens", inf::kCostIn, {w.chips, c.s.price, pre, T});
-  const double fpd = inf::flops_per_dollar(c.s.C_bf16, c.s.price);
-  flops_table(t, r);
-  r.value("cost_out", out, "usd", "$ per million output tokens");
-  r.value("cost_in", inp, "usd", "$ per million prompt tokens");
   r.value("chips", w.chips, "chips", "slice");
   r.value("B", w.B_max, "count", "batch");
-  r.value("flops_per_usd", fpd, "ratio", "bf16 FLOPs per dollar of this chip");
-  r.note(
-      "At the largest batch of the slice; a smaller batch costs more per token. FLOPs per dollar "
-      "use the tables' on-demand prices.");
+  if (c.s.price > 0) {
+    const double out = t.step("Per million output tokens", inf::kCostOut,
+                              {w.chips, c.s.price, w.step.T_step, w.B_max});
+    const double T = in.num("prompt");
+    const double pre = t.step("Prefill on the same slice", inf::kTPrefill,
+                              {c.s.P_active, T, w.chips, c.s.C_bf16, in.num("mfu")});
+    const double inp =
+        t.step("Per million prompt tokens", inf::kCostIn, {w.chips, c.s.price, pre, T});
+    r.value("cost_out", out, "usd", "$ per million output tokens");
+    r.value("cost_in", inp, "usd", "$ per million prompt tokens");
+    r.value("flops_per_usd", inf::flops_per_dollar(c.s.C_bf16, c.s.price), "ratio",
+            "bf16 FLOPs per dollar of this chip");
+    r.note(
+        "At the largest batch of the slice; a smaller batch costs more per token. FLOPs per "
+        "dollar use the tables' on-demand prices.");
+  } else {
+    r.note("The tables have no price for a " + c.s.tpu.name +
+           ": enter one (per chip-hour) for the cost per token.");
+  }
+  flops_table(t, r);
 }
 
 constexpr Calculator kCalculators[] = {

@@ -37,7 +37,9 @@ DtypeRow dtype_row(const Setting& s, const std::string& dtype) {
   r.bytes_w = inf::weight_bytes(s.P_total, r.b);
   r.kv_tok = s.kv_tok_bf16 * r.b / 2;
   r.chips_raw = inf::min_chips_raw(r.bytes_w, 0, M);
-  r.smallest = slice_at_least(s.tpu, r.chips_raw);
+  // The smallest slice that holds the weights and one cache (for LLaMA 3-70B at 8k, the one that
+  // holds the weights: the chapter's rule).
+  r.smallest = slice_at_least(s.tpu, min_chips(r.bytes_w, s.S * r.kv_tok, M));
   r.B_crit = inf::critical_batch(r.b, s.C_bf16, W);
   if (r.smallest == 0) return r;
   r.chips = slice_at_least(s.tpu, r.smallest * s.slice_factor, &r.shape);

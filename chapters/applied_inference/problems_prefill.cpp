@@ -2,6 +2,7 @@
 // prefill servers a generate server needs (S12); then the worked problems: LLaMA 3-405B's lower
 // bounds (Q1), LLaMA 3-8B's memory (Q2) and serving 405B under a latency limit (Q3). Every
 // expected answer is computed by the models from the problem's givens.
+#include <algorithm>
 #include <cmath>
 
 #include "chapters/applied_inference/problems.hpp"

@@ -7,6 +7,7 @@
 
 #include "chapters/applied_inference/problems.hpp"
 #include "chapters/inference/serving.hpp"
+#include "core/error.hpp"
 #include "core/units.hpp"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -108,9 +109,10 @@ constexpr Problem kS5{
             a[std::string(n[3])] = r.chips;
             a[std::string(n[4])] = r.left;
             a[std::string(n[5])] = r.B;
-            a.slip(n[3], std::ceil(r.raw),
-                   "That is the chips the weights need; round up to a "
-                   "slice that exists (1, 4, 8, 16, ...).");
+            if (std::ceil(r.raw) != r.chips)
+              a.slip(n[3], std::ceil(r.raw),
+                     "That is the chips the weights need; round up to a slice that exists (1, 4, "
+                     "8, 16, ...).");
           }
           t.note(
               "Every dtype holds the same number of caches: halving the bytes halves both the "

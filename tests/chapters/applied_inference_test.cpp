@@ -96,8 +96,12 @@ TEST(AppliedInferenceCalcs, BadInputNamesItsField) {
   expect_error_value(calc("applied-inference.kv", {{"dtype_w", "fp4"}}), "dtype_w");
   expect_error_value(calc("applied-inference.kv", {{"B", 0}}), "B");
   expect_error_value(calc("applied-inference.servers", {{"chips", 12}}), "chips");
-  // 400 bf16 caches of 8k do not fit beside the weights on 16 chips (at most 42).
-  expect_error_value(calc("applied-inference.servers", {{"B", 400}}), "B");
+  // 400 bf16 caches of 8k do not fit beside the weights on 16 chips (at most 42); the smallest
+  // slice that holds them: (141.1e9 + 400 x 2,684,354,560) / 16e9 = 75.9 -> 76 -> 128 chips.
+  expect_error_value(calc("applied-inference.servers", {{"B", 400}, {"chips", 16}}), "B");
+  EXPECT_EQ(value_of(calc("applied-inference.servers", {{"B", 400}}), "chips"), 128);
+  // No slice of a v5e pod holds 10,000 of them.
+  expect_error_value(calc("applied-inference.servers", {{"B", 10000}}), "B");
   expect_error_value(calc("applied-inference.slices", {{"slice_factor", 0}}), "slice_factor");
   expect_error_value(calc("applied-inference.cost", {{"mfu", 2}}), "mfu");
 }
