@@ -38,10 +38,11 @@ constexpr Param kS =
     num("S", "tokens", 8192, "context: tokens in each sequence's KV cache", 1, 1e7, true);
 constexpr Param kReplyLen =
     num("len_decode", "tokens", 512, "tokens generated per request (reply length)", 1, 1e6, true);
-constexpr Param kFactor = num("slice_factor", "count", 1,
-                              "the slice: the smallest that holds the weights, times this (2: "
-                              "twice as many chips)",
-                              1, 256, true);
+constexpr Param kFactor =
+    num("slice_factor", "count", 1,
+        "slice factor: the slice is the smallest that holds the weights, times this (2: twice the "
+        "chips)",
+        1, 256, true);
 constexpr Param kPrice = zero_ok(num(
     "price", "usd_per_hour", 0, "price per chip-hour (0: the tables' price for the chip)", 0, 1e4));
 constexpr Param kMfu = num("mfu", "ratio", 0.4, "prefill's share of the peak (MFU)", 0.01, 1);
@@ -267,7 +268,8 @@ constexpr std::array<Param, 9> kServersOwn = {
     kReplyLen,
     kMfu,
     num("len_finish", "tokens", 4096,
-        "continuous batching: mean reply length for the churn (the chapter's 4096)", 1, 1e6, true),
+        "mean reply length for the churn of continuous batching (the chapter's 4096)", 1, 1e6,
+        true),
 };
 constexpr auto kServersParams = tf::join(tf::kModelInput, kServersOwn);
 
@@ -403,7 +405,7 @@ constexpr Calculator kCalculators[] = {
                .doc =
                    "For bf16, int8 and int4 weights and caches: the smallest slice, the HBM left, "
                    "the caches that fit, the step at that batch and the queries per second per "
-                   "chip; slice_factor 2 doubles each slice.",
+                   "chip; a slice factor of 2 doubles each slice.",
                .params = kSlicesParams,
                .run = slices_calc},
     Calculator{.name = "applied-inference.servers",
