@@ -482,6 +482,38 @@ export interface CalcPayloads {
     plan: AppliedTrainingCost & { Z: number; m: number };
     fits: boolean;
   };
+  "applied-inference.kv": {
+    /** The smallest slice's shape ("4x4"); "" when no slice of the pod holds them. */
+    shape: string;
+  };
+  "applied-inference.slices": {
+    /** bf16, int8 and int4 weights and caches, each on its slice at the largest batch that fits. */
+    rows: {
+      dtype: string;
+      fits: boolean;
+      bytes_w: number;
+      kv_tok: number;
+      chips_raw: number;
+      chips: number;
+      shape: string;
+      hbm_left: number;
+      B_max: number;
+      B_crit: number;
+      T_kv: number;
+      T_param: number;
+      T_flops: number;
+      T_step: number;
+      seq_s: number;
+      qps_chip: number;
+      tok_s_chip: number;
+      cost_per_m: number;
+    }[];
+  };
+  "applied-inference.servers": NoPayload;
+  "applied-inference.cost": {
+    /** Every chip of the tables with a price: its bf16 FLOPs per dollar. */
+    chips: { chip: string; flops_per_usd: number; price: number }[];
+  };
   "roofline.matmul": {
     plot: RooflinePlot;
   };

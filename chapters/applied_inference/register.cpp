@@ -1,0 +1,16 @@
+// Registers the case study's calculators and problems (its record comes from chapter.json).
+#include "chapters/applied_inference/model.hpp"
+#include "core/registry.hpp"
+
+namespace sb::applied_inference {
+void add_calculators(Registry& r);  // calculators.cpp
+void add_problems(Registry& r);     // problems.cpp
+
+// Two entry points, so that a page's first module links the calculators alone and its exercises
+// come in a second module (CMakeLists.txt, sb_register_source).
+void register_calculators(Registry& r) {
+  r.add(kFormulas);
+  add_calculators(r);
+}
+void register_problems(Registry& r) { add_problems(r); }
+}  // namespace sb::applied_inference
