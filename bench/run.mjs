@@ -196,7 +196,7 @@ for (const [ch, { calculators, plain }] of Object.entries(modules)) {
 // configurations it evaluates per second natively and in wasm, side by side.
 const SWEEP = 'inference.frontier';
 if (samples[SWEEP] && modules.inference) {
-  const r = JSON.parse(modules.inference.mod.api(JSON.stringify({ op: 'calc', name: SWEEP, inputs: {} })));
+  const r = JSON.parse(modules.inference.heavy.api(JSON.stringify({ op: 'calc', name: SWEEP, inputs: {} })));  // heavy
   const configs = r.values.configs.value;
   const s = samples[SWEEP];
   const nat = median(s.native), was = median(s.embind);
@@ -216,7 +216,7 @@ if (samples[SWEEP] && modules.inference) {
 // well inside a 16 ms frame in wasm.
 const PLAN = 'training.plan';
 if (samples[PLAN] && modules.training) {
-  const r = JSON.parse(modules.training.mod.api(JSON.stringify({ op: 'calc', name: PLAN, inputs: {} })));
+  const r = JSON.parse(modules.training.heavy.api(JSON.stringify({ op: 'calc', name: PLAN, inputs: {} })));  // heavy
   const configs = r.values.configs.value;
   const s = samples[PLAN];
   const nat = median(s.native), was = median(s.embind);
