@@ -85,6 +85,12 @@ for (const ch of chapters) {
   }
   const mod = await instantiate(dir, ch, wasm);
   modules[ch] = { mod, calculators: JSON.parse(mod.api('{"op":"list"}')).calculators };
+  // Heavy calculators are computed by the chapter's third module, which the page's worker loads.
+  if (existsSync(new URL(`scaling-${ch}-heavy.wasm`, dir))) {
+    const hv = sizes(dir, `${ch}-heavy`);
+    console.log(`    ${'heavy module'.padEnd(24)} ${kb(hv.total - gz(wrapper)).padStart(9)} gzipped (wasm + glue), in the page's worker`);
+    modules[ch].heavy = await instantiate(dir, `${ch}-heavy`, hv.wasm);
+  }
 }
 
 // The embind face beside the plain C export, for the roofline module.
@@ -136,13 +142,13 @@ const nativeNs = (name) => {
   return line ? JSON.parse(line).ns_per_call : null;
 };
 for (let r = 0; r < rounds; r++) {
-  for (const { mod, plain, calculators } of Object.values(modules)) {
+  for (const { mod, plain, heavy, calculators } of Object.values(modules)) {
     for (const c of calculators) {
       const n = nativeNs(c.name);
       if (n === null) continue;
       const req = JSON.stringify({ op: 'calc', name: c.name, inputs: {} });
       const s = (samples[c.name] ??= { native: [], embind: [], plain: [], embindRatio: [], plainRatio: [] });
-      const faces = plain ? [['embind', mod], ['plain', plain]] : [['embind', mod]];
+      const faces = c.heavy ? [['embind', heavy]] : plain ? [['embind', mod], ['plain', plain]] : [['embind', mod]];
       if (r % 2) faces.reverse();
       s.native.push(n);
       for (const [face, m] of faces) {
@@ -190,7 +196,7 @@ for (const [ch, { calculators, plain }] of Object.entries(modules)) {
 // configurations it evaluates per second natively and in wasm, side by side.
 const SWEEP = 'inference.frontier';
 if (samples[SWEEP] && modules.inference) {
-  const r = JSON.parse(modules.inference.mod.api(JSON.stringify({ op: 'calc', name: SWEEP, inputs: {} })));
+  const r = JSON.parse(modules.inference.heavy.api(JSON.stringify({ op: 'calc', name: SWEEP, inputs: {} })));  // heavy
   const configs = r.values.configs.value;
   const s = samples[SWEEP];
   const nat = median(s.native), was = median(s.embind);
@@ -210,7 +216,7 @@ if (samples[SWEEP] && modules.inference) {
 // well inside a 16 ms frame in wasm.
 const PLAN = 'training.plan';
 if (samples[PLAN] && modules.training) {
-  const r = JSON.parse(modules.training.mod.api(JSON.stringify({ op: 'calc', name: PLAN, inputs: {} })));
+  const r = JSON.parse(modules.training.heavy.api(JSON.stringify({ op: 'calc', name: PLAN, inputs: {} })));  // heavy
   const configs = r.values.configs.value;
   const s = samples[PLAN];
   const nat = median(s.native), was = median(s.embind);

@@ -116,6 +116,11 @@ std::string dump(const json& j) {
 // Written as text: the one op a page calls at every keystroke.
 std::string op_calc(const json& req) {
   const auto& c = Registry::get().calculator(str(req, "name"));
+  if (!c.run)  // heavy, and this module has the chapter's light calculators only
+    fail("name",
+         "'" + std::string(c.name) + "' is computed by the module scaling-" +
+             std::string(c.chapter) + "-heavy (a page's worker loads it), not by this one",
+         "not_in_module");
   Inputs in(c.params, obj(req, "inputs"));
   Trace tr;
   Result r;

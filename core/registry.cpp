@@ -263,6 +263,7 @@ void Registry::add(std::span<const Calculator> cs) {
     int long_texts = 0;
     for (const Param& p : c.params) long_texts += p.long_text;
     if (long_texts > 1) bad_record("calculator with more than one long text", c.name, ch.id);
+    if (!c.run && !c.heavy) bad_record("calculator with no run that is not heavy", c.name, ch.id);
     for (const Calculator& other : calcs_)
       if (!c.command.empty() && other.command == c.command)
         bad_record("CLI command taken twice", c.command, ch.id);
@@ -287,6 +288,15 @@ void Registry::add(Formulas fs) {
       if (e.f == f) bad_record("formula record added twice", f->name, f->expr);
     formulas_.push_back({ch.id, f});
   }
+}
+
+void Registry::add_run(Text name, Calculator::Run run) {
+  for (auto& c : calcs_)
+    if (c.name == name && c.heavy && !c.run) {
+      c.run = run;
+      return;
+    }
+  bad_record("run for no heavy calculator without one", name, current("a run").id);
 }
 
 const Calculator& Registry::calculator(Text name) const {

@@ -236,8 +236,11 @@ struct Calculator {
   // cannot use.
   using Run = void (*)(const Inputs&, Trace&, Result&);
   Run run = nullptr;
-  // A search whose work grows with its inputs (a planner, a sweep): a page runs it in a Web Worker
-  // so that its main thread never waits for it (web/lib/calc.js); `list` says so.
+  // A search whose work grows with its inputs (a planner, a sweep, a pasted log): a page runs it
+  // in a Web Worker so that its main thread never waits for it (web/lib/calc.js); `list` says so.
+  // A heavy calculator's record leaves `run` empty: the chapter's register_heavy() supplies it
+  // (Registry::add_run), and only the chapter's third module, scaling-<id>-heavy, which the worker
+  // loads, calls that, so the page's first module links none of its code.
   bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
   // A command of the CLI's own. With a long_text param, `scaling <command> FILE [--PARAM VALUE
@@ -444,6 +447,9 @@ class Registry {
   // The chapter's formula records (model.hpp's kFormulas): its formula sheet, and what the record
   // test draws. A record added twice is a std::logic_error.
   void add(Formulas fs);
+  // The run of a heavy calculator added earlier without one (register_heavy); a std::logic_error
+  // for a name that is not such a calculator.
+  void add_run(Text name, Calculator::Run run);
   const Calculator& calculator(Text name) const;                      // InputError if unknown
   const Problem& problem(Text id) const;                              // InputError if unknown
   const std::vector<Chapter>& chapters() const { return chapters_; }  // in the book's order

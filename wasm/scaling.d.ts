@@ -1050,6 +1050,10 @@ export interface LoadOptions {
   /** With `chapter`: its exercises module instead, scaling-<chapter>-problems.mjs (the core, the
    *  chapter's problems and the grader). */
   problems?: boolean;
+  /** With `chapter`: its heavy calculators' module instead, scaling-<chapter>-heavy.mjs (the core
+   *  and all the chapter's calculators, the heavy ones with their code: a page's worker loads it).
+   *  Only a chapter with heavy calculators has one; its first module answers them `not_in_module`. */
+  heavy?: boolean;
   /** URL of a scaling-<chapter>.mjs, instead of `chapter`. */
   url?: string | URL;
   /** The .wasm bytes (node); read from beside the .mjs when omitted under node. */

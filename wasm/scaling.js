@@ -3,7 +3,9 @@
 // Each chapter of the book has two modules: scaling-<chapter>.mjs (+ .wasm), the core and that
 // chapter's calculators, which a page loads first, and scaling-<chapter>-problems.mjs, the core,
 // that chapter's exercises and the grader, which a page loads after it (load({chapter,
-// problems: true})).
+// problems: true})). A chapter with heavy calculators (a planner, a pasted log) has a third,
+// scaling-<chapter>-heavy.mjs, its calculators with the heavy ones' code, which a page's worker
+// loads (load({chapter, heavy: true})); the first module answers those `not_in_module`.
 // Every call sends one JSON request to the module's `api` and returns the parsed response.
 // Errors are values: {ok: false, error: {code, message, field}}; nothing here throws for bad input.
 // Contract: docs/API.md.
@@ -17,8 +19,8 @@ const CHAPTER = /^[a-z_][a-z0-9_]*$/;
 
 // Where scaling-<chapter>.mjs is: beside this file (the site layout), or in the wasm build's
 // output when this file is used from the repo under node.
-function chapterUrls(chapter, problems) {
-  const file = `scaling-${chapter}${problems ? '-problems' : ''}.mjs`;
+function chapterUrls(chapter, part) {
+  const file = `scaling-${chapter}${part ? `-${part}` : ''}.mjs`;
   const here = new URL(`./${file}`, import.meta.url);
   return isNode ? [here, new URL(`../build/wasm/bin/${file}`, import.meta.url)] : [here];
 }
@@ -28,8 +30,9 @@ async function nodeExists(url) {
   return fs.existsSync(url);
 }
 
-// load(url) or load({chapter, problems? | url | factory, wasmBinary?, locateFile?}): resolves to the
-// wrapper (with problems: true, over the chapter's exercises module),
+// load(url) or load({chapter, problems? | heavy? | url | factory, wasmBinary?, locateFile?}):
+// resolves to the wrapper (with problems: true, over the chapter's exercises module; with heavy:
+// true, over its heavy calculators' module),
 // once per module. In node the .wasm beside the .mjs is read from disk and handed to the factory,
 // because the emscripten 3.1.6 loader cannot fetch it there.
 export function load(opts) {
@@ -43,21 +46,22 @@ export function load(opts) {
       return Promise.reject(new Error(`load: chapter must be a chapter folder name like "roofline", got ${JSON.stringify(opts.chapter)}`));
     }
   }
-  const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}${opts.problems ? ':problems' : ''}`);
+  const part = opts.problems ? 'problems' : opts.heavy ? 'heavy' : '';
+  const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}${part ? `:${part}` : ''}`);
   if (!cache.has(key)) {
-    const p = open(opts);
+    const p = open(opts, part);
     cache.set(key, p);
     p.catch(() => cache.delete(key));  // a failed load may be retried
   }
   return cache.get(key);
 }
 
-async function open(opts) {
+async function open(opts, part) {
   let factory = opts.factory;
   let url = opts.url ? new URL(String(opts.url), isNode ? `file://${process.cwd()}/` : location.href) : null;
   if (!factory) {
     if (!url) {
-      const candidates = chapterUrls(opts.chapter, !!opts.problems);
+      const candidates = chapterUrls(opts.chapter, part);
       url = candidates[0];
       if (isNode) {
         for (const c of candidates) if (await nodeExists(c)) { url = c; break; }

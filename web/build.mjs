@@ -62,8 +62,8 @@ function checkRecord(r, where) {
   return { id: r.id, prefix: r.prefix, part: r.part, title: r.title, slug: r.slug, bases: r.bases };
 }
 
-// Asks a built module (under node; `name` is scaling-<chapter> or scaling-<chapter>-problems) for one
-// response per op; the module must answer ok.
+// Asks a built module (under node; `name` is scaling-<chapter>, scaling-<chapter>-problems or
+// scaling-<chapter>-heavy) for one response per op; the module must answer ok.
 async function ask(name, ops) {
   const mjs = path.join(wasmDir, `${name}.mjs`);
   const { default: factory } = await import(pathToFileURL(mjs).href);
@@ -121,6 +121,14 @@ async function writeData(out, chs) {
     // The record: the module's own (`list` answers `chapters`: its chapter only).
     const mine = (r.list.chapters || []).filter((c) => c.id === ch);
     if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
+    // Heavy calculators are listed by the first module and computed by the third, which the
+    // page's worker loads: it must be there, and list the same calculators.
+    if (r.list.calculators.some((c) => c.heavy)) {
+      const name = `scaling-${ch}-heavy`;
+      if (!fs.existsSync(path.join(wasmDir, `${name}.wasm`))) throw new Error(`${name}.wasm not found in ${wasmDir}: build the wasm modules`);
+      const hv = await ask(name, ['list']);
+      if (JSON.stringify(hv.list.calculators) !== JSON.stringify(r.list.calculators)) throw new Error(`${name} lists other calculators than scaling-${ch}: rebuild the wasm modules`);
+    }
     catalog.chapters.push(withPage(checkRecord(mine[0], `scaling-${ch} list`)));
     catalog.calculators.push(...r.list.calculators);
     catalog.problems.push(...ex.list.problems);
@@ -331,6 +339,11 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
   if (missing.length) {
     throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm modules first ` +
       '(NODE_PATH=/usr/share/nodejs cmake --preset wasm && cmake --build --preset wasm)');
+  }
+  // The third module of a chapter with heavy calculators (writeData checks that it is there).
+  for (const ch of chs) {
+    const f = `scaling-${ch}-heavy`;
+    if (fs.existsSync(path.join(wasmDir, `${f}.wasm`))) files.push(`${f}.mjs`, `${f}.wasm`);
   }
   const nm = path.join(root, 'node_modules');
   for (const dep of ['katex', 'uplot']) {

@@ -103,11 +103,13 @@ constexpr Calculator kTableCalculators[] = {
      .doc = "An nccl-tests log read row by row, time = latency + size / bandwidth fitted to it, "
             "and the share of the link's line rate.",
      .params = kFitParams,
-     .run = fit_calc},
+     // A log of up to 16 MiB: read in a page's worker. Its run: add_heavy.
+     .heavy = true},
 };
 
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kTableCalculators); }
+void add_heavy(Registry& r) { r.add_run("gpus.fit", fit_calc); }
 
 }  // namespace sb::gpus

@@ -5,13 +5,16 @@
 
 namespace sb::gpus {
 void add_calculators(Registry& r);  // calculators_table.cpp
+void add_heavy(Registry& r);        // calculators_table.cpp
 void add_problems(Registry& r);     // problems.cpp
 
-// Two entry points, so that a page's first module links the calculators alone and its exercises
-// come in a second module (CMakeLists.txt, sb_register_source).
+// Three entry points, so that a page's first module links the light calculators alone, its
+// exercises come in a second module and its heavy calculators' runs in a third, which the page's
+// worker loads (CMakeLists.txt, sb_register_source).
 void register_calculators(Registry& r) {
   r.add(kFormulas);
   add_calculators(r);
 }
+void register_heavy(Registry& r) { add_heavy(r); }
 void register_problems(Registry& r) { add_problems(r); }
 }  // namespace sb::gpus

@@ -3,7 +3,7 @@
 // lib/page.js. Everything shown is computed by the core: the chip table (gpus.chip), the presets
 // only fill inputs of gpus.llm, and the paste box sends the log to gpus.fit and draws its points.
 import '../lib/page.js';
-import { SbCalc, scaling, h, logLogPlot, fmtQuantity, fmtNumber, ensureWidgetStyles } from '../lib/widgets.js';
+import { SbCalc, scaling, compute, h, logLogPlot, fmtQuantity, fmtNumber, ensureWidgetStyles } from '../lib/widgets.js';
 
 // The chip explorer's side-by-side table: the GPU's term and figure beside the TPU's.
 SbCalc.addRenderer('gpus.chip', (r, extra) => {
@@ -43,8 +43,9 @@ class SbLlmPresets extends HTMLElement {
 }
 if (!customElements.get('sb-llm-presets')) customElements.define('sb-llm-presets', SbLlmPresets);
 
-// <sb-nccl-fit>: the paste box. The log goes to gpus.fit as it is; the plot shows the measured
-// out-of-place times, the fitted latency + size / bandwidth and the chapter's time for the cluster.
+// <sb-nccl-fit>: the paste box. The log goes to gpus.fit as it is, in the page's worker (a heavy
+// calculator: a log may be 16 MiB); the plot shows the measured out-of-place times, the fitted
+// latency + size / bandwidth and the chapter's time for the cluster.
 class SbNcclFit extends HTMLElement {
   async connectedCallback() {
     if (this.started) return;
@@ -80,10 +81,14 @@ class SbNcclFit extends HTMLElement {
     this.run();
   }
 
-  run() {
+  async run() {
     const inputs = { log: this.text.value, collective: this.opts.collective.value, ranks: this.opts.ranks.value || '0',
       gpu: this.opts.gpu.value, nodes: this.opts.nodes.value || '0' };
-    const r = this.sb.calc('gpus.fit', inputs);
+    const job = (this.job = (this.job || 0) + 1);
+    this.setAttribute('aria-busy', 'true');
+    const r = await compute('gpus.fit', inputs);
+    if (job !== this.job) return;  // a later run's answer is the one to show
+    this.removeAttribute('aria-busy');
     this.response = r;
     this.error.hidden = r.ok;
     if (!r.ok) {

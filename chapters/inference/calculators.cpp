@@ -183,7 +183,7 @@ constexpr Calculator kCalculators[] = {
                .doc = "Every slice, dtype set and batch that fits, at one context length: time per "
                       "token against tokens per second per chip, and the Pareto front.",
                .params = kFrontierParams,
-               .run = frontier_calc},
+               .heavy = true},  // a sweep; its run: add_heavy
     Calculator{.name = "inference.plan",
                .title = "Serving planner",
                .doc =
@@ -191,7 +191,7 @@ constexpr Calculator kCalculators[] = {
                    "meet it, the replicas and prefill servers, the cost per million output "
                    "tokens, and why each alternative loses.",
                .params = kPlanParams,
-               .run = plan_calc},
+               .heavy = true},  // a search; its run: add_heavy
     Calculator{.name = "inference.sharding",
                .title = "Sharding for inference",
                .doc = "Model parallelism over a slice: its ICI cost against the weight loads, the "
@@ -218,5 +218,9 @@ constexpr Calculator kCalculators[] = {
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kCalculators); }
+void add_heavy(Registry& r) {
+  r.add_run("inference.frontier", frontier_calc);
+  r.add_run("inference.plan", plan_calc);
+}
 
 }  // namespace sb::inference

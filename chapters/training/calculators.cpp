@@ -80,8 +80,7 @@ constexpr Calculator kCalculators[] = {
                       "step-time and MFU bounds; the best plan, its memory and its step's "
                       "timeline, and why each other strategy loses.",
                .params = kPlanParams,
-               .run = plan_calc,
-               .heavy = true},
+               .heavy = true},  // its run: add_heavy
     Calculator{.name = "training.regime",
                .title = "Regime map",
                .doc = "Chips against batch per chip: where DP, FSDP, TP, FSDP + TP (and expert "
@@ -94,5 +93,6 @@ constexpr Calculator kCalculators[] = {
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kCalculators); }
+void add_heavy(Registry& r) { r.add_run("training.plan", plan_calc); }
 
 }  // namespace sb::training

@@ -77,8 +77,8 @@ test('the planner answers as the batch and chip sliders move', async () => {
 test('the planner on a full v5p pod: the wasm time per search (reported, not asserted)', async () => {
   const page = await site.page('training.html');
   const ms = await page.evaluate(async () => {
-    const core = await import('./lib/core.js');
-    const sb = await core.scaling('training');
+    // The planner is heavy: its code is in the chapter's heavy module, which the page's worker loads.
+    const sb = await (await import('./wasm/scaling.js')).load({ chapter: 'training', heavy: true });
     const inputs = { chip: 'v5p', B: '4194304' };
     for (let i = 0; i < 5; i++) sb.calc('training.plan', inputs);
     const t0 = performance.now();

@@ -20,6 +20,9 @@ void no_op(const sb::Inputs&, sb::Trace&, sb::Result&) {}
 constexpr sb::Chapter kFirst{"first_ch", "first-ch", 1, "First", "first", {}};
 constexpr sb::Calculator kGood[] = {{.name = "first-ch.calc", .title = "t", .run = no_op}};
 constexpr sb::Calculator kForeign[] = {{.name = "first_ch.calc", .title = "t", .run = no_op}};
+// A heavy calculator's record without its run (the page's first module), and a light one without.
+constexpr sb::Calculator kHeavy[] = {{.name = "first-ch.plan", .title = "t", .heavy = true}};
+constexpr sb::Calculator kNoRun[] = {{.name = "first-ch.idle", .title = "t"}};
 constexpr sb::Problem kForeignProblem[] = {{.id = "other.Q1", .title = "t"}};
 constexpr sb::Problem kBareProblem[] = {{.id = "first-ch", .title = "t"}};
 
@@ -48,6 +51,27 @@ TEST(Registry, RejectsNamesOutsideTheChaptersPrefix) {
                std::logic_error);
   EXPECT_THROW(r.add(sb::Chapter{"first_ch", "second", 2, "Second", "second", {}}),
                std::logic_error);
+}
+
+// A heavy calculator may come without its run, which register_heavy() supplies once; any other
+// calculator needs one.
+TEST(Registry, AHeavyCalculatorGetsItsRunLater) {
+  sb::Registry r;
+  r.add(kFirst);
+  r.add(kHeavy);
+  EXPECT_EQ(r.calculator("first-ch.plan").run, nullptr);
+  EXPECT_THROW(r.add(kNoRun), std::logic_error);
+  EXPECT_THROW(r.add_run("first-ch.calc", no_op), std::logic_error);  // not registered
+  r.add(kGood);
+  EXPECT_THROW(r.add_run("first-ch.calc", no_op), std::logic_error);  // not heavy
+  r.add_run("first-ch.plan", no_op);
+  EXPECT_EQ(r.calculator("first-ch.plan").run, &no_op);
+  EXPECT_THROW(r.add_run("first-ch.plan", no_op), std::logic_error);  // it has one
+}
+
+// A program with every chapter (the CLI, these tests) computes every calculator, heavy ones too.
+TEST(Registry, EveryCalculatorOfTheProgramRuns) {
+  for (const auto& c : sb::Registry::get().calculators()) EXPECT_NE(c.run, nullptr) << c.name;
 }
 
 // The program's own registry: the records CMake generated from chapters/*/chapter.json.

@@ -4,7 +4,7 @@
 // memory never shrinks). Measured on a fresh instance of every chapter module.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chapterModules, instantiate } from './modules.mjs';
+import { chapterModules, fileFor, instantiate } from './modules.mjs';
 
 const CAP = 1 << 20;  // bytes of UTF-8 of a request without a long text (core/json.hpp)
 const LONG_TEXT = 16 << 20;  // a long-text input, decoded
@@ -65,12 +65,12 @@ test('a long text is read up to 16 MiB, in an input that takes one; other inputs
   const modules = await chapterModules();
   // Where a calculator takes a long text: 16 MiB is read (whatever the calculator makes of it),
   // one byte more is refused naming the input.
-  for (const { file, list } of modules) {
-    for (const c of list.calculators) {
+  for (const m of modules) {
+    for (const c of m.list.calculators) {
       const p = c.params.find((q) => q.long_text);
       if (!p) continue;
       assert.equal(p.max_bytes, LONG_TEXT, `${c.name}.${p.name}`);
-      const mod = await instantiate(file);
+      const mod = await instantiate(fileFor(m, c));
       const at = error(mod.api(calcWith(c.name, p.name, logOf(LONG_TEXT))));
       assert.ok(at.code !== 'too_large' && at.field !== 'request', `${c.name}: ${JSON.stringify(at)}`);
       assert.deepEqual([error(mod.api(calcWith(c.name, p.name, logOf(LONG_TEXT + 1)))).code,

@@ -1,6 +1,6 @@
 // The built wasm modules under node (two per chapter: build/wasm/bin/scaling-<chapter>.mjs, its
-// calculators, and scaling-<chapter>-problems.mjs, its exercises), through the same JS wrapper the
-// pages use.
+// calculators, and scaling-<chapter>-problems.mjs, its exercises; a third, scaling-<chapter>-heavy.mjs,
+// where the chapter has heavy calculators), through the same JS wrapper the pages use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -66,8 +66,9 @@ test('a module answers another chapter\'s names with errors, not a crash', async
         }
       }
     }
-    // ...and keeps serving its own.
-    for (const c of m.list.calculators) assert.equal(mod.calc(c.name, {}).ok, true, `${c.name} after the errors`);
+    // ...and keeps serving its own (a heavy one from the chapter's heavy module).
+    const heavy = m.heavyFile ? await load({ chapter: m.id, heavy: true }) : null;
+    for (const c of m.list.calculators) assert.equal((c.heavy ? heavy : mod).calc(c.name, {}).ok, true, `${c.name} after the errors`);
     for (const p of m.list.problems.slice(0, 3)) assert.equal(exercises.problem(p.id).ok, true, `${p.id} after the errors`);
   }
 });
@@ -86,6 +87,34 @@ test('the calculators module sends the problem ops to the exercises module, by n
     const calc = (await load({ chapter: m.id, problems: true })).calc(m.list.calculators[0].name, {});
     assert.equal(calc.error?.code, 'unknown_calculator', `${m.problemsFile}`);
   }
+});
+
+// A heavy calculator's code is in the chapter's third module only (the page's worker loads it):
+// the first lists it and answers it `not_in_module`, naming the module that computes it.
+test('the calculators module sends heavy calculators to the heavy module, by name', async () => {
+  const withHeavy = modules.filter((m) => m.heavyFile);
+  assert.ok(withHeavy.length >= 1, 'a chapter with heavy calculators');
+  for (const m of withHeavy) {
+    const mod = await load({ chapter: m.id });
+    const heavy = await load({ chapter: m.id, heavy: true });
+    assert.deepEqual(heavy.list().calculators, m.list.calculators, `${m.heavyFile} lists the calculators of ${m.file}`);
+    assert.deepEqual(heavy.list().problems, [], `${m.heavyFile} lists no problems`);
+    for (const c of m.list.calculators) {
+      const r = mod.calc(c.name, {});
+      if (!c.heavy) {
+        assert.equal(r.ok, true, `${c.name} in ${m.file}`);
+        assert.deepEqual(heavy.calc(c.name, {}), r, `${c.name}: the same answer from ${m.heavyFile}`);
+        continue;
+      }
+      assert.equal(r.ok, false, `${c.name} in ${m.file}`);
+      assert.equal(r.error.code, 'not_in_module');
+      assert.equal(r.error.field, 'name');
+      assert.match(r.error.message, new RegExp(`scaling-${m.id}-heavy`));
+      assert.equal(heavy.calc(c.name, {}).ok, true, `${c.name} in ${m.heavyFile}`);
+    }
+  }
+  // A chapter without heavy calculators has no third module.
+  for (const m of modules.filter((o) => !o.heavyFile)) assert.ok(!fs.existsSync(new URL(`../../build/wasm/bin/${m.file}-heavy.wasm`, import.meta.url)), m.id);
 });
 
 test('load needs a chapter, and a chapter is a folder name', async () => {
@@ -219,10 +248,12 @@ test('non-JSON text straight into each module is an error value', async () => {
 // docs/API.md: responses are ASCII (a browser decodes that several times faster than UTF-8), with
 // µ and the like as \u escapes that read back as the characters.
 test('every calculator and problem answers in ASCII', async () => {
-  for (const { file, problemsFile, list } of modules) {
+  for (const m of modules) {
+    const { file, problemsFile, heavyFile, list } = m;
     const calcs = await instantiate(file), exercises = await instantiate(problemsFile);
+    const heavy = heavyFile ? await instantiate(heavyFile) : null;
     const reqs = [
-      ...list.calculators.map((c) => [calcs, { op: 'calc', name: c.name, inputs: {} }]),
+      ...list.calculators.map((c) => [c.heavy ? heavy : calcs, { op: 'calc', name: c.name, inputs: {} }]),
       ...list.problems.map((p) => [exercises, { op: 'problem', id: p.id }]),
       [calcs, { op: 'chips' }],
     ];

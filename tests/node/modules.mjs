@@ -1,12 +1,17 @@
 // The chapter modules under test, found from the chapter records rather than named by hand: every
 // build/wasm/bin/scaling-<name>.mjs (a chapter's calculators module) is instantiated and asked for
 // `list`, whose `chapters` holds the record of the one chapter it carries (CONTRACTS.md), and so is
-// its exercises module, scaling-<name>-problems.mjs. A build whose `list` has no `chapters` yet
-// falls back to the name in the file name, with `record` null.
+// its exercises module, scaling-<name>-problems.mjs, and, where the chapter has heavy calculators,
+// its heavy module, scaling-<name>-heavy.mjs (the calculators again, the heavy ones with their
+// code). A build whose `list` has no `chapters` yet falls back to the name in the file name, with
+// `record` null.
 import fs from 'node:fs';
 
 // SB_WASM_BIN: another folder of built modules (a copy), as web/build.mjs takes SB_WASM_DIR.
 export const bin = process.env.SB_WASM_BIN ? new URL(`file://${process.env.SB_WASM_BIN.replace(/\/?$/, '/')}`) : new URL('../../build/wasm/bin/', import.meta.url);
+
+// The module file that computes calculator `c` (an entry of `list`) of chapter module `m`.
+export const fileFor = (m, c) => (c.heavy ? m.heavyFile : m.file);
 
 // A fresh instance of a module file (its own heap, not the wrapper's cached one).
 export async function instantiate(file) {
@@ -16,10 +21,12 @@ export async function instantiate(file) {
 
 let found = null;
 
-// [{id, record, file, problemsFile, list, calcList, problemsList}] for every chapter in
+// [{id, record, file, problemsFile, heavyFile, list, calcList, problemsList}] for every chapter in
 // build/wasm/bin, in the book's order when the records give it (else by name): `list` has the
-// calculators of the first module and the problems of the second. Throws when there is none, when
-// a chapter lacks its exercises module, or when a module's record disagrees with its file name.
+// calculators of the first module and the problems of the second; heavyFile is null where no
+// calculator is heavy. Throws when there is none, when a chapter lacks its exercises module (or
+// the heavy module its heavy calculators need), or when a module's record disagrees with its file
+// name.
 export function chapterModules() {
   found ??= (async () => {
     const files = fs.readdirSync(bin)
@@ -47,7 +54,9 @@ export function chapterModules() {
         if (`scaling-${record.id}` !== file) throw new Error(`${file} carries the record of chapter ${record.id}`);
         id = record.id;
       }
-      out.push({ id, record, file, problemsFile, list, calcList, problemsList });
+      const heavyFile = list.calculators.some((c) => c.heavy) ? `${file}-heavy` : null;
+      if (heavyFile) await listOf(heavyFile);
+      out.push({ id, record, file, problemsFile, heavyFile, list, calcList, problemsList });
     }
     return out.sort((a, b) => (a.record && b.record ? a.record.part - b.record.part : a.id.localeCompare(b.id)));
   })();

@@ -45,6 +45,7 @@ for (const m of modules) {
   const mod = await instantiate(m.file);
   const sb = wrap(mod);
   const ex = wrap(await instantiate(m.problemsFile));  // the chapter's exercises module
+  const heavy = m.heavyFile ? wrap(await instantiate(m.heavyFile)) : null;  // its heavy calculators
   const list = sb.list();
   if (Array.isArray(list.chapters)) expectOk(`list_${m.id}`, 'ListResult', list);
   else {
@@ -65,6 +66,7 @@ for (const m of modules) {
     first = false;
   }
   for (const c of list.calculators) {
+    const sb = c.heavy ? heavy : wrap(mod);
     const chip = c.params.find((p) => p.chip);
     for (const value of chip ? chip.choices : [null]) {
       const inputs = value === null ? {} : { [chip.name]: value };

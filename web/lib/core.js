@@ -7,7 +7,8 @@ import { load } from '../wasm/scaling.js';
 // Two wasm modules per chapter: scaling-<chapter>.mjs, the core and that chapter's calculators,
 // which a page needs before its first number, and scaling-<chapter>-problems.mjs, its exercises
 // and the grader, loaded once the first is in (so that the two do not share the network before
-// then). The home and hardware pages load none.
+// then). A chapter with heavy calculators has a third, scaling-<chapter>-heavy.mjs, which only the
+// page's worker loads (compute, below). The home and hardware pages load none.
 const modules = new Map();  // "<chapter>" or "<chapter>-problems" -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
@@ -316,9 +317,11 @@ export function onModel(fn) {
 }
 
 // ---------------------------------------------------------------- heavy work off the main thread
-// A calculator the registry marks heavy (a planner, a sweep) runs in a Web Worker that holds its
-// own instance of the chapter's module (lib/worker.js), so the page's main thread never waits for
-// it. Where no worker can start (a host page of another origin), it runs here.
+// A calculator the registry marks heavy (a planner, a sweep, a pasted log) runs in a Web Worker
+// that holds its own instance of the chapter's heavy module, scaling-<chapter>-heavy.mjs
+// (lib/worker.js), so the page's main thread never waits for it, and the page's first module
+// carries none of its code. Where no worker can start (a host page of another origin), the heavy
+// module is loaded here.
 const workers = new Map();  // chapter -> {worker, pending: Map(id -> resolve)} | null
 let lastJob = 0;
 
@@ -347,21 +350,23 @@ function workerOf(chapter) {
 }
 
 // Resolves to the response of calculator `name`: in its chapter's worker when the catalogue marks
-// it heavy, else (or when the worker fails) from the page's own module.
+// it heavy (or, when the worker fails, from the heavy module loaded here), else from the page's
+// own module.
 export async function compute(name, inputs) {
   const info = await calculatorInfo(name);
   const chapter = info?.chapter ?? await chapterOf(name);
-  const w = info?.heavy && typeof Worker !== 'undefined' ? workerOf(chapter) : null;
+  if (!info?.heavy) return (await scaling(chapter)).calc(name, inputs);
+  const w = typeof Worker !== 'undefined' ? workerOf(chapter) : null;
   if (w) {
     const id = ++lastJob;
-    const url = new URL(`../wasm/scaling-${chapter}.mjs`, import.meta.url).href;
+    const url = new URL(`../wasm/scaling-${chapter}-heavy.mjs`, import.meta.url).href;
     const r = await new Promise((resolve) => {
       w.pending.set(id, resolve);
       w.worker.postMessage({ id, url, name, inputs });
     });
     if (r) return r;
   }
-  return (await scaling(chapter)).calc(name, inputs);
+  return (await moduleOf(chapter, (ch) => `scaling-${ch}-heavy`, async () => {})).calc(name, inputs);
 }
 
 // ---------------------------------------------------------------- progress

@@ -1,6 +1,7 @@
-// A Web Worker of the companion's pages: holds its own instance of a chapter's module and answers
-// the heavy calculators (the planner, the sweeps) off the page's main thread (lib/core.js compute).
-// Message in: {id, url (the chapter's scaling-<id>.mjs), name, inputs}; out: {id, response}.
+// A Web Worker of the companion's pages: holds its own instance of a chapter's heavy module and
+// answers the heavy calculators (the planner, the sweeps, a pasted log) off the page's main thread
+// (lib/core.js compute). Message in: {id, url (the chapter's scaling-<id>-heavy.mjs), name,
+// inputs}; out: {id, response}.
 import { load } from '../wasm/scaling.js';
 
 self.onmessage = async (e) => {
