@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { minifyJs } from '../wasm/minify.mjs';
 
 // V8 runs new wasm code in its baseline compiler and optimizes hot functions later, at times that
 // vary from run to run; compiling everything optimized up front measures the steady state a page
@@ -49,7 +50,8 @@ function sections(bin) {
   return out;
 }
 
-const wrapper = readFileSync(new URL('../wasm/scaling.js', import.meta.url));
+// The wrapper as the site ships it (web/build.mjs minifies it).
+const wrapper = Buffer.from(await minifyJs(readFileSync(new URL('../wasm/scaling.js', import.meta.url), 'utf8')));
 
 // A module's files and the total a page downloads for it (wasm + glue + wrapper, gzipped).
 function sizes(where, ch) {

@@ -95,17 +95,6 @@ json op_list() {
   return out;
 }
 
-// The formula sheet: every record of the module's chapters, each with its chapter.
-json op_formulas() {
-  json out = json::array();
-  for (const auto& e : Registry::get().formulas()) {
-    json f = records::to_json(*e.f);
-    f["chapter"] = e.chapter;
-    out.push_back(std::move(f));
-  }
-  return {{"formulas", std::move(out)}};
-}
-
 // ASCII only, as docs/API.md says: see core/json.cpp.
 std::string dump(const json& j) {
   Out out;
@@ -206,7 +195,7 @@ std::string respond(const json& req) {
     json out;
     if (op == "list")
       out = op_list();
-    else if (op == "problem" || op == "check" || op == "variant")
+    else if (op == "problem" || op == "check" || op == "variant" || op == "formulas")
       out = problem_ops(op, req);
     else if (op == "chips")
       out = hw::chips_json();
@@ -214,8 +203,6 @@ std::string respond(const json& req) {
       out = op_parse(req);
     else if (op == "units")
       out = {{"units", units::table_json()}};
-    else if (op == "formulas")
-      out = op_formulas();
     else
       fail("op",
            "unknown op '" + op.substr(0, 40) +

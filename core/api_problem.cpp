@@ -10,6 +10,7 @@
 #include "core/api.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/formula.hpp"
 #include "core/hardware.hpp"
 #include "core/units.hpp"
 
@@ -229,8 +230,22 @@ json op_variant(const json& req) {
   return variant(p, seed);
 }
 
-// "problem", "check" or "variant" (api.cpp dispatches only these here).
+// The formula sheet: every record of the module's chapters, each with its chapter. The chapters
+// register their records with their problems, so a page's first module carries none it does not
+// use.
+json op_formulas() {
+  json out = json::array();
+  for (const auto& e : Registry::get().formulas()) {
+    json f = records::to_json(*e.f);
+    f["chapter"] = e.chapter;
+    out.push_back(std::move(f));
+  }
+  return {{"formulas", std::move(out)}};
+}
+
+// "problem", "check", "variant" or "formulas" (api.cpp dispatches only these here).
 json problem_op(const std::string& op, const json& req) {
+  if (op == "formulas") return op_formulas();
   if (op == "problem") return solve_problem(detail::str(req, "id"), detail::obj(req, "given"));
   if (op == "check")
     return check::grade(Registry::get().problem(detail::str(req, "id")),

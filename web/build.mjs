@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CSP_META } from './csp.mjs';
+import { minifyJs } from '../wasm/minify.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(root, 'web');
@@ -356,7 +357,9 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
   copy(path.join(web, 'embed-example.html'), path.join(out, 'embed-example.html'));
   for (const d of ['css', 'lib']) copy(path.join(web, d), path.join(out, d));
 
-  copy(path.join(root, 'wasm', 'scaling.js'), path.join(out, 'wasm', 'scaling.js'));
+  // The wrapper minified, as the glue is: 2.1 -> 1.1 KB gzipped on every page's first download.
+  fs.mkdirSync(path.join(out, 'wasm'), { recursive: true });
+  fs.writeFileSync(path.join(out, 'wasm', 'scaling.js'), await minifyJs(fs.readFileSync(path.join(root, 'wasm', 'scaling.js'), 'utf8')));
   copy(path.join(root, 'wasm', 'scaling.d.ts'), path.join(out, 'wasm', 'scaling.d.ts'));
   for (const f of files) copy(path.join(wasmDir, f), path.join(out, 'wasm', f));
   const katex = path.join(nm, 'katex', 'dist');

@@ -10,10 +10,10 @@ void add_problems(Registry& r);     // problems.cpp
 // Three entry points, so that a page's first module links the light calculators alone, its
 // exercises come in a second module and its heavy calculators' runs in a third, which the page's
 // worker loads (CMakeLists.txt, sb_register_source).
-void register_calculators(Registry& r) {
-  r.add(kFormulas);
-  add_calculators(r);
-}
+void register_calculators(Registry& r) { add_calculators(r); }
 void register_heavy(Registry& r) { add_heavy(r); }
-void register_problems(Registry& r) { add_problems(r); }
+void register_problems(Registry& r) {
+  r.add(kFormulas);  // the formula sheet (op formulas) is the exercises module's
+  add_problems(r);
+}
 }  // namespace sb::applied_training

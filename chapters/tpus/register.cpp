@@ -8,9 +8,9 @@ void add_problems(Registry& r);     // problems.cpp
 
 // Two entry points, so that a page's first module links the calculators alone and its exercises
 // come in a second module (CMakeLists.txt, sb_register_source).
-void register_calculators(Registry& r) {
-  r.add(kFormulas);
-  add_calculators(r);
+void register_calculators(Registry& r) { add_calculators(r); }
+void register_problems(Registry& r) {
+  r.add(kFormulas);  // the formula sheet (op formulas) is the exercises module's
+  add_problems(r);
 }
-void register_problems(Registry& r) { add_problems(r); }
 }  // namespace sb::tpus

@@ -4,7 +4,7 @@
 // say why; every problem has a working exercise; the page fits 390 px.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
+import { startSite, solveEveryExercise } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -71,20 +71,7 @@ test('on a GPU page chip every calculator computes on a TPU and says why', async
 
 test('every applied-inference problem has a working exercise', async () => {
   const page = await site.page('applied-inference.html');
-  let n = 0;
-  for await (const { id, ex, p } of exercises(page, 'applied_inference')) {
-    const want = {};
-    for (const s of p.slots) {
-      await typeModelAnswer(ex, s, p.answers[s.name]);
-      want[s.name] = 'correct';
-    }
-    await pressCheck(ex);
-    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
-      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
-    assert.deepEqual(got, want, id);
-    n++;
-  }
-  assert.equal(n, 17);
+  assert.equal(await solveEveryExercise(page, 'applied_inference'), 17);
   await page.close();
 });
 

@@ -3,7 +3,7 @@
 // exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
+import { startSite, solveEveryExercise } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -74,19 +74,6 @@ test('the case study opens on a TPU a link names, and on a GPU page chip compute
 
 test('every applied-training problem has a working exercise', async () => {
   const page = await site.page('applied-training.html');
-  let n = 0;
-  for await (const { id, ex, p } of exercises(page, 'applied_training')) {
-    const want = {};
-    for (const s of p.slots) {
-      await typeModelAnswer(ex, s, p.answers[s.name]);
-      want[s.name] = 'correct';
-    }
-    await pressCheck(ex);
-    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
-      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
-    assert.deepEqual(got, want, id);
-    n++;
-  }
-  assert.equal(n, 12);
+  assert.equal(await solveEveryExercise(page, 'applied_training'), 12);
   await page.close();
 });

@@ -249,6 +249,25 @@ export async function pressCheck(ex) {
   }
 }
 
+// Every exercise of a chapter whose slots are all numbers or yes/no: types the model's own answers,
+// presses Check and asserts each slot is graded correct. Returns how many exercises it graded.
+export async function solveEveryExercise(page, chapter) {
+  let n = 0;
+  for await (const { id, ex, p } of exercises(page, chapter)) {
+    const want = {};
+    for (const s of p.slots) {
+      await typeModelAnswer(ex, s, p.answers[s.name]);
+      want[s.name] = 'correct';
+    }
+    await pressCheck(ex);
+    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
+      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
+    assert.deepEqual(got, want, id);
+    n++;
+  }
+  return n;
+}
+
 // Types the model's own answer for a number or yes/no slot.
 export async function typeModelAnswer(ex, slot, answer) {
   const input = ex.locator(`[name="${slot.name}"]`);

@@ -5,7 +5,7 @@
 // has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
+import { startSite, solveEveryExercise } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -116,20 +116,7 @@ test('on a GPU page chip every calculator computes on a TPU and says why beside 
 
 test('every inference problem has a working exercise', async () => {
   const page = await site.page('inference.html');
-  let n = 0;
-  for await (const { id, ex, p } of exercises(page, 'inference')) {
-    const want = {};
-    for (const s of p.slots) {
-      await typeModelAnswer(ex, s, p.answers[s.name]);
-      want[s.name] = 'correct';
-    }
-    await pressCheck(ex);
-    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
-      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
-    assert.deepEqual(got, want, id);
-    n++;
-  }
-  assert.equal(n, 23);
+  assert.equal(await solveEveryExercise(page, 'inference'), 23);
   await page.close();
 });
 

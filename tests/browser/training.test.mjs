@@ -3,7 +3,7 @@
 // top while the widgets compute on a TPU, and every problem has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { exercises, startSite, typeModelAnswer, pressCheck } from './harness.mjs';
+import { startSite, solveEveryExercise } from './harness.mjs';
 
 let site;
 before(async () => { site = await startSite(); });
@@ -162,19 +162,6 @@ test('on a GPU page chip the page says what a GPU lacks here and the widgets com
 
 test('every training problem has a working exercise', async () => {
   const page = await site.page('training.html');
-  let numeric = 0;
-  for await (const { id, ex, p } of exercises(page, 'training')) {
-    const want = {};
-    for (const s of p.slots) {
-      await typeModelAnswer(ex, s, p.answers[s.name]);
-      want[s.name] = 'correct';
-    }
-    await pressCheck(ex);
-    const got = Object.fromEntries(await ex.locator('[data-slot]').evaluateAll((els) =>
-      els.map((e) => [e.dataset.slot, e.querySelector('.sb-slot-verdict').dataset.verdict])));
-    assert.deepEqual(got, want, id);
-    numeric++;
-  }
-  assert.equal(numeric, 23);  // 25 problems, 2 conceptual (Ex9, Ex13)
+  assert.equal(await solveEveryExercise(page, 'training'), 23);  // 25 problems, 2 conceptual (Ex9, Ex13)
   await page.close();
 });

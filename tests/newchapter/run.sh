@@ -142,11 +142,11 @@ cat >"$dir/register.cpp" <<'CPP'
 namespace sb::newchapter_probe {
 void add_calculators(Registry& r);
 void add_problems(Registry& r);
-void register_calculators(Registry& r) {
-  r.add(kFormulas);
-  add_calculators(r);
+void register_calculators(Registry& r) { add_calculators(r); }
+void register_problems(Registry& r) {
+  r.add(kFormulas);  // the formula sheet (op formulas) is the exercises module's
+  add_problems(r);
 }
-void register_problems(Registry& r) { add_problems(r); }
 }  // namespace sb::newchapter_probe
 CPP
 

@@ -109,7 +109,7 @@ test('bad calls of any size leave every module\'s heap within its size after the
       `${file}: heap grew by ${atCap - start} B for one request of ${LONG_CAP} B`);
     // A request at the cap of another shape (16 MiB of one letter), then the first again: the
     // allocator may not fit the second shape into the blocks the first freed (276 MB measured
-    // beside 209 MB), but after one of each the heap stays where it is, whatever comes next.
+    // beside 209 MB), and the heap stays within eight requests' worth.
     const otherAtCap = calcWith(calc.name, calc.params[0].name, 'z'.repeat(LONG_TEXT), LONG_CAP);
     JSON.parse(mod.api(otherAtCap));
     JSON.parse(mod.api(atCapRequest));
@@ -129,15 +129,19 @@ test('bad calls of any size leave every module\'s heap within its size after the
       'x'.repeat(LONG_CAP),
       '"' + 'y'.repeat(LONG_CAP - 2) + '"',
     ];
+    // The bad calls, then requests at the cap again: the heap stays within the bound of the
+    // requests at the cap. (It need not stay where they left it: where the allocator first-fits
+    // the mixture of shapes, one more growth step may come: tpus went from 199 to 263 MiB after
+    // the first round, then stayed there over four rounds.) A leak of what a bad call holds (each
+    // reads up to 50M characters) would pass the bound within the round.
     for (const b of bad) {
       const r = JSON.parse(mod.api(b));
       assert.equal(r.ok, false, `${file}: a bad call of ${String(b).length} characters`);
     }
-    // Requests at the cap again, which reuse what the first ones took.
     JSON.parse(mod.api(otherAtCap));
     JSON.parse(mod.api(atCapRequest));
-    assert.ok(mod.HEAPU8.length <= settled,
-      `${file}: heap ${mod.HEAPU8.length} B after the bad calls, ${settled} B after the requests at the cap`);
+    assert.ok(mod.HEAPU8.length - start <= 8 * LONG_CAP,
+      `${file}: heap grew by ${mod.HEAPU8.length - start} B after the bad calls and the requests at the cap`);
     // ...and the module still answers.
     assert.equal(JSON.parse(mod.api('{"op":"parse","text":"45 GB/s","unit":"B_per_s"}')).value, 45e9);
   }

@@ -73,19 +73,22 @@ test('a module answers another chapter\'s names with errors, not a crash', async
   }
 });
 
-test('the calculators module sends the problem ops to the exercises module, by name', async () => {
+test('the calculators module sends the problem ops and the formula sheet to the exercises module, by name', async () => {
   for (const m of modules) {
     const mod = await load({ chapter: m.id });
     const id = m.list.problems[0]?.id ?? 'x.Q1';
-    for (const r of [mod.problem(id), mod.check(id, { x: '1' }), mod.variant(id, 3)]) {
+    for (const r of [mod.problem(id), mod.check(id, { x: '1' }), mod.variant(id, 3), mod.request({ op: 'formulas' })]) {
       assert.equal(r.ok, false, `${id} in ${m.file}`);
       assert.equal(r.error.code, 'not_in_module');
       assert.equal(r.error.field, 'op');
       assert.match(r.error.message, new RegExp(`scaling-${m.id}-problems`));
     }
-    // The exercises module computes no calculator.
-    const calc = (await load({ chapter: m.id, problems: true })).calc(m.list.calculators[0].name, {});
+    // The exercises module computes no calculator, and has the chapter's formula sheet.
+    const exercises = await load({ chapter: m.id, problems: true });
+    const calc = exercises.calc(m.list.calculators[0].name, {});
     assert.equal(calc.error?.code, 'unknown_calculator', `${m.problemsFile}`);
+    const sheet = exercises.request({ op: 'formulas' });
+    assert.ok(sheet.ok && sheet.formulas.length > 0 && sheet.formulas.every((f) => f.chapter === m.id), m.problemsFile);
   }
 });
 
