@@ -5,6 +5,7 @@
 #include <string>
 
 #include "chapters/applied_inference/model.hpp"
+#include "chapters/inference/givens.hpp"
 #include "chapters/inference/model.hpp"
 #include "core/registry.hpp"
 #include "core/trace.hpp"
@@ -15,19 +16,13 @@ void add_problems_story(Registry& r);       // problems_story.cpp: S1-S3, E2
 void add_problems_throughput(Registry& r);  // problems_throughput.cpp: S4-S9, E1
 void add_problems_prefill(Registry& r);     // problems_prefill.cpp: S10-S12, Q1-Q3
 
-constexpr Param kChipGiven = chip_param("v5e", "the chip");
-constexpr Param kPeakBf16 =
-    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s per chip"),
-              "peak_flops_bf16");
-constexpr Param kPeakInt8 =
-    chip_spec(rate("peak_int8_flops_per_s", "flop_per_s", 3.94e14, "peak int8 OPs/s per chip"),
-              "peak_flops_int8");
-constexpr Param kHbmBw =
-    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth per chip"), "hbm_bw");
-constexpr Param kHbmBytes = chip_spec(memory("hbm_per_chip_B", 16e9, "HBM per chip"), "hbm_bytes");
-constexpr Param kIciBidi =
-    chip_spec(rate("ici_bw_bidi_Bps", "B_per_s", 9e10, "ICI bandwidth per link, both directions"),
-              "ici_bw_bidi");
+// The chip figures are Part 7's givens (chapters/inference/givens.hpp).
+using inference::kChipGiven;
+using inference::kHbmBw;
+using inference::kHbmBytes;
+using inference::kIciBidi;
+using inference::kPeakBf16;
+using inference::kPeakInt8;
 
 constexpr Param kL70 = count("L", 80, "layers L", {}, 1, 1000);
 constexpr Param kK70 = count("K", 8, "KV heads K", {}, 1, 1e4);

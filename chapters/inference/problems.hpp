@@ -5,6 +5,7 @@
 #include <array>
 
 #include "chapters/inference/frontier.hpp"
+#include "chapters/inference/givens.hpp"
 #include "chapters/inference/model.hpp"
 #include "chapters/inference/serving.hpp"
 #include "core/registry.hpp"
@@ -17,22 +18,6 @@ void add_problems_tables(Registry& r);     // problems_tables.cpp: the LLaMA 2-1
 void add_problems_serving(Registry& r);    // problems_serving.cpp: sharding, latency, prefix
 void add_problems_questions(Registry& r);  // problems_questions.cpp: worked problems Q1-Q4
 void add_problems_moe(Registry& r);        // problems_moe.cpp: worked problems Q5-Q7
-
-// Chip figures the problems state (a v5e's unless said otherwise); a variant draws them from one
-// real chip.
-constexpr Param kChipGiven = chip_param("v5e", "the chip");
-constexpr Param kPeakBf16 =
-    chip_spec(rate("peak_bf16_flops_per_s", "flop_per_s", 1.97e14, "peak bf16 FLOPs/s per chip, C"),
-              "peak_flops_bf16");
-constexpr Param kPeakInt8 =
-    chip_spec(rate("peak_int8_flops_per_s", "flop_per_s", 3.94e14, "peak int8 OPs/s per chip"),
-              "peak_flops_int8");
-constexpr Param kHbmBw =
-    chip_spec(rate("hbm_bw_Bps", "B_per_s", 8.2e11, "HBM bandwidth per chip, W_hbm"), "hbm_bw");
-constexpr Param kHbmBytes = chip_spec(memory("hbm_per_chip_B", 16e9, "HBM per chip"), "hbm_bytes");
-constexpr Param kIciBidi =
-    chip_spec(rate("ici_bw_bidi_Bps", "B_per_s", 9e10, "ICI bandwidth per link, both directions"),
-              "ici_bw_bidi");
 
 constexpr Param layers(double def) { return count("L", def, "layers L", {}, 1, 1000); }
 constexpr Param width(Text name, double def, Text doc) { return count(name, def, doc, {}, 1, 1e6); }
