@@ -362,6 +362,98 @@ void append_json(Out& out, double v) {
   out.commit(write_double(at, v));
 }
 
+void JsonWriter::next() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (depth_ == 0) return;
+  const uint32_t bit = uint32_t{1} << (depth_ - 1);
+  if (has_value_ & bit) out_ << ',';
+  has_value_ |= bit;
+}
+
+JsonWriter& JsonWriter::obj() {
+  next();
+  out_ << '{';
+  close_[depth_++] = '}';
+  has_value_ &= ~(uint32_t{1} << (depth_ - 1));
+  return *this;
+}
+
+JsonWriter& JsonWriter::arr() {
+  next();
+  out_ << '[';
+  close_[depth_++] = ']';
+  has_value_ &= ~(uint32_t{1} << (depth_ - 1));
+  return *this;
+}
+
+JsonWriter& JsonWriter::end() {
+  out_ << close_[--depth_];
+  return *this;
+}
+
+JsonWriter& JsonWriter::inside_object() {
+  close_[depth_++] = '}';
+  has_value_ |= uint32_t{1} << (depth_ - 1);
+  return *this;
+}
+
+JsonWriter& JsonWriter::key(std::string_view k) {
+  next();
+  append_json(out_, k);
+  out_ << ':';
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::num(double v) {
+  next();
+  append_json(out_, v);
+  return *this;
+}
+
+JsonWriter& JsonWriter::integer(long long v) {
+  next();
+  char* at = out_.room(21);
+  char* o = at;
+  if (v < 0) *o++ = '-';
+  o = put_unsigned(o, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v));
+  out_.commit(static_cast<size_t>(o - at));
+  return *this;
+}
+
+JsonWriter& JsonWriter::str(std::string_view s) {
+  next();
+  append_json(out_, s);
+  return *this;
+}
+
+JsonWriter& JsonWriter::boolean(bool b) {
+  next();
+  out_ << (b ? "true" : "false");
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(const json& j) {
+  next();
+  append_json(out_, j);
+  return *this;
+}
+
+JsonWriter& JsonWriter::nums(const std::vector<double>& v) {
+  arr();
+  for (double x : v) num(x);
+  return end();
+}
+
+JsonWriter& JsonWriter::strs(const std::vector<std::string>& v) {
+  arr();
+  for (const std::string& x : v) str(x);
+  return end();
+}
+
 void append_json(Out& out, const json& j) {
   switch (j.type()) {
     case json::value_t::object: {

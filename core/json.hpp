@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 namespace sb {
 // Ordered: a calculator's values and a chip's specs keep the order the code gives them, which is
 // the order a reader should see them in.
@@ -57,6 +58,42 @@ void append_json(Out& out, double v);
 // Any json value, as nlohmann's dump with ensure_ascii writes it: every character outside ASCII
 // as a \u escape, invalid UTF-8 replaced by U+FFFD, a number that is not finite as null.
 void append_json(Out& out, const json& j);
+
+// A JSON value written as text, member by member, for the large results a calculator writes once
+// and never reads back (a plan, a map, the blocks each device holds). Each call is one call out of
+// line, where a json tree built from initializer lists inlines the construction of every pair
+// into its caller: several KB of module per tree (bench/NOTES.md, "Seventh pass"). The text is
+// what append_json would write for the same tree: a double as nlohmann writes a double ("8.0"),
+// an integer() as an integer ("8").
+//   JsonWriter w(out);
+//   w.obj().key("sizes").arr().num(4).num(8).end().key("name").str("X").end();
+class JsonWriter {
+ public:
+  explicit JsonWriter(Out& out) : out_(out) {}
+  JsonWriter& obj();                    // opens an object
+  JsonWriter& arr();                    // opens an array
+  JsonWriter& end();                    // closes the innermost open object or array
+  JsonWriter& key(std::string_view k);  // the next member's key, in an open object
+  JsonWriter& num(double v);
+  JsonWriter& integer(long long v);
+  JsonWriter& str(std::string_view s);
+  JsonWriter& boolean(bool b);
+  JsonWriter& value(const json& j);
+  JsonWriter& nums(const std::vector<double>& v);       // an array of doubles
+  JsonWriter& strs(const std::vector<std::string>& v);  // an array of strings
+  // Writes into an object that already holds members (Result::writer: its members follow
+  // `extra`'s): the first key takes a comma.
+  JsonWriter& inside_object();
+
+ private:
+  void next();  // the comma before a value that is not its container's first
+  static constexpr int kDepth = 32;
+  Out& out_;
+  int depth_ = 0;
+  bool after_key_ = false;
+  uint32_t has_value_ = 0;  // bit d: the container at depth d holds a value already
+  char close_[kDepth] = {};
+};
 
 // The shortest decimal text that reads back as the finite double v, laid out as nlohmann's dump
 // writes a double ("240.0", "0.1", "1e+30", "-5e-324"), at out, which has room for kDoubleRoom

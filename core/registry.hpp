@@ -219,6 +219,8 @@ class Result {
   // A further member the caller writes as JSON text (one value) into the returned buffer, for
   // large arrays such as a plot's curves; it follows the members of `extra`.
   Out& member(Text key);
+  // Further members, key then value, written as text by a JsonWriter: like member(), in order.
+  JsonWriter writer() { return JsonWriter(members_).inside_object(); }
   // Writes "\"values\":{...},\"notes\":[...]" followed by the members of `extra` and the
   // members written as text.
   void write_members(Out& out) const;

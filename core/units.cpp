@@ -12,6 +12,16 @@
 #include "core/error.hpp"
 #include "core/json.hpp"
 
+// Reading a typed value (parse_quantity, parse_bound and their helpers) runs once per input of a
+// call, a small part of its time; in the wasm build it is compiled for size, 7 KB less code in
+// every module (bench/NOTES.md, "Seventh pass"). Formatting (write_number, write_format) runs for
+// every value of an answer and keeps the build's speed.
+#ifdef __EMSCRIPTEN__
+#define SB_READER __attribute__((minsize))
+#else
+#define SB_READER
+#endif
+
 namespace sb::units {
 namespace {
 
@@ -199,7 +209,7 @@ std::string asked_name(const UnitInfo* u) {
   return std::string_view(u->id) == "params" ? "a parameter count" : dim_name(u->dim);
 }
 
-double parse_bool(const std::string& s, std::string_view field) {
+SB_READER double parse_bool(const std::string& s, std::string_view field) {
   std::string l;
   for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (l == "yes" || l == "true" || l == "1" || l == "y") return 1;
@@ -210,8 +220,8 @@ double parse_bool(const std::string& s, std::string_view field) {
 // A comma at s[i] groups thousands: the digits before it since the start or the last comma are
 // 1 to 3 (the first group) or 3, no point came before, and exactly three digits follow it.
 // Anything else is a decimal comma or a typo, which is refused rather than read as 15 for "1,5".
-void check_comma(const std::string& s, size_t i, int group, bool first, bool point,
-                 std::string_view field) {
+SB_READER void check_comma(const std::string& s, size_t i, int group, bool first, bool point,
+                           std::string_view field) {
   const bool three_follow = i + 3 < s.size() && is_digit(s[i + 1]) && is_digit(s[i + 2]) &&
                             is_digit(s[i + 3]) && (i + 4 >= s.size() || !is_digit(s[i + 4]));
   if (!point && three_follow && group >= 1 && group <= 3 && (first || group == 3)) return;
@@ -225,8 +235,8 @@ void check_comma(const std::string& s, size_t i, int group, bool first, bool poi
 
 // The number at the start of s: sign, digits grouped by commas (check_comma) or underscores
 // ("8_192"), a point, an exponent ("4.5e10"). Sets `end` to the first character after it.
-double read_mantissa(const std::string& s, size_t& end, std::string_view field,
-                     const char* example) {
+SB_READER double read_mantissa(const std::string& s, size_t& end, std::string_view field,
+                               const char* example) {
   std::string num;
   size_t i = 0;
   if (i < s.size() && (s[i] == '-' || s[i] == '+')) num += s[i++];
@@ -270,7 +280,7 @@ double read_mantissa(const std::string& s, size_t& end, std::string_view field,
 
 // "x 10^k" or "*10^k" at the start of rest, as the book writes it: the factor 10^k, and rest
 // without it. 1 if rest does not start so.
-double read_times_ten(std::string& rest, std::string_view field) {
+SB_READER double read_times_ten(std::string& rest, std::string_view field) {
   for (const char* times : {"x10^", "x 10^", "*10^", "* 10^",
                             "\xC3\x97"
                             "10^",
@@ -289,8 +299,8 @@ double read_times_ten(std::string& rest, std::string_view field) {
 }
 
 // One side of a unit: "GB", "M tokens" (a scale word, then a unit word), "1" or nothing.
-Scale read_side(const std::string& side, const std::string& rest, const UnitInfo* u,
-                std::string_view field) {
+SB_READER Scale read_side(const std::string& side, const std::string& rest, const UnitInfo* u,
+                          std::string_view field) {
   Scale out;
   if (side.empty() || side == "1") return out;
   const size_t sp = side.find(' ');
@@ -308,7 +318,7 @@ Scale read_side(const std::string& side, const std::string& rest, const UnitInfo
 
 // The unit after the number: a prefix alone, which scales the asked unit ("16G" bytes, "2M"
 // tokens, "1k"), or "<prefix>unit[/<prefix>unit]" or "<unit> per <unit>".
-Scale read_unit(const std::string& rest, const UnitInfo* u, std::string_view field) {
+SB_READER Scale read_unit(const std::string& rest, const UnitInfo* u, std::string_view field) {
   if (const Prefix* p = big_prefix(rest)) return {u->dim, p->scale, p->binary};
   for (const char* small : {"m", "u", "\xC2\xB5", "\xCE\xBC", "n", "p"})
     if (rest == small)
@@ -340,7 +350,7 @@ Scale read_unit(const std::string& rest, const UnitInfo* u, std::string_view fie
 // A plain number's unit word names what it counts: "5 chips" is a number of chips, not of layers,
 // and "70B params" is no chip count. Chip words go with the unit chips alone, parameter and element
 // words with anything but it.
-void check_counted(const std::string& rest, const UnitInfo* u, std::string_view field) {
+SB_READER void check_counted(const std::string& rest, const UnitInfo* u, std::string_view field) {
   const size_t sp = rest.find_last_of(' ');
   const std::string w = sp == std::string::npos ? rest : rest.substr(sp + 1);
   const bool chip = w == "chip" || w == "chips" || w == "device" || w == "devices";
@@ -360,7 +370,8 @@ void check_counted(const std::string& rest, const UnitInfo* u, std::string_view 
 
 bool known(std::string_view unit) { return find(unit) != nullptr; }
 
-Quantity parse_quantity(std::string_view raw, std::string_view unit, std::string_view field) {
+SB_READER Quantity parse_quantity(std::string_view raw, std::string_view unit,
+                                  std::string_view field) {
   const UnitInfo* u = find(unit);
   if (!u) fail(field, "internal: unknown unit id '" + std::string(unit) + "'", "bad_unit");
   if (raw.size() > 200)
@@ -497,7 +508,7 @@ const RelationWord* relation_at(std::string_view s, size_t& len) {
 
 }  // namespace
 
-Bound parse_bound(std::string_view raw, std::string_view unit, std::string_view field) {
+SB_READER Bound parse_bound(std::string_view raw, std::string_view unit, std::string_view field) {
   if (raw.size() > 200)
     fail(field, "the value is too long (over 200 characters); type a number like " + example(unit),
          "bad_number");

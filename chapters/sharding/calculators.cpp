@@ -91,47 +91,43 @@ constexpr Param phys_param() {
   return num("phys_axes", "count", 1, "hardware axes a single named axis spans (A4.3)", 1, 3, true);
 }
 
-json wrap_json(const Mesh& m, const std::vector<bool>& w) {
-  json o = json::object();
-  for (std::size_t k = 0; k < m.names.size(); ++k) o[m.names[k]] = static_cast<bool>(w[k]);
-  return o;
+void write_wrap(JsonWriter& w, const Mesh& m, const std::vector<bool>& wrap) {
+  w.obj();
+  for (std::size_t k = 0; k < m.names.size(); ++k) w.key(m.names[k]).boolean(wrap[k]);
+  w.end();
 }
 
-json mesh_json(const Mesh& m) {
-  return {{"names", m.names}, {"sizes", m.sizes}, {"text", m.text()}};
+void write_mesh(JsonWriter& w, const Mesh& m) {
+  w.obj().key("names").strs(m.names).key("sizes").arr();
+  for (long long v : m.sizes) w.integer(v);
+  w.end().key("text").str(m.text()).end();
+}
+
+void write_step(JsonWriter& w, const PlanStep& s) {
+  w.obj().key("kind").str(s.kind).key("array").str(s.array).key("when").str(s.when);
+  w.key("axes").strs(s.axes).key("from").str(s.from).key("to").str(s.to);
+  w.key("label").str(step_label(s));
+  if (!s.dim.empty()) w.key("dim").str(s.dim);
+  if (s.kind == "matmul") {
+    w.key("flops").num(s.flops);
+  } else if (s.kind != "slice") {
+    w.key("bytes").num(s.V).key("t").num(s.cost.t).key("t_bw").num(s.cost.t_bw);
+    w.key("t_lat").num(s.cost.t_lat).key("hops").num(s.cost.hops);
+    w.key("bytes_per_chip").num(s.cost.bytes_per_chip).key("regime").str(s.cost.regime);
+  }
+  w.end();
 }
 
 // A plan for the page: its steps with their costs, its totals and verdict.
-json plan_json(const Plan& p) {
-  json steps = json::array();
-  for (const auto& s : p.steps) {
-    json j = {{"kind", s.kind}, {"array", s.array}, {"when", s.when},        {"axes", s.axes},
-              {"from", s.from}, {"to", s.to},       {"label", step_label(s)}};
-    if (!s.dim.empty()) j["dim"] = s.dim;
-    if (s.kind == "matmul")
-      j["flops"] = s.flops;
-    else if (s.kind != "slice") {
-      j["bytes"] = s.V;
-      j["t"] = s.cost.t;
-      j["t_bw"] = s.cost.t_bw;
-      j["t_lat"] = s.cost.t_lat;
-      j["hops"] = s.cost.hops;
-      j["bytes_per_chip"] = s.cost.bytes_per_chip;
-      j["regime"] = s.cost.regime;
-    }
-    steps.push_back(j);
-  }
-  return {{"name", p.name},
-          {"steps", steps},
-          {"output", p.out.text()},
-          {"flops_per_chip", p.flops_per_chip},
-          {"t_math", p.t_math},
-          {"t_comms", p.t_comms},
-          {"t_total", p.t_math + p.t_comms},
-          {"t_overlapped", std::max(p.t_math, p.t_comms)},
-          {"bytes_per_chip", p.bytes_per_chip},
-          {"operand_bytes_per_chip", {{"A", p.peak_bytes_a}, {"B", p.peak_bytes_b}}},
-          {"verdict", p.verdict}};
+void write_plan(JsonWriter& w, const Plan& p) {
+  w.obj().key("name").str(p.name).key("steps").arr();
+  for (const auto& s : p.steps) write_step(w, s);
+  w.end().key("output").str(p.out.text()).key("flops_per_chip").num(p.flops_per_chip);
+  w.key("t_math").num(p.t_math).key("t_comms").num(p.t_comms);
+  w.key("t_total").num(p.t_math + p.t_comms).key("t_overlapped").num(std::max(p.t_math, p.t_comms));
+  w.key("bytes_per_chip").num(p.bytes_per_chip).key("operand_bytes_per_chip").obj();
+  w.key("A").num(p.peak_bytes_a).key("B").num(p.peak_bytes_b).end();
+  w.key("verdict").str(p.verdict).end();
 }
 
 // The matmul of sharding.matmul: shardings on a mesh, sizes, dtype and its peak, link and wraps.
@@ -163,16 +159,15 @@ Sharding with_name(Sharding s, const char* name) {
 }
 
 // Which device holds which block: the operands as given and the default plan's output.
-json matmul_blocks(const MatmulInput& mi, const Plan& p) {
+void write_matmul_blocks(JsonWriter& w, const MatmulInput& mi, const Plan& p) {
   std::vector<double> sa(2), sb(2);
   MatmulDims md = matmul_dims(mi.a, mi.b);
   sa[md.a_i] = mi.I;
   sa[md.a_j] = mi.J;
   sb[md.b_j] = mi.J;
   sb[md.b_k] = mi.K;
-  return blocks_json(mi.mesh,
-                     {{"A", with_name(mi.a, "A")}, {"B", with_name(mi.b, "B")}, {"C", p.out}},
-                     {sa, sb, {mi.I, mi.K}});
+  write_blocks(w, mi.mesh, {{"A", with_name(mi.a, "A")}, {"B", with_name(mi.b, "B")}, {"C", p.out}},
+               {sa, sb, {mi.I, mi.K}});
 }
 
 void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
@@ -188,28 +183,26 @@ void matmul_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("t_overlapped", std::max(p.t_math, p.t_comms), "s", "max(T_math, T_comms) (overlapped)");
   r.value("bytes_per_chip", p.bytes_per_chip, "B", "bytes each chip receives");
   r.value("devices", static_cast<double>(mi.mesh.devices()), "count", "devices");
-  json alts = json::array();
-  for (const auto& a : an.alternatives) alts.push_back(plan_json(a));
   for (std::size_t k = 0; k < mi.mesh.names.size(); ++k)
     if (!mi.wrap[k] && mi.mesh.sizes[k] > 2)
       r.note("Axis " + mi.mesh.names[k] + " (" + std::to_string(mi.mesh.sizes[k]) +
              ") has no wraparound: its collectives run on an open line, (N-1)/N V/W_uni.");
   if (an.cases.size() > 1) r.note(an.case_text);
-  json& x = r.extra;
-  x["verdict"] = p.verdict;
-  x["case"] = an.case_no;
-  x["cases"] = an.cases;
-  x["case_text"] = an.case_text;
-  x["contracting"] = an.contracting;
-  x["conflicts"] = an.conflicts;
-  x["mesh"] = mesh_json(mi.mesh);
-  x["wrap"] = wrap_json(mi.mesh, mi.wrap);
-  x["a"] = with_name(mi.a, "A").text();
-  x["b"] = with_name(mi.b, "B").text();
-  x["output_sharding"] = p.out.text();
-  x["plan"] = plan_json(p);
-  x["alternatives"] = std::move(alts);
-  x["blocks"] = matmul_blocks(mi, p);
+  JsonWriter w = r.writer();
+  w.key("verdict").str(p.verdict).key("case").integer(an.case_no).key("cases").arr();
+  for (int c : an.cases) w.integer(c);
+  w.end().key("case_text").str(an.case_text).key("contracting").str(an.contracting);
+  w.key("conflicts").strs(an.conflicts).key("mesh");
+  write_mesh(w, mi.mesh);
+  w.key("wrap");
+  write_wrap(w, mi.mesh, mi.wrap);
+  w.key("a").str(with_name(mi.a, "A").text()).key("b").str(with_name(mi.b, "B").text());
+  w.key("output_sharding").str(p.out.text()).key("plan");
+  write_plan(w, p);
+  w.key("alternatives").arr();
+  for (const auto& a : an.alternatives) write_plan(w, a);
+  w.end().key("blocks");
+  write_matmul_blocks(w, mi, p);
 }
 
 // "4", "4,4", "4x4", "X=4,Y=4", "{X: 4}" -> named axes.
@@ -245,9 +238,9 @@ std::vector<Axis> collective_axes(const Inputs& in, const hw::Chip& c, Mesh& m,
 
 // Time against message size: the flat latency floor, then the bandwidth slope; `knee` is the
 // size where the two terms meet.
-json collective_plot(Op op, const std::vector<Axis>& axes, const Link& l, double knee, double V,
-                     double t) {
-  json xs = json::array(), ts = json::array(), bws = json::array(), lats = json::array();
+void write_collective_plot(JsonWriter& w, Op op, const std::vector<Axis>& axes, const Link& l,
+                           double knee, double V, double t) {
+  std::vector<double> xs, ts, bws, lats;
   for (int k = 0; k <= 80; ++k) {
     double v = std::pow(10.0, 2.0 + 9.0 * k / 80.0);
     CollectiveCost p = collective_cost(op, v, axes, l);
@@ -256,10 +249,9 @@ json collective_plot(Op op, const std::vector<Axis>& axes, const Link& l, double
     bws.push_back(p.t_bw);
     lats.push_back(p.t_lat);
   }
-  return {{"x", std::move(xs)},     {"t", std::move(ts)},
-          {"t_bw", std::move(bws)}, {"t_lat", std::move(lats)},
-          {"knee", knee},           {"point", {{"bytes", V}, {"t", t}}},
-          {"x_unit", "B"},          {"y_unit", "s"}};
+  w.obj().key("x").nums(xs).key("t").nums(ts).key("t_bw").nums(bws).key("t_lat").nums(lats);
+  w.key("knee").num(knee).key("point").obj().key("bytes").num(V).key("t").num(t).end();
+  w.key("x_unit").str("B").key("y_unit").str("s").end();
 }
 
 void collective_calc(const Inputs& in, Trace& tr, Result& r) {
@@ -292,12 +284,12 @@ void collective_calc(const Inputs& in, Trace& tr, Result& r) {
              ? "V is the gathered result per group (per-device bytes after the gather)"
          : op == Op::AllToAll ? "V is the whole array summed over the devices of the group"
                               : "V is the full-size partial sums each device holds");
-  json& x = r.extra;
-  x["verdict"] = cc.regime;
-  x["regime"] = cc.regime;
-  x["op"] = op_name(op);
-  x["wrap"] = wrap_json(m, w);
-  x["plot"] = collective_plot(op, axes, l, knee, V, cc.t);
+  JsonWriter x = r.writer();
+  x.key("verdict").str(cc.regime).key("regime").str(cc.regime).key("op").str(op_name(op));
+  x.key("wrap");
+  write_wrap(x, m, w);
+  x.key("plot");
+  write_collective_plot(x, op, axes, l, knee, V, cc.t);
 }
 
 constexpr double kMaxElements = 1e24;
@@ -344,12 +336,6 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
   const double bpe = hw::dtype_bytes(in.text("dtype"), "dtype");
   LocalShape L = local_shape(s, m, sizes, bpe, "sharding", &tr);
   trace_copies(s, m, L, tr);
-  json shape = json::array();
-  for (std::size_t k = 0; k < s.dims.size(); ++k)
-    shape.push_back({{"dim", s.dims[k].name},
-                     {"global", L.global[k]},
-                     {"local", L.local[k]},
-                     {"shards", L.shards[k]}});
   r.value("bytes_per_device", L.bytes_per_device, "B", "bytes per device");
   r.value("global_bytes", L.global_bytes, "B", "bytes of one copy");
   r.value("copies", L.replication, "count", "copies over the mesh");
@@ -360,13 +346,18 @@ void local_calc(const Inputs& in, Trace& tr, Result& r) {
     r.value("local_" + s.dims[k].name, L.local[k], "count", "local size of " + s.dims[k].name);
   Sharding named = s;
   if (named.name.empty()) named.name = "A";
-  json& x = r.extra;
-  x["shape"] = std::move(shape);
-  x["sharding"] = named.text();
-  x["mesh"] = mesh_json(m);
-  x["blocks"] = blocks_json(m, {{named.name, named}}, {sizes});
-  x["verdict"] = L.replication > 1 ? "replicated " + units::number(L.replication) + " times"
-                                   : "no replication";
+  JsonWriter x = r.writer();
+  x.key("shape").arr();
+  for (std::size_t k = 0; k < s.dims.size(); ++k) {
+    x.obj().key("dim").str(s.dims[k].name).key("global").num(L.global[k]);
+    x.key("local").num(L.local[k]).key("shards").num(L.shards[k]).end();
+  }
+  x.end().key("sharding").str(named.text()).key("mesh");
+  write_mesh(x, m);
+  x.key("blocks");
+  write_blocks(x, m, {{named.name, named}}, {sizes});
+  x.key("verdict").str(L.replication > 1 ? "replicated " + units::number(L.replication) + " times"
+                                         : "no replication");
 }
 
 constexpr Param kMatmulParams[] = {

@@ -22,7 +22,7 @@ namespace {
 constexpr int kMaxRingCurve = 64;
 
 // Which chunks each device holds after each step (step 0: before any), from the moves.
-json ring_held(Op op, int n, const RingSchedule& s) {
+void write_held(JsonWriter& w, Op op, int n, const RingSchedule& s) {
   std::vector<std::vector<int>> at(n);  // chunk -> ... per device, as sorted lists
   for (int i = 0; i < n; ++i) {
     if (op == Op::AllToAll)
@@ -30,8 +30,17 @@ json ring_held(Op op, int n, const RingSchedule& s) {
     else
       at[i].push_back(i);
   }
-  json held = json::array();
-  held.push_back(at);
+  const auto put = [&] {
+    w.arr();
+    for (const auto& chunks : at) {
+      w.arr();
+      for (int c : chunks) w.integer(c);
+      w.end();
+    }
+    w.end();
+  };
+  w.arr();
+  put();
   for (const auto& step : s.steps) {
     for (const RingMove& m : step) {
       if (op == Op::AllToAll) {  // the piece leaves its device
@@ -40,9 +49,9 @@ json ring_held(Op op, int n, const RingSchedule& s) {
       }
       at[m.to].insert(std::lower_bound(at[m.to].begin(), at[m.to].end(), m.chunk), m.chunk);
     }
-    held.push_back(at);
+    put();
   }
-  return held;
+  w.end();
 }
 
 // The book's closed form for the same collective on a ring with wraparound (A4.1, A4.4), with
@@ -54,26 +63,37 @@ double ring_book_time(Op op, double V, int n, const Link& l, Trace* tr = nullptr
 
 // The schedule for the page: each step's moves, the chunks on a link in each step and so far,
 // and what each device holds.
-json ring_json(Op op, int n, const RingSchedule& s, const Link& l) {
-  json steps = json::array(), load = json::array(), sent = json::array();
-  double cw = 0, ccw = 0;
-  for (size_t k = 0; k < s.steps.size(); ++k) {
-    json moves = json::array();
-    for (const RingMove& m : s.steps[k]) moves.push_back({m.chunk, m.from, m.to, m.cw ? 1 : 0});
-    steps.push_back(std::move(moves));
-    load.push_back({s.load[k].first, s.load[k].second});
-    sent.push_back({cw += s.load[k].first, ccw += s.load[k].second});
+void write_ring(JsonWriter& w, Op op, int n, const RingSchedule& s, const Link& l) {
+  w.obj()
+      .key("n")
+      .integer(n)
+      .key("op")
+      .str(op_name(op))
+      .key("bidirectional")
+      .boolean(l.bidirectional);
+  w.key("steps").arr();
+  for (const auto& step : s.steps) {
+    w.arr();
+    for (const RingMove& m : step)
+      w.arr().integer(m.chunk).integer(m.from).integer(m.to).integer(m.cw ? 1 : 0).end();
+    w.end();
   }
-  return {{"n", n},       {"op", op_name(op)}, {"bidirectional", l.bidirectional}, {"steps", steps},
-          {"load", load}, {"sent", sent},      {"held", ring_held(op, n, s)}};
+  w.end().key("load").arr();
+  for (const auto& [cw, ccw] : s.load) w.arr().num(cw).num(ccw).end();
+  w.end().key("sent").arr();
+  double cw = 0, ccw = 0;
+  for (const auto& [a, b] : s.load) w.arr().num(cw += a).num(ccw += b).end();
+  w.end().key("held");
+  write_held(w, op, n, s);
+  w.end();
 }
 
 // Time against N for both collectives, step by step and by the book's formula.
-json ring_curve(double V, const Link& l) {
-  json ns = json::array(), ag = json::array(), a2a = json::array(), ag_book = json::array(),
-       a2a_book = json::array();
+void write_ring_curve(JsonWriter& w, double V, const Link& l) {
+  std::vector<double> ag, a2a, ag_book, a2a_book;
+  w.obj().key("n").arr();
   for (int k = 2; k <= kMaxRingCurve; ++k) {
-    ns.push_back(k);
+    w.integer(k);
     for (Op o : {Op::AllGather, Op::AllToAll}) {
       const RingSchedule rs = ring_schedule(o, k, l.bidirectional, false);
       (o == Op::AllGather ? ag : a2a)
@@ -81,11 +101,8 @@ json ring_curve(double V, const Link& l) {
       (o == Op::AllGather ? ag_book : a2a_book).push_back(ring_book_time(o, V, k, l));
     }
   }
-  return {{"n", ns},
-          {"allgather", ag},
-          {"alltoall", a2a},
-          {"allgather_book", ag_book},
-          {"alltoall_book", a2a_book}};
+  w.end().key("allgather").nums(ag).key("alltoall").nums(a2a);
+  w.key("allgather_book").nums(ag_book).key("alltoall_book").nums(a2a_book).end();
 }
 
 // ------------------------------------------------------------------------------ strategies --
@@ -124,21 +141,22 @@ Thresholds strategy_thresholds(double peak, double w_ici, double X, Trace& tr) {
 
 // Over the grid of B and D: 0 or 2 for strategy 1 or 2 the faster, plus 1 when that one is
 // communication-bound.
-json phase_cells(const std::vector<double>& bs, const std::vector<double>& ds, double F, double eb,
-                 double peak, const Axis& x, const Link& l, bool overlap) {
-  json rows = json::array();
+void write_phase_cells(JsonWriter& w, const std::vector<double>& bs, const std::vector<double>& ds,
+                       double F, double eb, double peak, const Axis& x, const Link& l,
+                       bool overlap) {
+  w.arr();
   for (double D : ds) {
-    json row = json::array();
+    w.arr();
     for (double B : bs) {
       const StrategyTimes s1 = gather_then_multiply(B, D, F, eb, peak, x, l),
                           s2 = multiply_then_allreduce(B, D, F, eb, peak, x, l);
       const bool two = step_time(s2, overlap) < step_time(s1, overlap);
-      const StrategyTimes& w = two ? s2 : s1;
-      row.push_back((two ? 2 : 0) + (w.t_math > w.t_comms ? 0 : 1));
+      const StrategyTimes& t = two ? s2 : s1;
+      w.integer((two ? 2 : 0) + (t.t_math > t.t_comms ? 0 : 1));
     }
-    rows.push_back(std::move(row));
+    w.end();
   }
-  return rows;
+  w.end();
 }
 
 }  // namespace
@@ -170,11 +188,13 @@ void ring_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("link_bytes", busiest * chunk, "B", "bytes over the busiest link");
   r.value("t", t, "s", "time, step by step");
   r.value("t_book", book, "s", "the book's formula (ring with wraparound)");
-  r.extra["ring"] = ring_json(op, n, s, l);
-  r.extra["curve"] = ring_curve(V, l);
-  r.extra["verdict"] = std::string(op_name(op)) + " on " + std::to_string(n) +
-                       " devices: " + std::to_string(s.load.size()) + " steps, " +
-                       units::format(t, "s");
+  JsonWriter w = r.writer();
+  w.key("ring");
+  write_ring(w, op, n, s, l);
+  w.key("curve");
+  write_ring_curve(w, V, l);
+  w.key("verdict").str(std::string(op_name(op)) + " on " + std::to_string(n) + " devices: " +
+                       std::to_string(s.load.size()) + " steps, " + units::format(t, "s"));
 }
 
 // sharding.strategies: Question 4's two strategies over a grid of batch B and width D: which is
@@ -202,15 +222,14 @@ void strategies_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("b_star", th.b_star, "tokens", "B below which strategy 1 is comms-bound");
   r.value("d_star", th.d_star, "count", "D above which strategy 2 wins at large B");
   r.value("d_compute_bound_2", th.d_min, "count", "D above which strategy 2 is compute-bound");
-  r.extra["phase"] = {{"b", bs},
-                      {"d", ds},
-                      {"cells", phase_cells(bs, ds, F, eb, peak, x, l, overlap)},
-                      {"b_star", th.b_star},
-                      {"d_star", th.d_star},
-                      {"d_x", th.d_min},
-                      {"point", {{"b", B}, {"d", D}, {"winner", t2 < t1 ? 2 : 1}}}};
-  r.extra["verdict"] = std::string(t2 < t1 ? "Strategy 2" : "Strategy 1") +
-                       " is faster at B = " + units::number(B) + ", D = " + units::number(D);
+  JsonWriter w = r.writer();
+  w.key("phase").obj().key("b").nums(bs).key("d").nums(ds).key("cells");
+  write_phase_cells(w, bs, ds, F, eb, peak, x, l, overlap);
+  w.key("b_star").num(th.b_star).key("d_star").num(th.d_star).key("d_x").num(th.d_min);
+  w.key("point").obj().key("b").num(B).key("d").num(D).key("winner").integer(t2 < t1 ? 2 : 1);
+  w.end().end();
+  w.key("verdict").str(std::string(t2 < t1 ? "Strategy 2" : "Strategy 1") +
+                       " is faster at B = " + units::number(B) + ", D = " + units::number(D));
 }
 
 }  // namespace sb::sharding

@@ -145,13 +145,16 @@ double gather_volume(double bytes_per_device, const Mesh& m, const std::vector<s
   });
 }
 
-json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Sharding>>& arrays,
-                 const std::vector<std::vector<double>>& sizes) {
+void write_blocks(JsonWriter& w, const Mesh& m,
+                  const std::vector<std::pair<std::string, Sharding>>& arrays,
+                  const std::vector<std::vector<double>>& sizes) {
   const long long n = m.devices();
-  json out = {{"mesh", {{"names", m.names}, {"sizes", m.sizes}}}, {"devices", n}};
+  w.obj().key("mesh").obj().key("names").strs(m.names).key("sizes").arr();
+  for (long long v : m.sizes) w.integer(v);
+  w.end().end().key("devices").integer(n);
   if (n > 1024) {
-    out["omitted"] = "more than 1024 devices: too many to draw";
-    return out;
+    w.key("omitted").str("more than 1024 devices: too many to draw").end();
+    return;
   }
   // Devices in row-major order over the mesh axes (the first axis is the slowest).
   std::vector<std::vector<long long>> coords;
@@ -164,37 +167,47 @@ json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Shardin
     }
     coords.push_back(c);
   }
-  out["coords"] = coords;
-  json list = json::array();
+  w.key("coords").arr();
+  for (const auto& c : coords) {
+    w.arr();
+    for (long long v : c) w.integer(v);
+    w.end();
+  }
+  w.end().key("arrays").arr();
   for (std::size_t ai = 0; ai < arrays.size(); ++ai) {
     const auto& [label, s] = arrays[ai];
-    json dims = json::array();
+    w.obj().key("label").str(label).key("text").str(s.text()).key("dims").arr();
     for (std::size_t d = 0; d < s.dims.size(); ++d)
-      dims.push_back({{"name", s.dims[d].name},
-                      {"axes", s.dims[d].axes},
-                      {"size", d < sizes[ai].size() ? sizes[ai][d] : 0.0},
-                      {"blocks", shards_of(s.dims[d], m)}});
-    json holds = json::array();
+      w.obj()
+          .key("name")
+          .str(s.dims[d].name)
+          .key("axes")
+          .strs(s.dims[d].axes)
+          .key("size")
+          .num(d < sizes[ai].size() ? sizes[ai][d] : 0.0)
+          .key("blocks")
+          .num(shards_of(s.dims[d], m))
+          .end();
+    w.end().key("holds").arr();
     for (const auto& c : coords) {
-      json h = json::array();
+      w.arr();
       for (const auto& dim : s.dims) {
         long long idx = 0;
         for (const auto& a : dim.axes)
           for (std::size_t k = 0; k < m.names.size(); ++k)
             if (m.names[k] == a) idx = idx * m.sizes[k] + c[k];
-        h.push_back(idx);
+        w.integer(idx);
       }
-      holds.push_back(h);
+      w.end();
     }
-    list.push_back({{"label", label},
-                    {"text", s.text()},
-                    {"dims", dims},
-                    {"holds", holds},
-                    {"unreduced", s.unreduced},
-                    {"replication", replication_factor(s, m)}});
+    w.end()
+        .key("unreduced")
+        .strs(s.unreduced)
+        .key("replication")
+        .num(replication_factor(s, m))
+        .end();
   }
-  out["arrays"] = list;
-  return out;
+  w.end().end();
 }
 
 // ------------------------------------------------------------------ A4 equations

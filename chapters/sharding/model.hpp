@@ -125,9 +125,11 @@ struct LocalShape {
 // trace: each dimension's shards and local size, and the bytes per device.
 LocalShape local_shape(const Sharding& s, const Mesh& m, const std::vector<double>& sizes,
                        double bytes_per_elem, Text field, Trace* tr = nullptr);
-// Which device holds which block of each array (A1): mesh coordinates -> block index per dim.
-json blocks_json(const Mesh& m, const std::vector<std::pair<std::string, Sharding>>& arrays,
-                 const std::vector<std::vector<double>>& sizes);
+// Which device holds which block of each array (A1): mesh coordinates -> block index per dim,
+// written as one JSON object.
+void write_blocks(JsonWriter& w, const Mesh& m,
+                  const std::vector<std::pair<std::string, Sharding>>& arrays,
+                  const std::vector<std::vector<double>>& sizes);
 // The shards of a dimension as a step: the sizes of its subscript's axes multiplied (A1).
 double trace_shards(const Dim& d, const Mesh& m, Trace& tr);
 // The copies of the array as a step: the sizes of the axes it does not use multiplied (A1) ...

@@ -14,15 +14,33 @@ namespace sb::training {
 
 namespace calc {
 
+void write_memory(JsonWriter& w, const MemoryBar& m, double hbm) {
+  w.obj().key("weights").num(m.weights).key("grads").num(m.grads);
+  w.key("optimizer").num(m.optimizer).key("activations").num(m.activations);
+  w.key("total").num(m.total()).key("hbm").num(hbm).end();
+}
+
+void write_timeline(JsonWriter& w, const Timeline& t) {
+  w.obj().key("step").num(t.step).key("compute").num(t.compute).key("hbm").num(t.hbm);
+  w.key("fsdp").num(t.fsdp).key("tp").num(t.tp).key("ep").num(t.ep).key("dp").num(t.dp);
+  w.key("dcn").num(t.dcn).key("hop").num(t.hop).key("bubble").num(t.bubble);
+  w.key("overlap").num(t.overlap).end();
+}
+
+// The same payloads as trees, for the planner's results (read back from the writers' text, so
+// that each payload is written by one function).
 json memory_json(const MemoryBar& m, double hbm) {
-  return {{"weights", m.weights},         {"grads", m.grads},   {"optimizer", m.optimizer},
-          {"activations", m.activations}, {"total", m.total()}, {"hbm", hbm}};
+  Out o;
+  JsonWriter w(o);
+  write_memory(w, m, hbm);
+  return parse_json(o.view(), kNoLimits);
 }
 
 json timeline_json(const Timeline& t) {
-  return {{"step", t.step}, {"compute", t.compute}, {"hbm", t.hbm},        {"fsdp", t.fsdp},
-          {"tp", t.tp},     {"ep", t.ep},           {"dp", t.dp},          {"dcn", t.dcn},
-          {"hop", t.hop},   {"bubble", t.bubble},   {"overlap", t.overlap}};
+  Out o;
+  JsonWriter w(o);
+  write_timeline(w, t);
+  return parse_json(o.view(), kNoLimits);
 }
 
 }  // namespace calc
@@ -87,12 +105,15 @@ constexpr Calculator kCalculators[] = {
                       "parallelism) have a layout that is compute-bound and fits, as the planner "
                       "costs it, and where DP across pods keeps up over DCN.",
                .params = kRegimeParams,
-               .run = regime_calc},
+               .heavy = true},  // a sweep: the planner's question in every cell; run: add_heavy
 };
 
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kCalculators); }
-void add_heavy(Registry& r) { r.add_run("training.plan", plan_calc); }
+void add_heavy(Registry& r) {
+  r.add_run("training.plan", plan_calc);
+  r.add_run("training.regime", regime_calc);
+}
 
 }  // namespace sb::training

@@ -86,12 +86,10 @@ inline double axes_of(const Inputs& in, const hw::Chip& c) {
 
 inline std::string n_text(double v) { return units::number(v, 6); }
 
-inline json layer_json(const Layer& l, const tf::Config& c) {
-  return {{"L", c.L}, {"D", l.D}, {"F", l.F}, {"n_mats", l.n_mats}};
-}
-
 // The payloads the pages draw, each a plain JSON object written by one function (wasm/scaling.d.ts
 // declares their types): memory per chip by what it holds, and a step's timeline.
+void write_memory(JsonWriter& w, const MemoryBar& m, double hbm);
+void write_timeline(JsonWriter& w, const Timeline& t);
 json memory_json(const MemoryBar& m, double hbm);
 json timeline_json(const Timeline& t);
 

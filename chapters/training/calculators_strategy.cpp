@@ -72,50 +72,37 @@ StrategyInput strategy_input(const Inputs& in, const tf::Config& c, const hw::Ch
   return s;
 }
 
-json collective_json(const Collective& k) {
-  return {{"phase", k.phase},
-          {"op", k.op},
-          {"array", k.array},
-          {"axis", k.axis},
-          {"bytes", k.bytes},
-          {"t", k.t},
-          {"critical", k.critical},
-          {"t_text", units::format(k.t, "s")},
-          {"bytes_text", units::format(k.bytes, "B")}};
+void write_collective(JsonWriter& w, const Collective& k) {
+  w.obj().key("phase").str(k.phase).key("op").str(k.op).key("array").str(k.array);
+  w.key("axis").str(k.axis).key("bytes").num(k.bytes).key("t").num(k.t);
+  w.key("critical").boolean(k.critical).key("t_text").str(units::format(k.t, "s"));
+  w.key("bytes_text").str(units::format(k.bytes, "B")).end();
 }
 
-json condition_json(const Condition& k) {
-  return {{"text", k.text},
-          {"unit", k.unit},
-          {"lhs", k.lhs},
-          {"rhs", k.rhs},
-          {"upper", k.upper},
-          {"holds", k.holds()},
-          {"lhs_text", units::format(k.lhs, k.unit)},
-          {"rhs_text", units::format(k.rhs, k.unit)}};
+void write_condition(JsonWriter& w, const Condition& k) {
+  w.obj().key("text").str(k.text).key("unit").str(k.unit).key("lhs").num(k.lhs);
+  w.key("rhs").num(k.rhs).key("upper").boolean(k.upper).key("holds").boolean(k.holds());
+  w.key("lhs_text").str(units::format(k.lhs, k.unit));
+  w.key("rhs_text").str(units::format(k.rhs, k.unit)).end();
 }
 
-json phase_json(const Phase& p) {
-  return {{"math", p.math}, {"fsdp", p.fsdp},     {"tp", p.tp},
-          {"dp", p.dp},     {"dcn", p.dcn},       {"hbm", p.hbm},
-          {"ep", p.ep},     {"comms", p.comms()}, {"compute_bound", p.compute_bound()}};
+void write_phase(JsonWriter& w, const Phase& p) {
+  w.obj().key("math").num(p.math).key("fsdp").num(p.fsdp).key("tp").num(p.tp);
+  w.key("dp").num(p.dp).key("dcn").num(p.dcn).key("hbm").num(p.hbm).key("ep").num(p.ep);
+  w.key("comms").num(p.comms()).key("compute_bound").boolean(p.compute_bound()).end();
 }
 
 // One row of the side-by-side table.
-json summary_json(const StrategyCost& c) {
-  return {{"strategy", strategy_label(c.strategy)},
-          {"X", c.split.X},
-          {"Y", c.split.Y},
-          {"fwd", phase_json(c.t.fwd)},
-          {"bwd", phase_json(c.t.bwd)},
-          {"step", c.step},
-          {"mfu", c.mfu},
-          {"mem", c.mem},
-          {"fits", c.fits},
-          {"compute_bound", c.compute_bound},
-          {"remat", remat_label(c.remat)},
-          {"per_chip_batch", c.per_chip_batch},
-          {"bubble", c.bubble}};
+void write_summary(JsonWriter& w, const StrategyCost& c) {
+  w.obj().key("strategy").str(strategy_label(c.strategy)).key("X").num(c.split.X);
+  w.key("Y").num(c.split.Y).key("fwd");
+  write_phase(w, c.t.fwd);
+  w.key("bwd");
+  write_phase(w, c.t.bwd);
+  w.key("step").num(c.step).key("mfu").num(c.mfu).key("mem").num(c.mem);
+  w.key("fits").boolean(c.fits).key("compute_bound").boolean(c.compute_bound);
+  w.key("remat").str(remat_label(c.remat)).key("per_chip_batch").num(c.per_chip_batch);
+  w.key("bubble").num(c.bubble).end();
 }
 
 // One strategy as the calculator sees it.
@@ -265,35 +252,42 @@ void strategy_notes(const StrategyRun& u, const Inputs& in, Result& r) {
 // timeline, and the six strategies side by side on the same inputs.
 void strategy_extra(const StrategyRun& u, Result& r) {
   const StrategyCost& c = u.c;
-  json sides = json::array();
-  for (Strategy o : kAllStrategies) {
-    try {
-      sides.push_back(summary_json(strategy_cost(o, u.si)));
-    } catch (const InputError& e) {
-      sides.push_back({{"strategy", strategy_label(o)}, {"error", e.what()}, {"field", e.field}});
-    }
-  }
-  json colls = json::array(), conds = json::array();
-  for (const Collective& k : c.collectives) colls.push_back(collective_json(k));
-  for (const Condition& k : c.conditions) conds.push_back(condition_json(k));
   const double used = c.split.X * c.split.Y * c.Z * c.split.pods;
-  json& x = r.extra;
-  x["verdict"] = std::string(strategy_label(u.st)) + " on " + units::format(used, "chips") +
-                 (c.recipe.idle > 0 ? " (" + n_text(c.recipe.idle * c.split.pods) + " idle)" : "") +
-                 ": " + (c.compute_bound ? "compute-bound" : "comms-bound") + ", " +
-                 (c.fits ? "fits" : "does not fit") + " in " + units::format(u.h.hbm, "B") +
-                 " of HBM (" + units::format(c.mem, "B") + " per chip)";
-  x["strategy"] = strategy_label(u.st);
-  x["layer"] = layer_json(u.l, u.cfg);
-  x["sharded"] = {{"weights", weights_text(u.st)}, {"activations", activations_text(u.st)}};
-  x["collectives"] = std::move(colls);
-  x["conditions"] = std::move(conds);
-  x["fwd"] = phase_json(c.t.fwd);
-  x["bwd"] = phase_json(c.t.bwd);
-  x["remat"] = remat_label(c.remat);
-  x["memory"] = memory_json(c.memory, u.h.hbm);
-  x["timeline"] = timeline_json(c.timeline);
-  x["strategies"] = std::move(sides);
+  JsonWriter x = r.writer();
+  x.key("verdict").str(
+      std::string(strategy_label(u.st)) + " on " + units::format(used, "chips") +
+      (c.recipe.idle > 0 ? " (" + n_text(c.recipe.idle * c.split.pods) + " idle)" : "") + ": " +
+      (c.compute_bound ? "compute-bound" : "comms-bound") + ", " +
+      (c.fits ? "fits" : "does not fit") + " in " + units::format(u.h.hbm, "B") + " of HBM (" +
+      units::format(c.mem, "B") + " per chip)");
+  x.key("strategy").str(strategy_label(u.st)).key("layer").obj().key("L").num(u.cfg.L);
+  x.key("D").num(u.l.D).key("F").num(u.l.F).key("n_mats").num(u.l.n_mats).end();
+  x.key("sharded").obj().key("weights").str(weights_text(u.st));
+  x.key("activations").str(activations_text(u.st)).end().key("collectives").arr();
+  for (const Collective& k : c.collectives) write_collective(x, k);
+  x.end().key("conditions").arr();
+  for (const Condition& k : c.conditions) write_condition(x, k);
+  x.end().key("fwd");
+  write_phase(x, c.t.fwd);
+  x.key("bwd");
+  write_phase(x, c.t.bwd);
+  x.key("remat").str(remat_label(c.remat)).key("memory");
+  write_memory(x, c.memory, u.h.hbm);
+  x.key("timeline");
+  write_timeline(x, c.timeline);
+  x.key("strategies").arr();
+  for (Strategy o : kAllStrategies) {
+    StrategyCost row;
+    try {
+      row = strategy_cost(o, u.si);
+    } catch (const InputError& e) {
+      x.obj().key("strategy").str(strategy_label(o)).key("error").str(e.what());
+      x.key("field").str(e.field).end();
+      continue;
+    }
+    write_summary(x, row);
+  }
+  x.end();
 }
 
 }  // namespace
