@@ -20,9 +20,9 @@ namespace {
 namespace sh = sharding;
 
 constexpr Param bw_given() {
-  Param p = num("w_uni", "B_per_s", 0,
-                "one-way bandwidth per link: 0 = the chip's ICI figure, else 1 B/s to 1e15 B/s",
-                0, 1e15);
+  Param p =
+      num("w_uni", "B_per_s", 0,
+          "one-way bandwidth per link: 0 = the chip's ICI figure, else 1 B/s to 1e15 B/s", 0, 1e15);
   p.positive = false;
   return p;
 }
@@ -109,10 +109,10 @@ void jit_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("flops", x.flops, "flop", "FLOPs per device");
   r.value("t_math", x.t_math, "s", "T_math per device");
   if (!x.explicit_note.empty()) r.note(x.explicit_note);
-  r.extra["verdict"] = x.collective == "none" ? "no collective"
-                                              : x.collective + " of " +
-                                                    units::format(x.payload, "B") + " over " +
-                                                    units::number(x.group, 6) + " devices";
+  r.extra["verdict"] = x.collective == "none"
+                           ? "no collective"
+                           : x.collective + " of " + units::format(x.payload, "B") + " over " +
+                                 units::number(x.group, 6) + " devices";
   r.extra["collective"] = x.collective;
   r.extra["arrays"] = json::array({local_json(x.x), local_json(x.w), local_json(x.out)});
   r.extra["plan"] = x.plan.name;
@@ -145,8 +145,15 @@ void shard_map_calc(const Inputs& in, Trace& tr, Result& r) {
   const ShardMapResult m = shard_map_slice_mean(s, &tr);
   r.value("local_len", m.local_len, "count", "elements on each device");
   for (std::size_t j = 0; j < m.out.size() && j < 4; ++j)
-    r.value(j == 0 ? "out_0" : j == 1 ? "out_1" : j == 2 ? "out_2" : "out_3", m.out[j], "count",
-            j == 0 ? "result, element 0" : j == 1 ? "element 1" : j == 2 ? "element 2" : "element 3");
+    r.value(j == 0   ? "out_0"
+            : j == 1 ? "out_1"
+            : j == 2 ? "out_2"
+                     : "out_3",
+            m.out[j], "count",
+            j == 0   ? "result, element 0"
+            : j == 1 ? "element 1"
+            : j == 2 ? "element 2"
+                     : "element 3");
   r.value("out_len", static_cast<double>(m.out.size()), "count", "length of the global result");
   json devs = json::array();
   for (std::size_t d = 0; d < m.device_out.size(); ++d) devs.push_back(m.device_out[d]);
@@ -183,9 +190,10 @@ json timeline_json(const CmResult& x) {
                      {"compute", s.t_compute},
                      {"permute", s.t_permute},
                      {"length", s.length}});
-  return {{"steps", std::move(steps)},
-          {"t_cm", x.t_cm},
-          {"naive", {{"collective", x.t_collective}, {"matmul", x.t_matmul}, {"total", x.t_naive}}}};
+  return {
+      {"steps", std::move(steps)},
+      {"t_cm", x.t_cm},
+      {"naive", {{"collective", x.t_collective}, {"matmul", x.t_matmul}, {"total", x.t_naive}}}};
 }
 
 bool is_book_setup(const CmInput& c) {
@@ -227,9 +235,10 @@ void cm_calc(const Inputs& in, Trace& tr, Result& r) {
   if (!m.wrap)
     r.note("The Y ring has no wraparound here: the block that wraps round crosses Y - 1 hops.");
   if (is_book_setup(m))
-    r.note("The chapter measured this setup at 311 us under plain jit, 244 us as a collective "
-           "matmul and 224 us with no sharded contraction, on int32 data (its code names a TPU "
-           "v5e-8): measurements to compare against, not a bf16 roofline check.");
+    r.note(
+        "The chapter measured this setup at 311 us under plain jit, 244 us as a collective "
+        "matmul and 224 us with no sharded contraction, on int32 data (its code names a TPU "
+        "v5e-8): measurements to compare against, not a bf16 roofline check.");
 }
 
 constexpr Calculator kJaxCalculators[] = {

@@ -37,13 +37,16 @@ double step_or(Trace* tr, Text what, const Formula& f, std::initializer_list<dou
 // slot, as the other blocks of its direction share the links with it.
 double permute_time(const CmInput& in, double V, Trace* tr) {
   const bool halves = in.bidirectional && in.wrap;
-  const double bw = halves ? step_or(tr, "Each half block over one link", kHalfHop,
-                                     {V, in.Y, in.link.w_uni})
-                           : step_or(tr, "The block over one link", sh::kHopTime,
-                                     {V, in.Y, in.link.w_uni});
-  const double hops =
-      in.wrap ? 1 : step_or(tr, "Hops the wrapping block crosses, no wraparound", sh::kHopsLine,
-                            {in.Y});
+  if (in.bidirectional && !in.wrap && tr)
+    tr->note(
+        "With no wraparound, the half that wraps round crosses every link of its direction, "
+        "so each link still carries a whole block a step: both directions gain nothing here.");
+  const double bw =
+      halves ? step_or(tr, "Each half block over one link", kHalfHop, {V, in.Y, in.link.w_uni})
+             : step_or(tr, "The block over one link", sh::kHopTime, {V, in.Y, in.link.w_uni});
+  const double hops = in.wrap ? 1
+                              : step_or(tr, "Hops the wrapping block crosses, no wraparound",
+                                        sh::kHopsLine, {in.Y});
   const double lat = step_or(tr, "Its latency", sh::kLatencyTerm, {hops, in.link.t_hop});
   return step_or(tr, "One step's ppermute", sh::kCollectiveTime, {bw, lat});
 }
@@ -62,14 +65,14 @@ void naive(const CmInput& in, double b, CmResult& r, Trace* tr) {
                                 {in.s * b * in.D / in.Y, in.Y})
                       : in.s * b * in.D;
   if (!ag && tr) tr->value("The partial sums $Out[B_X, D]\\{U_Y\\}$ per device", V, "B");
-  const sh::CollectiveCost c = sh::collective_cost(
-      ag ? sh::Op::AllGather : sh::Op::ReduceScatter, V, {y}, l, tr,
-      ag ? "$\\mathrm{AllGather}_Y$" : "$\\mathrm{ReduceScatter}_Y$");
+  const sh::CollectiveCost c =
+      sh::collective_cost(ag ? sh::Op::AllGather : sh::Op::ReduceScatter, V, {y}, l, tr,
+                          ag ? "$\\mathrm{AllGather}_Y$" : "$\\mathrm{ReduceScatter}_Y$");
   r.t_collective = c.t;
   r.t_matmul = ag ? step_or(tr, "The whole local matmul after the gather", roofline::kMatmulTMath,
                             {b, in.D, in.F / in.Y, in.peak})
-                  : step_or(tr, "The whole local matmul before the scatter",
-                            roofline::kMatmulTMath, {b, in.F / in.Y, in.D, in.peak});
+                  : step_or(tr, "The whole local matmul before the scatter", roofline::kMatmulTMath,
+                            {b, in.F / in.Y, in.D, in.peak});
   r.t_naive = tr ? tr->sum("Not overlapped: the collective, then the matmul", "T_naive", "s",
                            {{"T_coll", r.t_collective}, {"T_mm", r.t_matmul}})
                  : r.t_collective + r.t_matmul;
@@ -84,7 +87,8 @@ void lay_out(const CmInput& in, CmResult& r) {
     CmStep st;
     st.start = t;
     st.t_compute = r.t_c;
-    // AllGather: a permute beside each matmul but the last; ReduceScatter: beside each but the first.
+    // AllGather: a permute beside each matmul but the last; ReduceScatter: beside each but the
+    // first.
     const bool sends = ag ? i < n - 1 : i > 0;
     st.t_permute = sends ? r.t_p : 0;
     st.length = sends ? len : r.t_c;
@@ -108,8 +112,8 @@ CmResult collective_matmul(const CmInput& in, Trace* tr) {
                      : in.s * b * d;
   r.step_flops = step_or(tr, "One step's matmul", roofline::kMatmulFlops, {b, d, f});
   r.t_c = step_or(tr, "Its time", roofline::kTMath, {r.step_flops, in.peak});
-  const double V = step_or(tr, "The blocks of the ring together", sh::kGathered,
-                           {r.block_bytes, in.Y});
+  const double V =
+      step_or(tr, "The blocks of the ring together", sh::kGathered, {r.block_bytes, in.Y});
   r.t_p = permute_time(in, V, tr);
   r.t_cm = step_or(tr, "The collective matmul", kCollectiveMatmul, {in.Y, r.t_c, r.t_p});
   lay_out(in, r);

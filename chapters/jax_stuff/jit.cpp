@@ -78,12 +78,14 @@ Local local_of(const std::string& name, const ArrayType& a, const Sharding& s, c
 sh::MatmulInput matmul_input(const JitInput& in, const Einsum& e, const Sharding& xs,
                              const Sharding& ws) {
   if (in.x.dims.size() != e.x.size())
-    fail("x_shape", "x_shape: the einsum gives the first operand " + std::to_string(e.x.size()) +
-                        " dimensions, its shape has " + std::to_string(in.x.dims.size()),
+    fail("x_shape",
+         "x_shape: the einsum gives the first operand " + std::to_string(e.x.size()) +
+             " dimensions, its shape has " + std::to_string(in.x.dims.size()),
          "bad_einsum");
   if (in.w.dims.size() != e.w.size())
-    fail("w_shape", "w_shape: the einsum gives the second operand " + std::to_string(e.w.size()) +
-                        " dimensions, its shape has " + std::to_string(in.w.dims.size()),
+    fail("w_shape",
+         "w_shape: the einsum gives the second operand " + std::to_string(e.w.size()) +
+             " dimensions, its shape has " + std::to_string(in.w.dims.size()),
          "bad_einsum");
   sh::MatmulInput mi;
   mi.a = xs;
@@ -95,9 +97,8 @@ sh::MatmulInput matmul_input(const JitInput& in, const Einsum& e, const Sharding
   mi.K = in.w.dims[md.b_k];
   if (in.w.dims[md.b_j] != mi.J)
     fail("w_shape",
-         "w_shape: the contracting dimension " + md.contracting + " is " +
-             units::number(mi.J, 15) + " in x_shape but " + units::number(in.w.dims[md.b_j], 15) +
-             " here",
+         "w_shape: the contracting dimension " + md.contracting + " is " + units::number(mi.J, 15) +
+             " in x_shape but " + units::number(in.w.dims[md.b_j], 15) + " here",
          "shape_mismatch");
   mi.bytes_per_elem = in.x.bytes;
   mi.peak_flops = in.peak;
@@ -127,7 +128,8 @@ Einsum parse_einsum(Text text, Text field) {
     if (has(e.w, L)) {
       ++shared;
       if (has(e.out, L))
-        fail(field, std::string(field) + ": the contracted letter " + L + " cannot be in the output",
+        fail(field,
+             std::string(field) + ": the contracted letter " + L + " cannot be in the output",
              "bad_einsum");
     }
   if (shared != 1)

@@ -35,11 +35,11 @@ struct DtypeName {
   double bytes;
 };
 constexpr DtypeName kDtypes[] = {
-    {"bf16", "bf16", 2},    {"bfloat16", "bf16", 2}, {"f32", "fp32", 4},  {"fp32", "fp32", 4},
-    {"float32", "fp32", 4}, {"f16", "", 2},          {"float16", "", 2},  {"fp16", "", 2},
-    {"int8", "int8", 1},    {"s8", "int8", 1},       {"i8", "int8", 1},   {"int32", "", 4},
-    {"s32", "", 4},         {"i32", "", 4},          {"fp8", "fp8", 1},   {"int4", "int4", 0.5},
-    {"f64", "", 8},         {"float64", "", 8},      {"int16", "", 2},    {"s16", "", 2}};
+    {"bf16", "bf16", 2},    {"bfloat16", "bf16", 2}, {"f32", "fp32", 4}, {"fp32", "fp32", 4},
+    {"float32", "fp32", 4}, {"f16", "", 2},          {"float16", "", 2}, {"fp16", "", 2},
+    {"int8", "int8", 1},    {"s8", "int8", 1},       {"i8", "int8", 1},  {"int32", "", 4},
+    {"s32", "", 4},         {"i32", "", 4},          {"fp8", "fp8", 1},  {"int4", "int4", 0.5},
+    {"f64", "", 8},         {"float64", "", 8},      {"int16", "", 2},   {"s16", "", 2}};
 
 const DtypeName* dtype_entry(const std::string& d) {
   for (const auto& e : kDtypes)
@@ -152,8 +152,7 @@ sharding::Link ici_link(const hw::Chip& c, double w_uni, double t_hop, bool bidi
 double peak_for(const hw::Chip& c, const std::string& dtype, Trace* tr) {
   const std::string t = table_dtype(dtype);
   if (!t.empty() && c.has("peak_flops_" + t)) return c.peak(t, "dtype");
-  if (tr)
-    tr->note(c.name + " lists no " + dtype + " peak; $T_{math}$ uses its bf16 peak.");
+  if (tr) tr->note(c.name + " lists no " + dtype + " peak; $T_{math}$ uses its bf16 peak.");
   return c.peak("bf16", "dtype");
 }
 

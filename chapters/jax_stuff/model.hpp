@@ -110,21 +110,21 @@ JitResult jit_matmul(const JitInput& in, Trace* tr);
 // n_loc (G - 1) / 2 + j (beyond the book: the mean of arange's blocks, the chapter's
 // slice_and_average).
 double arange_block_mean(double n_loc, double G, double j);
-inline constexpr Formula kArangeMean = record(
-    "out_j", "n_loc * (G - 1) / 2 + j", "count",
-    "beyond the book: A.8's slice_and_average, the mean of arange's G blocks", "n_loc G j", kSymbols,
-    [](const double* x) { return arange_block_mean(x[0], x[1], x[2]); });
+inline constexpr Formula kArangeMean =
+    record("out_j", "n_loc * (G - 1) / 2 + j", "count",
+           "beyond the book: A.8's slice_and_average, the mean of arange's G blocks", "n_loc G j",
+           kSymbols, [](const double* x) { return arange_block_mean(x[0], x[1], x[2]); });
 
 struct ShardMapInput {
   Mesh mesh;
-  double n = 512;                       // arange(n)
-  std::string n_field = "n";            // the inputs n and in_spec come from, for their errors
+  double n = 512;             // arange(n)
+  std::string n_field = "n";  // the inputs n and in_spec come from, for their errors
   std::string spec_field = "in_spec";
-  PartitionSpec in_spec;                // of the 1-D array
-  double k = 4;                         // each device keeps its first k local elements
-  std::vector<std::string> reduce;      // pmean/psum over these axes (empty: none)
-  bool sum = false;                     // psum instead of pmean
-  PartitionSpec out_spec;               // of the result
+  PartitionSpec in_spec;            // of the 1-D array
+  double k = 4;                     // each device keeps its first k local elements
+  std::vector<std::string> reduce;  // pmean/psum over these axes (empty: none)
+  bool sum = false;                 // psum instead of pmean
+  PartitionSpec out_spec;           // of the result
 };
 struct ShardMapResult {
   double local_len = 0;
@@ -143,11 +143,10 @@ ShardMapResult shard_map_slice_mean(const ShardMapInput& in, Trace* tr);
 // timing is Parts 1 and 3's, step by step): N - 1 steps that each take the longer of a block's
 // matmul and its ppermute, and one last matmul with nothing left to send.
 double collective_matmul_time(double n, double t_c, double t_p);
-inline constexpr Formula kCollectiveMatmul =
-    record("T_cm", "(N - 1) * max(T_c, T_p) + T_c", "s",
-           "beyond the book: A.6's timing model, N - 1 overlapped steps and a last matmul",
-           "N T_c T_p", kSymbols,
-           [](const double* x) { return collective_matmul_time(x[0], x[1], x[2]); });
+inline constexpr Formula kCollectiveMatmul = record(
+    "T_cm", "(N - 1) * max(T_c, T_p) + T_c", "s",
+    "beyond the book: A.6's timing model, N - 1 overlapped steps and a last matmul", "N T_c T_p",
+    kSymbols, [](const double* x) { return collective_matmul_time(x[0], x[1], x[2]); });
 // With both directions each block goes as two halves, one each way: a hop moves V / (2 N).
 double half_hop_time(double V, double n, double w_uni);
 inline constexpr Formula kHalfHop =
@@ -172,8 +171,8 @@ inline constexpr Formula kSpeedup =
     record("r", "T_naive / T_cm", "ratio", "beyond the book: A.6, the two timings compared",
            "T_naive T_cm", kSymbols, [](const double* x) { return speedup(x[0], x[1]); });
 
-inline constexpr const Formula* kFormulas[] = {&kArangeMean, &kCollectiveMatmul, &kHalfHop,
-                                               &kHiddenWidth, &kHiddenWidthBidi, &kSpeedup};
+inline constexpr const Formula* kFormulas[] = {&kArangeMean,  &kCollectiveMatmul, &kHalfHop,
+                                               &kHiddenWidth, &kHiddenWidthBidi,  &kSpeedup};
 
 enum class CmKind { AllGather, ReduceScatter };
 
@@ -186,7 +185,7 @@ struct CmInput {
   double s = 2;     // bytes per element
   double peak = 0;  // FLOPs/s
   sharding::Link link;
-  bool wrap = true;           // the Y ring has its wraparound link
+  bool wrap = true;            // the Y ring has its wraparound link
   bool bidirectional = false;  // each block goes as two halves, one each way
 };
 struct CmStep {
@@ -199,7 +198,7 @@ struct CmResult {
   std::vector<CmStep> steps;
   double t_cm = 0;
   double t_collective = 0, t_matmul = 0, t_naive = 0;  // the non-overlapped version
-  double f_min = 0;                                      // F / Y at which the permute hides
+  double f_min = 0;                                    // F / Y at which the permute hides
   bool hidden = false;
   double speedup = 0;
 };

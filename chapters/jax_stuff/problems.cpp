@@ -27,8 +27,9 @@ Mesh mesh_of(const std::string& sizes, const std::string& axes) {
     }
   }
   if (names.size() != m.names.size())
-    fail("axes", "axes: the mesh has " + std::to_string(m.names.size()) + " axes, " +
-                     std::to_string(names.size()) + " names are given",
+    fail("axes",
+         "axes: the mesh has " + std::to_string(m.names.size()) + " axes, " +
+             std::to_string(names.size()) + " names are given",
          "bad_mesh");
   for (std::size_t k = 0; k < names.size(); ++k)
     for (std::size_t l = 0; l < k; ++l)

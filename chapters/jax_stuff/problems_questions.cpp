@@ -35,21 +35,22 @@ Answers q1_solve(const Inputs& in, Trace& tr) {
   const sh::LocalShape l = sh::local_shape(s, m, {in.num("S"), in.num("D")}, 4, "S", &tr);
   const double X = tr.value("One mean per device along " + m.names[0], m.sizes[0], "count");
   const double Y = tr.value("and along " + m.names[1], m.sizes[1], "count");
-  tr.note("Each device reduces its own block: the shard-mapped version needs no communication, and neither "
-          "does jit once the reshape keeps the shards whole.");
-  return Answers{{"local_rows", l.local[0]},
-                 {"local_cols", l.local[1]},
-                 {"out_rows", X},
-                 {"out_cols", Y}};
+  tr.note(
+      "Each device reduces its own block: the shard-mapped version needs no communication, and "
+      "neither "
+      "does jit once the reshape keeps the shards whole.");
+  return Answers{
+      {"local_rows", l.local[0]}, {"local_cols", l.local[1]}, {"out_rows", X}, {"out_cols", Y}};
 }
 
 constexpr Problem kP11{
     .id = "jax-stuff.P1.1",
     .title = "Per-shard averages with jit and shard_map",
-    .statement = "A = float32[S_X, D_Y] with S = {S}, D = {D} on a {mesh} mesh {axes}. Return the "
-                 "mean of each device's block as an [X, Y] array, once with jax.jit and once with "
-                 "shard_map, and check whether either adds communication. The checker takes each "
-                 "device's block and the result's shape.",
+    .statement =
+        "A = float32[S_X, D_Y] with S = {S}, D = {D} on a {mesh} mesh {axes}. Return the "
+        "mean of each device's block as an [X, Y] array, once with jax.jit and once with "
+        "shard_map, and check whether either adds communication. The checker takes each "
+        "device's block and the result's shape.",
     .kind = "code",
     .given = kQ1Given,
     .slots = kQ1Slots,
@@ -66,7 +67,8 @@ constexpr Problem kP11{
 Answers q12_solve(const Inputs& in, Trace& tr) {
   Answers a = q1_solve(in, tr);
   if (in.num("shift") >= a["local_rows"])
-    tr.note("The shift is at least the block's rows: inside a block it wraps round more than once.");
+    tr.note(
+        "The shift is at least the block's rows: inside a block it wraps round more than once.");
   tr.note("The roll stays inside each block: no ppermute is needed.");
   return Answers{{"local_rows", a["local_rows"]}, {"local_cols", a["local_cols"]}};
 }
@@ -76,9 +78,10 @@ constexpr Slot kQ12Slots[] = {number("local_rows", "count", "rows of A on each d
 constexpr Problem kP12{
     .id = "jax-stuff.P1.2",
     .title = "Roll within each X shard",
-    .statement = "A = float32[S_X, D_Y] with S = {S}, D = {D} on a {mesh} mesh {axes}. With "
-                 "shard_map, compute roll(A, {shift}, axis=0) - A where the roll wraps round "
-                 "inside each X block. The checker takes each device's block.",
+    .statement =
+        "A = float32[S_X, D_Y] with S = {S}, D = {D} on a {mesh} mesh {axes}. With "
+        "shard_map, compute roll(A, {shift}, axis=0) - A where the roll wraps round "
+        "inside each X block. The checker takes each device's block.",
     .kind = "code",
     .given = kQ1Given,
     .slots = kQ12Slots,
@@ -107,8 +110,13 @@ struct Moe {
 Moe moe_of(const Inputs& in) {
   const Mesh m = sh::parse_mesh(in.text("mesh"), "mesh");
   if (m.sizes.size() != 1) fail("mesh", "mesh: the MoE is sharded over one axis X", "bad_mesh");
-  Moe g{static_cast<double>(m.sizes[0]), in.num("E"), in.num("S"), in.num("D"),
-        in.num("F"),                     in.num("k"), &hw::chip(in.text("chip"))};
+  Moe g{static_cast<double>(m.sizes[0]),
+        in.num("E"),
+        in.num("S"),
+        in.num("D"),
+        in.num("F"),
+        in.num("k"),
+        &hw::chip(in.text("chip"))};
   if (std::fmod(g.E, g.X) != 0) fail("E", "E: the experts do not divide over X", "not_divisible");
   if (std::fmod(g.S, g.X) != 0) fail("S", "S: the tokens do not divide over X", "not_divisible");
   return g;
@@ -133,26 +141,24 @@ Answers p21_solve(const Inputs& in, Trace& tr) {
   const Moe g = moe_of(in);
   const double bucket = tr.product("An $[E, S, D]$ bucket in float32", "bytes", "B",
                                    {{"E", g.E}, {"S", g.S}, {"D", g.D}, {"s", 4}});
-  const double sdf = tr.product("The $[S, D, F]$ array a gather of W per token makes", "bytes",
-                                "B", {{"S", g.S}, {"D", g.D}, {"F", g.F}, {"s", 4}});
-  const double one = tr.step("Every token through one expert", roofline::kMatmulFlops,
-                             {g.S, g.D, g.F});
-  const double scan =
-      tr.product("The scan: every token through every expert", "FLOPs", "flop",
-                 {{"E", g.E}, {"FLOPs_1", one}});
-  return Answers{{"bucket_bytes", bucket},
-                 {"sdf_bytes", sdf},
-                 {"scan_flops", scan},
-                 {"ragged_flops", one}};
+  const double sdf = tr.product("The $[S, D, F]$ array a gather of W per token makes", "bytes", "B",
+                                {{"S", g.S}, {"D", g.D}, {"F", g.F}, {"s", 4}});
+  const double one =
+      tr.step("Every token through one expert", roofline::kMatmulFlops, {g.S, g.D, g.F});
+  const double scan = tr.product("The scan: every token through every expert", "FLOPs", "flop",
+                                 {{"E", g.E}, {"FLOPs_1", one}});
+  return Answers{
+      {"bucket_bytes", bucket}, {"sdf_bytes", sdf}, {"scan_flops", scan}, {"ragged_flops", one}};
 }
 
 constexpr Problem kP21{
     .id = "jax-stuff.P2.1",
     .title = "Local MoE without an [S,D,F] array",
-    .statement = "W = float32[E, D, F], A = float32[S, D] and B = int32[S] with E = {E}, S = {S}, "
-                 "D = {D}, F = {F}. Compute Out[i] = A[i] @ W[B[i]] without building an [S, D, F] "
-                 "array. The checker takes the bytes of the array avoided and of an [E, S, D] "
-                 "bucket, and the FLOPs of a scan over experts against the ragged ideal.",
+    .statement =
+        "W = float32[E, D, F], A = float32[S, D] and B = int32[S] with E = {E}, S = {S}, "
+        "D = {D}, F = {F}. Compute Out[i] = A[i] @ W[B[i]] without building an [S, D, F] "
+        "array. The checker takes the bytes of the array avoided and of an [E, S, D] "
+        "bucket, and the FLOPs of a scan over experts against the ragged ideal.",
     .kind = "code",
     .given = kMoeGiven,
     .slots = kP21Slots,
@@ -177,10 +183,11 @@ Answers p22_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP22{
     .id = "jax-stuff.P2.2",
     .title = "Profile the jit-compiled MoE",
-    .statement = "Shard the MoE with W = float32[E_X, D, F], A = float32[S_X, D], B = int32[S_X] "
-                 "over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}) and jit it. What does "
-                 "XLA add, and how long should it take on a {chip}? The checker takes the "
-                 "AllGather of A: its bytes and time.",
+    .statement =
+        "Shard the MoE with W = float32[E_X, D, F], A = float32[S_X, D], B = int32[S_X] "
+        "over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}) and jit it. What does "
+        "XLA add, and how long should it take on a {chip}? The checker takes the "
+        "AllGather of A: its bytes and time.",
     .kind = "code",
     .given = kMoeGiven,
     .slots = kCommSlots,
@@ -199,8 +206,8 @@ constexpr Slot kP23aSlots[] = {number("allgather_bytes", "B", "bytes of A gather
 Answers p23a_solve(const Inputs& in, Trace& tr) {
   const Moe g = moe_of(in);
   const double t = moe_comm(g, sh::Op::AllGather, tr);
-  const double one = tr.step("Every token through one expert", roofline::kMatmulFlops,
-                             {g.S, g.D, g.F});
+  const double one =
+      tr.step("Every token through one expert", roofline::kMatmulFlops, {g.S, g.D, g.F});
   const double local = tr.product("Every token through this device's experts", "FLOPs", "flop",
                                   {{"E_loc", g.E / g.X}, {"FLOPs_1", one}});
   return Answers{
@@ -210,9 +217,10 @@ Answers p23a_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP23a{
     .id = "jax-stuff.P2.3a",
     .title = "shard_map MoE with all_gather",
-    .statement = "The same MoE over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}) as a "
-                 "shard_map: all_gather A and B, then run part 1 on the local experts. The "
-                 "checker takes the gather's bytes and time on a {chip} and each device's FLOPs.",
+    .statement =
+        "The same MoE over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}) as a "
+        "shard_map: all_gather A and B, then run part 1 on the local experts. The "
+        "checker takes the gather's bytes and time on a {chip} and each device's FLOPs.",
     .kind = "code",
     .given = kMoeGiven,
     .slots = kP23aSlots,
@@ -235,10 +243,11 @@ Answers p23b_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP23b{
     .id = "jax-stuff.P2.3b",
     .title = "Ragged MoE with all_to_all loop",
-    .statement = "The same MoE over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}), with "
-                 "each token sent only to the device of its expert by all_to_all, chunk by chunk "
-                 "in a loop, and no [E, S, D] array. The checker takes the AllToAll of A on a "
-                 "{chip}: the array it moves and its time.",
+    .statement =
+        "The same MoE over {mesh} devices (E = {E}, S = {S}, D = {D}, F = {F}), with "
+        "each token sent only to the device of its expert by all_to_all, chunk by chunk "
+        "in a loop, and no [E, S, D] array. The checker takes the AllToAll of A on a "
+        "{chip}: the array it moves and its time.",
     .kind = "code",
     .given = kMoeGiven,
     .slots = kP23bSlots,
@@ -254,18 +263,20 @@ constexpr Problem kP23b{
 constexpr Slot kP24Slots[] = {number("topk_flops", "flop", "FLOPs of the ragged top-k MoE")};
 Answers p24_solve(const Inputs& in, Trace& tr) {
   const Moe g = moe_of(in);
-  const double one = tr.step("Every token through one expert", roofline::kMatmulFlops,
-                             {g.S, g.D, g.F});
-  const double k = tr.product("Through k experts each", "FLOPs", "flop", {{"k", g.k}, {"FLOPs_1", one}});
+  const double one =
+      tr.step("Every token through one expert", roofline::kMatmulFlops, {g.S, g.D, g.F});
+  const double k =
+      tr.product("Through k experts each", "FLOPs", "flop", {{"k", g.k}, {"FLOPs_1", one}});
   return Answers{{"topk_flops", k}};
 }
 
 constexpr Problem kP24{
     .id = "jax-stuff.P2.4",
     .title = "Top-k MoE routing",
-    .statement = "Extend the MoE (S = {S}, D = {D}, F = {F}) so that B = int32[S, k] routes each "
-                 "token to k = {k} experts and the output averages theirs. The checker takes the "
-                 "FLOPs of the ragged version.",
+    .statement =
+        "Extend the MoE (S = {S}, D = {D}, F = {F}) so that B = int32[S, k] routes each "
+        "token to k = {k} experts and the output averages theirs. The checker takes the "
+        "FLOPs of the ragged version.",
     .kind = "code",
     .given = kMoeGiven,
     .slots = kP24Slots,
@@ -278,8 +289,13 @@ constexpr Problem kP24{
 
 // ------------------------------------------------------------------ Question 3, 4
 
-constexpr Param kCmGiven[] = {kCmB, kCmD, kCmF, text("mesh", "2x4", "the mesh's shape"),
-                              text("axes", "('X','Y')", "its axis names"), kChip, kCmDtype};
+constexpr Param kCmGiven[] = {kCmB,
+                              kCmD,
+                              kCmF,
+                              text("mesh", "2x4", "the mesh's shape"),
+                              text("axes", "('X','Y')", "its axis names"),
+                              kChip,
+                              kCmDtype};
 
 constexpr Slot kP31Slots[] = {number("flops_per_device", "flop", "FLOPs per device"),
                               number("allreduce_bytes", "B", "bytes of the partial sums"),
@@ -288,8 +304,8 @@ constexpr Slot kP31Slots[] = {number("flops_per_device", "flop", "FLOPs per devi
 Answers p31_solve(const Inputs& in, Trace& tr) {
   const CmInput c = cm_of(in, CmKind::AllGather, false);
   const double b = c.B / c.X, d = c.D / c.Y;
-  const double fl = tr.step("The local matmul $[B/X, D/Y] \\cdot [D/Y, F]$",
-                            roofline::kMatmulFlops, {b, d, c.F});
+  const double fl =
+      tr.step("The local matmul $[B/X, D/Y] \\cdot [D/Y, F]$", roofline::kMatmulFlops, {b, d, c.F});
   const double tm = tr.step("Its time", roofline::kTMath, {fl, c.peak});
   const double V = tr.product("Partial sums $Out[B_X, F]\\{U_Y\\}$", "V", "B",
                               {{"s", c.s}, {"b", b}, {"F", c.F}});
@@ -305,10 +321,11 @@ Answers p31_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP31{
     .id = "jax-stuff.P3.1",
     .title = "AllReduce collective matmul",
-    .statement = "A[B_X, D_Y] . W[D_Y, F] -> Out[B_X, F] with B = {B}, D = {D}, F = {F} on a "
-                 "{mesh} mesh {axes}: overlap the AllReduce with the matmul by tiling the output. "
-                 "The checker takes what you can predict on a {chip} in {dtype}: the FLOPs and "
-                 "time of the local matmul, and the AllReduce's bytes and time.",
+    .statement =
+        "A[B_X, D_Y] . W[D_Y, F] -> Out[B_X, F] with B = {B}, D = {D}, F = {F} on a "
+        "{mesh} mesh {axes}: overlap the AllReduce with the matmul by tiling the output. "
+        "The checker takes what you can predict on a {chip} in {dtype}: the FLOPs and "
+        "time of the local matmul, and the AllReduce's bytes and time.",
     .kind = "code",
     .given = kCmGiven,
     .slots = kP31Slots,
@@ -336,10 +353,11 @@ Answers p32_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP32{
     .id = "jax-stuff.P3.2",
     .title = "ReduceScatter collective matmul",
-    .statement = "Tmp[B_X, F_Y] . W2[F_Y, D] -> Out[B_X, D_Y] with B = {B}, D = {D}, F = {F} on "
-                 "a {mesh} mesh {axes}: overlap the ReduceScatter with the matmul, sending only "
-                 "the partial sums. The checker takes one step's FLOPs and ppermute bytes and the "
-                 "two times on a {chip} in {dtype}.",
+    .statement =
+        "Tmp[B_X, F_Y] . W2[F_Y, D] -> Out[B_X, D_Y] with B = {B}, D = {D}, F = {F} on "
+        "a {mesh} mesh {axes}: overlap the ReduceScatter with the matmul, sending only "
+        "the partial sums. The checker takes one step's FLOPs and ppermute bytes and the "
+        "two times on a {chip} in {dtype}.",
     .kind = "code",
     .given = kCmGiven,
     .slots = kP32Slots,
@@ -358,8 +376,8 @@ constexpr Slot kP33Slots[] = {number("t_block_s", "s", "the overlapped block"),
 Answers p33_solve(const Inputs& in, Trace& tr) {
   const CmResult a = collective_matmul(cm_of(in, CmKind::AllGather, false), &tr);
   const CmResult b = collective_matmul(cm_of(in, CmKind::ReduceScatter, false), &tr);
-  const double t = tr.sum("The block, overlapped", "T_block", "s",
-                          {{"T_cm_AG", a.t_cm}, {"T_cm_RS", b.t_cm}});
+  const double t =
+      tr.sum("The block, overlapped", "T_block", "s", {{"T_cm_AG", a.t_cm}, {"T_cm_RS", b.t_cm}});
   const double n = tr.sum("The block, not overlapped", "T_naive_block", "s",
                           {{"T_naive_AG", a.t_naive}, {"T_naive_RS", b.t_naive}});
   return Answers{{"t_block_s", t}, {"t_naive_s", n}};
@@ -368,10 +386,11 @@ Answers p33_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP33{
     .id = "jax-stuff.P3.3",
     .title = "End-to-end overlapped MLP block",
-    .statement = "In[B_X, D_Y] . W_in[D, F_Y] . W_out[F_Y, D] -> Out[B_X, D_Y] with B = {B}, "
-                 "D = {D}, F = {F} on a {mesh} mesh {axes}: chain the AllGather and ReduceScatter "
-                 "collective matmuls and compare with jax.jit. The checker takes the block's "
-                 "time on a {chip} in {dtype}, with and without overlap.",
+    .statement =
+        "In[B_X, D_Y] . W_in[D, F_Y] . W_out[F_Y, D] -> Out[B_X, D_Y] with B = {B}, "
+        "D = {D}, F = {F} on a {mesh} mesh {axes}: chain the AllGather and ReduceScatter "
+        "collective matmuls and compare with jax.jit. The checker takes the block's "
+        "time on a {chip} in {dtype}, with and without overlap.",
     .kind = "code",
     .given = kCmGiven,
     .slots = kP33Slots,
@@ -384,8 +403,9 @@ constexpr Problem kP33{
         "blocking all-gather and reduce-scatter that the overlapped one hides.",
 };
 
-constexpr Slot kP4Slots[] = {number("t_allgather_bidi_s", "s", "AllGather version, both ways"),
-                             number("t_reducescatter_bidi_s", "s", "ReduceScatter version, both ways")};
+constexpr Slot kP4Slots[] = {
+    number("t_allgather_bidi_s", "s", "AllGather version, both ways"),
+    number("t_reducescatter_bidi_s", "s", "ReduceScatter version, both ways")};
 Answers p4_solve(const Inputs& in, Trace& tr) {
   const CmResult a = collective_matmul(cm_of(in, CmKind::AllGather, true), &tr);
   const CmResult b = collective_matmul(cm_of(in, CmKind::ReduceScatter, true), &tr);
@@ -395,9 +415,10 @@ Answers p4_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kP4{
     .id = "jax-stuff.P4",
     .title = "Bidirectional collective matmuls",
-    .statement = "Rewrite the collective matmuls (B = {B}, D = {D}, F = {F}, a {mesh} mesh "
-                 "{axes}) to send each block both ways round the ring, and measure the speed-up. "
-                 "The checker takes the predicted times on a {chip} in {dtype}.",
+    .statement =
+        "Rewrite the collective matmuls (B = {B}, D = {D}, F = {F}, a {mesh} mesh "
+        "{axes}) to send each block both ways round the ring, and measure the speed-up. "
+        "The checker takes the predicted times on a {chip} in {dtype}.",
     .kind = "code",
     .given = kCmGiven,
     .slots = kP4Slots,
@@ -411,7 +432,8 @@ constexpr Problem kP4{
         "part of the step.",
 };
 
-constexpr Problem kQuestions[] = {kP11, kP12, kP21, kP22, kP23a, kP23b, kP24, kP31, kP32, kP33, kP4};
+constexpr Problem kQuestions[] = {kP11, kP12, kP21, kP22, kP23a, kP23b,
+                                  kP24, kP31, kP32, kP33, kP4};
 
 }  // namespace
 

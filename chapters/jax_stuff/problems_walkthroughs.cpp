@@ -66,16 +66,18 @@ Answers w0_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kW0{
     .id = "jax-stuff.W0",
     .title = "What jit does for a sharded matmul",
-    .statement = "On a {mesh} mesh with axes {axes}, In = {in_shape} is placed with {in_spec} and "
-                 "W = {w_shape} with {w_spec}; a jitted einsum('bd,df->bf', In, W) asks for "
-                 "out_shardings {out_spec}. What block of In does each device hold, what block of "
-                 "the result, and over how many devices does the AllReduce that XLA inserts run?",
+    .statement =
+        "On a {mesh} mesh with axes {axes}, In = {in_shape} is placed with {in_spec} and "
+        "W = {w_shape} with {w_spec}; a jitted einsum('bd,df->bf', In, W) asks for "
+        "out_shardings {out_spec}. What block of In does each device hold, what block of "
+        "the result, and over how many devices does the AllReduce that XLA inserts run?",
     .kind = "numeric",
     .given = kW0Given,
     .slots = kW0Slots,
     .solve = w0_solve,
-    .hint = "Divide each dimension by the sizes of the mesh axes its spec names; the contraction "
-            "over D leaves partial sums along the axis that shards D.",
+    .hint =
+        "Divide each dimension by the sizes of the mesh axes its spec names; the contraction "
+        "over D leaves partial sums along the axis that shards D.",
 };
 
 // ------------------------------------------------------------------ E1
@@ -100,11 +102,14 @@ constexpr Slot kE1Slots[] = {
 // n of "arange(n, int32)" or "jnp.arange(0, n, dtype=jnp.int32)".
 double arange_length(const std::string& t) {
   const sh::Val v = sh::read_literal(t, "array", "the array", "bad_array");
-  auto whole = [](const sh::Val& x) { return x.kind == sh::Val::Int && x.i >= 1 && x.i <= 1000000; };
+  auto whole = [](const sh::Val& x) {
+    return x.kind == sh::Val::Int && x.i >= 1 && x.i <= 1000000;
+  };
   if (v.kind != sh::Val::Call || v.s.find("arange") == std::string::npos || v.items.empty())
     fail("array", "array: write it as arange(n, int32)", "bad_array");
   const sh::Val& n = v.items.size() >= 2 && whole(v.items[1]) ? v.items[1] : v.items[0];
-  if (!whole(n)) fail("array", "array: the length must be a whole number from 1 to 1e6", "bad_array");
+  if (!whole(n))
+    fail("array", "array: the length must be a whole number from 1 to 1e6", "bad_array");
   if (v.items.size() >= 2 && whole(v.items[1]) && v.items[0].i != 0)
     fail("array", "array: arange(start, stop) must start at 0", "bad_array");
   return static_cast<double>(n.i);
@@ -114,15 +119,17 @@ Answers e1_solve(const Inputs& in, Trace& tr) {
   ShardMapInput s;
   s.mesh = mesh_of(in.text("mesh"), "x, y");
   if (static_cast<double>(s.mesh.devices()) != in.num("n_devices"))
-    fail("n_devices", "n_devices: the mesh " + s.mesh.text() + " has " +
-                          std::to_string(s.mesh.devices()) + " devices",
+    fail("n_devices",
+         "n_devices: the mesh " + s.mesh.text() + " has " + std::to_string(s.mesh.devices()) +
+             " devices",
          "bad_mesh");
   s.n = arange_length(in.text("array"));
   s.n_field = "array";
   s.spec_field = "spec";
   s.in_spec = sh::parse_partition_spec(in.text("spec"), "spec");
   s.k = in.num("slice_len");
-  if (s.k < 4) fail("slice_len", "slice_len: the problem asks for 4 elements, so at least 4", "out_of_range");
+  if (s.k < 4)
+    fail("slice_len", "slice_len: the problem asks for 4 elements, so at least 4", "out_of_range");
   s.reduce = s.mesh.names;
   s.out_spec = sh::parse_partition_spec("P()", "out_spec");
   const ShardMapResult r = shard_map_slice_mean(s, &tr);
@@ -136,21 +143,25 @@ Answers e1_solve(const Inputs& in, Trace& tr) {
 constexpr Problem kE1{
     .id = "jax-stuff.E1",
     .title = "Output of the slice_and_average example",
-    .statement = "x = {array} is sharded over a {mesh} mesh with {spec}, "
-                 "{n_devices} devices. In shard_map each device keeps its first {slice_len} "
-                 "elements and takes pmean over both axes, with out_specs P(). How many elements "
-                 "does each device hold, and what are the first four elements of the result?",
+    .statement =
+        "x = {array} is sharded over a {mesh} mesh with {spec}, "
+        "{n_devices} devices. In shard_map each device keeps its first {slice_len} "
+        "elements and takes pmean over both axes, with out_specs P(). How many elements "
+        "does each device hold, and what are the first four elements of the result?",
     .kind = "numeric",
     .given = kE1Given,
     .slots = kE1Slots,
     .solve = e1_solve,
-    .hint = "Device d holds x[d n_loc : (d+1) n_loc]; element j of the mean is the average of "
-            "d n_loc + j over the devices.",
+    .hint =
+        "Device d holds x[d n_loc : (d+1) n_loc]; element j of the mean is the average of "
+        "d n_loc + j over the devices.",
 };
 
 // ------------------------------------------------------------------ W1
 
-constexpr Param kW1Given[] = {kCmB, kCmD, kCmF,
+constexpr Param kW1Given[] = {kCmB,
+                              kCmD,
+                              kCmF,
                               text("mesh", "2x4", "the mesh's shape"),
                               text("axes", "('X','Y')", "its axis names"),
                               kChip,
@@ -167,21 +178,23 @@ constexpr Slot kW1Slots[] = {
 Answers w1_solve(const Inputs& in, Trace& tr) {
   const CmInput c = cm_of(in, CmKind::AllGather, false);
   const CmResult r = collective_matmul(c, &tr);
-  tr.note("The chapter measured 311 us (jit), 244 us (collective) and 224 us (unsharded "
-          "contraction) on int32 data: measurements, not a bf16 roofline check.");
-  return Answers{{"local_a_rows", c.B / c.X},     {"local_a_cols", c.D / c.Y},
-                 {"step_flops", r.step_flops},    {"permute_bytes", r.block_bytes},
-                 {"t_collective_s", r.t_cm},      {"t_naive_s", r.t_naive}};
+  tr.note(
+      "The chapter measured 311 us (jit), 244 us (collective) and 224 us (unsharded "
+      "contraction) on int32 data: measurements, not a bf16 roofline check.");
+  return Answers{{"local_a_rows", c.B / c.X},  {"local_a_cols", c.D / c.Y},
+                 {"step_flops", r.step_flops}, {"permute_bytes", r.block_bytes},
+                 {"t_collective_s", r.t_cm},   {"t_naive_s", r.t_naive}};
 }
 
 constexpr Problem kW1{
     .id = "jax-stuff.W1",
     .title = "AllGather collective matmul with ppermute",
-    .statement = "Write A[B_X, D_Y] . W[D, F_Y] -> Out[B_X, F_Y] with B = {B}, D = {D}, F = {F} "
-                 "on a {mesh} mesh {axes} as a shard_map whose ppermutes overlap the matmuls, and "
-                 "check it against the jitted matmul. The checker takes the numbers you can "
-                 "predict on a {chip} in {dtype}: each device's block of A, one step's FLOPs and "
-                 "ppermute bytes, and the two times.",
+    .statement =
+        "Write A[B_X, D_Y] . W[D, F_Y] -> Out[B_X, F_Y] with B = {B}, D = {D}, F = {F} "
+        "on a {mesh} mesh {axes} as a shard_map whose ppermutes overlap the matmuls, and "
+        "check it against the jitted matmul. The checker takes the numbers you can "
+        "predict on a {chip} in {dtype}: each device's block of A, one step's FLOPs and "
+        "ppermute bytes, and the two times.",
     .kind = "code",
     .given = kW1Given,
     .slots = kW1Slots,

@@ -39,8 +39,8 @@ long long index_along(const Mesh& m, const std::vector<long long>& c,
                       const std::vector<std::string>& axes) {
   long long idx = 0;
   for (const auto& a : axes) {
-    const auto k = static_cast<std::size_t>(
-        std::find(m.names.begin(), m.names.end(), a) - m.names.begin());
+    const auto k =
+        static_cast<std::size_t>(std::find(m.names.begin(), m.names.end(), a) - m.names.begin());
     idx = idx * m.sizes[k] + c[k];
   }
   return idx;
@@ -64,8 +64,10 @@ std::vector<std::string> out_axes(const ShardMapInput& in, const std::vector<std
   for (const auto& v : varies)
     if (!has_axis(axes, v))
       fail("out_spec",
-           "out_spec: " + sh::spec_text(in.out_spec) + " says the result is the same on every "
-               "device along '" + v + "', but it differs along it: reduce over '" + v +
+           "out_spec: " + sh::spec_text(in.out_spec) +
+               " says the result is the same on every "
+               "device along '" +
+               v + "', but it differs along it: reduce over '" + v +
                "' too, or name it in out_specs",
            "varying_output");
   return axes;
@@ -88,8 +90,9 @@ void trace_means(const ShardMapInput& in, const ShardMapResult& r,
   for (std::size_t j = 0; j < shown; ++j) {
     const std::string what = "Element " + std::to_string(j) + " of the result";
     if (whole && !axes.empty())
-      tr.step(what + ", the mean of $x[b \\cdot n_{loc} + " + std::to_string(j) + "]$ over the blocks",
-              kArangeMean, {r.local_len, blocks, static_cast<double>(j)});
+      tr.step(
+          what + ", the mean of $x[b \\cdot n_{loc} + " + std::to_string(j) + "]$ over the blocks",
+          kArangeMean, {r.local_len, blocks, static_cast<double>(j)});
     else
       tr.value(what + " on device 0", r.device_out[0][j], "count");
   }
@@ -99,7 +102,8 @@ void trace_means(const ShardMapInput& in, const ShardMapResult& r,
 
 ShardMapResult shard_map_slice_mean(const ShardMapInput& in, Trace* tr) {
   if (in.in_spec.entries.size() > 1)
-    fail(in.spec_field, in.spec_field + ": arange gives a 1-D array; its PartitionSpec has one entry at most",
+    fail(in.spec_field,
+         in.spec_field + ": arange gives a 1-D array; its PartitionSpec has one entry at most",
          "too_many_entries");
   const Sharding s = sh::spec_sharding(in.in_spec, in.mesh, "x", {"N"}, in.spec_field);
   sh::check_divisible(s, in.mesh, {in.n}, in.n_field);
@@ -110,8 +114,9 @@ ShardMapResult shard_map_slice_mean(const ShardMapInput& in, Trace* tr) {
   r.local_len = tr ? tr->step("Elements on each device", sh::kLocalSize, {in.n, blocks})
                    : sh::local_size(in.n, blocks);
   if (in.k > r.local_len)
-    fail("k", "k: each device holds " + units::number(r.local_len, 15) + " elements, fewer than " +
-                  units::number(in.k, 15),
+    fail("k",
+         "k: each device holds " + units::number(r.local_len, 15) + " elements, fewer than " +
+             units::number(in.k, 15),
          "out_of_range");
   for (const auto& a : axes)
     if (!has_axis(in.reduce, a)) r.varies.push_back(a);

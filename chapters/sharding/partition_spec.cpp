@@ -92,8 +92,8 @@ Sharding spec_sharding(const PartitionSpec& spec, const Mesh& m, const std::stri
     for (const auto& a : d.axes) {
       if (!m.has(a))
         fail(field,
-             f + ": at column " + std::to_string(d.pos) + " (dimension " + d.name +
-                 "): the mesh " + m.text() + " has no axis '" + a + "'",
+             f + ": at column " + std::to_string(d.pos) + " (dimension " + d.name + "): the mesh " +
+                 m.text() + " has no axis '" + a + "'",
              "unknown_axis");
       for (const auto& [name, at] : seen)
         if (name == a)

@@ -113,8 +113,8 @@ TEST(JaxShardMap, SliceAndAverage) {
   EXPECT_EQ(value_of(r, "out_0"), 224);
   EXPECT_EQ(value_of(r, "out_3"), 227);
   EXPECT_EQ(value_of(r, "out_len"), 4);
-  // pmean over y alone, out_specs P('x'): device (x, y) averages blocks 4x..4x+3: 64 (4x + 1.5) + j,
-  // so x = 0 gives 96 + j and x = 1 gives 352 + j, laid end to end.
+  // pmean over y alone, out_specs P('x'): device (x, y) averages blocks 4x..4x+3: 64 (4x + 1.5) +
+  // j, so x = 0 gives 96 + j and x = 1 gives 352 + j, laid end to end.
   const json p = calc("jax-stuff.shard_map", {{"reduce", "y"}, {"out_spec", "P('x')"}});
   EXPECT_EQ(value_of(p, "out_len"), 8);
   EXPECT_EQ(p["out"][0], 96);
@@ -131,7 +131,7 @@ TEST(JaxCollectiveMatmul, TheChaptersShapesOnAV5e) {
   // Blocks: A [1024/2, 2048/4] = [512, 512], 2 x 512 x 512 = 524,288 B; W rows [512, 2048].
   EXPECT_EQ(value_of(r, "block_bytes"), 524288);
   EXPECT_EQ(value_of(r, "step_flops"), 2.0 * 512 * 512 * 2048);  // 1,073,741,824
-  const double tc = 2.0 * 512 * 512 * 2048 / 1.97e14;              // 5.45 us
+  const double tc = 2.0 * 512 * 512 * 2048 / 1.97e14;            // 5.45 us
   near_rel(value_of(r, "t_c"), tc);
   // A ring of 4 on a v5e has no wraparound: the block goes one hop, 524,288 / 4.5e10 = 11.65 us,
   // the wrapping one crosses 3 hops (3 us of latency, less than that).
@@ -147,7 +147,8 @@ TEST(JaxCollectiveMatmul, TheChaptersShapesOnAV5e) {
   near_rel(value_of(r, "f_min"), 2 * 1.97e14 / (2 * 4.5e10));
   EXPECT_EQ(r["timeline"]["steps"].size(), 4u);
   // With a wraparound and both directions, half a block each way: 262,144 / 4.5e10 = 5.83 us.
-  const json b = calc("jax-stuff.collective_matmul", {{"wrap", "ring"}, {"direction", "bidirectional"}});
+  const json b =
+      calc("jax-stuff.collective_matmul", {{"wrap", "ring"}, {"direction", "bidirectional"}});
   near_rel(value_of(b, "t_p"), 262144 / 4.5e10);
 }
 
