@@ -24,5 +24,13 @@ constexpr Param kCmB = count("B", 1024, "B: batch rows", {}, 1, 1e7);
 constexpr Param kCmD = count("D", 2048, "D: model width", {}, 1, 1e7);
 constexpr Param kCmF = count("F", 8192, "F: hidden width", {}, 1, 1e7);
 constexpr Param kCmDtype = dtype_param("dtype", "bf16", "the operands' dtype");
+// The givens of every collective-matmul problem: the chapter's shapes on its 2x4 mesh.
+inline constexpr Param kCmGiven[] = {kCmB,
+                                     kCmD,
+                                     kCmF,
+                                     text("mesh", "2x4", "the mesh's shape"),
+                                     text("axes", "('X','Y')", "its axis names"),
+                                     kChip,
+                                     kCmDtype};
 
 }  // namespace sb::jax_stuff

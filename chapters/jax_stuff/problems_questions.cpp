@@ -289,14 +289,6 @@ constexpr Problem kP24{
 
 // ------------------------------------------------------------------ Question 3, 4
 
-constexpr Param kCmGiven[] = {kCmB,
-                              kCmD,
-                              kCmF,
-                              text("mesh", "2x4", "the mesh's shape"),
-                              text("axes", "('X','Y')", "its axis names"),
-                              kChip,
-                              kCmDtype};
-
 constexpr Slot kP31Slots[] = {number("flops_per_device", "flop", "FLOPs per device"),
                               number("allreduce_bytes", "B", "bytes of the partial sums"),
                               number("t_allreduce_s", "s", "time of the AllReduce"),

@@ -159,13 +159,6 @@ constexpr Problem kE1{
 
 // ------------------------------------------------------------------ W1
 
-constexpr Param kW1Given[] = {kCmB,
-                              kCmD,
-                              kCmF,
-                              text("mesh", "2x4", "the mesh's shape"),
-                              text("axes", "('X','Y')", "its axis names"),
-                              kChip,
-                              kCmDtype};
 constexpr Slot kW1Slots[] = {
     number("local_a_rows", "count", "rows of A on each device"),
     number("local_a_cols", "count", "columns of A on each device"),
@@ -196,7 +189,7 @@ constexpr Problem kW1{
         "predict on a {chip} in {dtype}: each device's block of A, one step's FLOPs and "
         "ppermute bytes, and the two times.",
     .kind = "code",
-    .given = kW1Given,
+    .given = kCmGiven,
     .slots = kW1Slots,
     .solve = w1_solve,
     .model_answer =
