@@ -514,6 +514,46 @@ export interface CalcPayloads {
     /** Every chip of the tables with a price: its bf16 FLOPs per dollar. */
     chips: { chip: string; flops_per_usd: number; price: number }[];
   };
+  "jax-stuff.jit": {
+    collective: string;
+    /** In, W and Out: the book's notation, the Explicit-mode type, global and per-device shape. */
+    arrays: {
+      name: string;
+      notation: string;
+      type: string;
+      global: number[];
+      local: number[];
+      bytes: number;
+    }[];
+    plan: string;
+  };
+  "jax-stuff.shard_map": {
+    /** Each device's result, devices in mesh order (the last axis fastest). */
+    devices: number[][];
+    mesh: {
+      names: string[];
+      sizes: number[];
+    };
+    out: number[];
+    varies: string[];
+  };
+  "jax-stuff.collective_matmul": {
+    wrap: boolean;
+    timeline: {
+      steps: {
+        start: number;
+        compute: number;
+        permute: number;
+        length: number;
+      }[];
+      t_cm: number;
+      naive: {
+        collective: number;
+        matmul: number;
+        total: number;
+      };
+    };
+  };
   "roofline.matmul": {
     plot: RooflinePlot;
   };

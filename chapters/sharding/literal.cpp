@@ -35,7 +35,8 @@ struct Token {
 
 class LiteralReader {
  public:
-  LiteralReader(Text s, Text field) : s_(s), f_(field) {}
+  LiteralReader(Text s, Text field, Text what, Text code)
+      : s_(s), f_(field), what_(what), code_(code) {}
 
   Val run() {
     lex();
@@ -48,18 +49,20 @@ class LiteralReader {
       return v;
     }
     Val v = value(0);
-    if (cur().kind != Tok::End) err(cur(), "unexpected text after the mesh");
+    if (cur().kind != Tok::End) err(cur(), "unexpected text after " + std::string(what_));
     return v;
   }
 
  private:
   Text s_;  // the caller's text, which outlives the reader
   Text f_;
+  Text what_;  // "the mesh", in the messages
+  Text code_;  // the error's code
   std::vector<Token> toks_;
   std::size_t t_ = 0;
 
   [[noreturn]] void err_at(std::size_t at, const std::string& msg) {
-    fail_at(f_, s_, at, msg, "bad_mesh");
+    fail_at(f_, s_, at, msg, code_);
   }
   [[noreturn]] void err(const Token& t, const std::string& msg) { err_at(t.at, msg); }
   const Token& cur() const { return toks_[t_]; }
@@ -157,7 +160,7 @@ class LiteralReader {
         t.kind = Tok::Ident;
         t.text = s_.substr(b, i - b);
       } else {
-        err_at(i, "unexpected character in the mesh");
+        err_at(i, "unexpected character in " + std::string(what_));
       }
       toks_.push_back(std::move(t));
     }
@@ -171,7 +174,7 @@ class LiteralReader {
   static constexpr int kMaxDepth = 16;
 
   Val value(int depth) {
-    if (depth > kMaxDepth) err(cur(), "the mesh is nested too deeply");
+    if (depth > kMaxDepth) err(cur(), std::string(what_) + " is nested too deeply");
     const Token& t = cur();
     Val v;
     v.at = t.at;
@@ -208,7 +211,7 @@ class LiteralReader {
         if (cur().kind == Tok::LParen) call(v, depth);
         return v;
       case Tok::End:
-        err(t, "the mesh ends too early");
+        err(t, std::string(what_) + " ends too early");
       default:
         err(t, "expected a value (a number, a name, a tuple or a {axis: size} dict)");
     }
@@ -280,6 +283,8 @@ class LiteralReader {
 
 }  // namespace
 
-Val read_literal(Text text, Text field) { return LiteralReader(text, field).run(); }
+Val read_literal(Text text, Text field, Text what, Text code) {
+  return LiteralReader(text, field, what, code).run();
+}
 
 }  // namespace sb::sharding

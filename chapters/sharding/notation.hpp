@@ -74,4 +74,29 @@ std::string axes_text(const std::vector<std::string>& axes);
 // "_{XY}" stays a group.
 std::string sharding_tex(std::string_view text);
 
+// ------------------------------------------------------------------ JAX's PartitionSpecs
+
+// A PartitionSpec as JAX code writes it (Part 10 reads the book's sharded arrays this way):
+//   P('X', None)   P(('X', 'Y'))   P("X", "Y")   jax.P('X')   PartitionSpec(None, 'Y')   P()
+// One entry per leading dimension of the array: the mesh axes that shard it, major to minor
+// (none: replicated); dimensions past the last entry are replicated. partition_spec.cpp holds it,
+// and only the chapters that read JAX code call it (a page that does not is not charged for it).
+struct PartitionSpec {
+  std::vector<std::vector<std::string>> entries;
+  std::vector<std::size_t> pos;  // 1-based column of each entry in the text
+};
+
+// Parses the spec; an entry is None, a quoted axis name, or a tuple of them. Throws
+// InputError(field, "bad_spec") at the column where the text stops being a PartitionSpec.
+PartitionSpec parse_partition_spec(std::string_view text, std::string_view field);
+
+// The spec applied to an array named `array` whose dimensions are named `dims` (the book's
+// notation: P('X', 'Y') on In[B, D] is In[B_X, D_Y]). Errors name `field` and the column: more
+// entries than dimensions, an axis used twice, an axis the mesh does not have.
+Sharding spec_sharding(const PartitionSpec& spec, const Mesh& m, const std::string& array,
+                       const std::vector<std::string>& dims, std::string_view field);
+
+// The spec written back canonically, P('X', None) and P(('X', 'Y')).
+std::string spec_text(const PartitionSpec& spec);
+
 }  // namespace sb::sharding
