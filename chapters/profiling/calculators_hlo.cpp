@@ -130,6 +130,10 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
     r.note("Line " + std::to_string(m.skipped[k].line) + " skipped, " + m.skipped[k].reason + ".");
   if (m.skipped.size() > 10)
     r.note("And " + std::to_string(m.skipped.size() - 10) + " more lines skipped (see skipped).");
+  if (chip.devices_per_chip > 1)
+    r.note("Each of " + chip.name + "'s " + std::to_string(int(chip.devices_per_chip)) +
+           " TensorCores is a device of its own: every op runs on one, at its share of the chip's "
+           "peak and HBM bandwidth.");
   for (const auto& w : chip.missing) r.note("Not in the tables for " + chip.name + ": " + w + ".");
   // The table the page draws: counted ops, the slowest first.
   std::vector<size_t> order;

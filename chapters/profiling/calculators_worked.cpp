@@ -7,6 +7,7 @@
 #include "chapters/profiling/model.hpp"
 #include "chapters/roofline/model.hpp"
 #include "chapters/sharding/collectives.hpp"
+#include "chapters/sharding/model.hpp"
 
 namespace sb::profiling {
 namespace {

@@ -29,6 +29,10 @@ ChipTerms chip_terms(const hw::Chip& chip, double hbm_bw) {
                               "GPU gets none"
                             : "its ICI bandwidth");
   if (chip.has("ici_hop_latency")) t.t_hop = chip.get("ici_hop_latency");
+  if (chip.has("cores_per_chip") && chip.has("megacore") && chip.get("megacore") == 0)
+    t.devices_per_chip = chip.get("cores_per_chip");
+  t.peak /= t.devices_per_chip;
+  if (t.hbm_bw) *t.hbm_bw /= t.devices_per_chip;
   return t;
 }
 

@@ -18,8 +18,11 @@ struct ChipTerms {
   std::optional<double> w_uni;       // one-way ICI bandwidth per link, B/s
   double t_hop = 1e-6;               // latency per hop, s
   std::vector<std::string> missing;  // the figures the tables lack, in words
+  double devices_per_chip = 1;       // TensorCores that are devices of their own (v2, v3)
 };
-// The chip's terms; `hbm_bw` > 0 stands in for (or replaces) the table's HBM bandwidth.
+// The chip's terms for one device, as HLO's per-device shapes need: on a chip of 2 TensorCores
+// without megacore (v2, v3) each core is a device with half the chip's peak and HBM bandwidth.
+// `hbm_bw` > 0 stands in for (or replaces) the table's HBM bandwidth, per chip.
 ChipTerms chip_terms(const hw::Chip& chip, double hbm_bw = 0);
 
 struct OpTime {

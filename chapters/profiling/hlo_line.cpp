@@ -186,6 +186,16 @@ constexpr std::string_view kElementwise[] = {"abs",
                                              "tanh",
                                              "xor"};
 
+// The text after any /*index=5*/ comments XLA puts before a long list's items.
+std::string_view past_comments(std::string_view t) {
+  while (t.substr(0, 2) == "/*") {
+    const size_t e = t.find("*/");
+    if (e == std::string_view::npos) return t;
+    t = text::trim(t.substr(e + 2));
+  }
+  return t;
+}
+
 bool in(std::span<const std::string_view> list, std::string_view op) {
   return std::binary_search(list.begin(), list.end(), op);
 }
@@ -195,7 +205,7 @@ bool in(std::span<const std::string_view> list, std::string_view op) {
 void read_operands(Line& l, std::string_view s, size_t base) {
   if (l.opcode == "constant" || l.opcode == "parameter" || l.opcode == "iota") return;
   for (const auto& p : text::split_top(s, base)) {
-    std::string_view t = text::trim(p.text);
+    std::string_view t = past_comments(text::trim(p.text));
     if (t.empty()) continue;
     const size_t lead = static_cast<size_t>(t.data() - s.data());
     text::Cursor c{t, 0, base + lead};
@@ -356,7 +366,7 @@ Header read_header(std::string_view s, size_t base) {
   if (c.peek() != '(') return h;  // "%name {": no signature
   const size_t close = text::closing(s, c.i, base);
   for (const auto& p : text::split_top(s.substr(c.i + 1, close - c.i - 2), base + c.i + 1)) {
-    const std::string_view t = text::trim(p.text);
+    const std::string_view t = past_comments(text::trim(p.text));
     const size_t colon = t.find(':');
     if (colon == std::string_view::npos) continue;
     try {

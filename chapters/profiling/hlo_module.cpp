@@ -144,7 +144,12 @@ Module parse(std::string_view text, std::optional<int> devices) {
     try {
       r.line(t, static_cast<size_t>(t.data() - raw.data()), n);
     } catch (const text::Bad& b) {
-      r.m.skipped.push_back({n, "column " + std::to_string(b.column) + ": " + b.why});
+      // StableHLO (MLIR) is what lower().as_text() prints; the reader wants the compiled HLO.
+      const bool mlir = t.find("stablehlo.") != std::string_view::npos ||
+                        t.substr(0, 8) == "module @" || t.substr(0, 9) == "func.func";
+      r.m.skipped.push_back({n, mlir ? "StableHLO (MLIR), not HLO: paste what "
+                                       "compile().as_text() prints"
+                                     : "column " + std::to_string(b.column) + ": " + b.why});
     }
   }
   finish(r);

@@ -55,9 +55,10 @@ constexpr Problem kQ1{
             fail("fusion_lhs", "fusion_lhs: the question's mat-vec is [F, D] x [D] -> [F]");
           const double local = static_cast<double>(out.dims[0]);
           const double d = static_cast<double>(lhs.dims[1]);  // the dim not in the result
-          tr.value("d_model: the contracted dim", d, "count");
-          tr.value("d_ff on one device: the result's dim", local, "count");
-          const double f = tr.step("d_ff over the model-parallel group", kGlobalDim, {local, mp});
+          tr.value("$d_{model}$: the contracted dim", d, "count");
+          tr.value("$d_{ff}$ on one device: the result's dim", local, "count");
+          const double f =
+              tr.step("$d_{ff}$ over the model-parallel group", kGlobalDim, {local, mp});
           const double b = static_cast<double>(x.dims[0]);
           tr.value("Batch: the input's leading dim", b, "count");
           return Answers{{"model_parallel_degree", mp},
