@@ -13,15 +13,22 @@
 //   response's error code, or "ok"). Every request must cost time linear in its size: the target is
 //   100 ms natively. With DIR, each request is also written to DIR/<request>.json, so that the wasm
 //   side can time the very same texts.
+//
+// sb_bench --hlo FILE
+//   The HLO reader on a long module (bench/run.mjs writes a 10 MB one): the parse alone
+//   (profiling::hlo::parse) and the whole profiling.hlo call through the entry point, medians of 3,
+//   one JSON line {"bytes", "instructions", "parse_ms", "calc_ms"}.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "chapters/profiling/hlo.hpp"
 #include "core/api.hpp"
 #include "core/registry.hpp"
 
@@ -140,9 +147,38 @@ int requests(const char* save_dir) {
   return 0;
 }
 
+template <class F>
+double median_ms(F f) {
+  std::vector<double> ms;
+  for (int i = 0; i < 3; ++i) {
+    auto start = clock_type::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[1];
+}
+
+int hlo(const char* file) {
+  std::ifstream f(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t n = 0;
+  const double parse = median_ms([&] { n = sb::profiling::hlo::parse(text).instructions.size(); });
+  const std::string req =
+      sb::json{{"op", "calc"}, {"name", "profiling.hlo"}, {"inputs", {{"module", text}}}}.dump();
+  size_t sink = 0;
+  const double calc = median_ms([&] { sink += sb::api::handle(req).size(); });
+  std::printf(
+      "{\"bytes\": %zu, \"instructions\": %zu, \"parse_ms\": %.1f, \"calc_ms\": %.1f, "
+      "\"sink\": %zu}\n",
+      text.size(), n, parse, calc, sink % 7);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "--hlo") return hlo(argv[2]);
   if (argc > 1 && std::string(argv[1]) == "--requests")
     return requests(argc > 2 ? argv[2] : nullptr);
   return calculators(argc > 1 ? std::atof(argv[1]) : 0.3, argc > 2 ? argv[2] : "");

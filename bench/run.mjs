@@ -245,3 +245,6 @@ if (samples[PLAN] && modules.training) {
   }
   console.log();
 }
+
+// The HLO reader on a 10 MB module, natively and in wasm (bench/hlo.mjs).
+await (await import('./hlo.mjs')).benchHlo();

@@ -100,6 +100,8 @@ int cmd_list(bool as_json) {
   return 0;
 }
 
+void print_columns(const json& table);  // below
+
 int cmd_calc(const std::vector<std::string>& args) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
     std::ostream& o = args.size() < 3 ? err() : std::cout;
@@ -144,6 +146,10 @@ int cmd_calc(const std::vector<std::string>& args) {
     for (const auto& n : r["notes"])
       if (n.is_string()) std::cout << "note: " << n.get<std::string>() << "\n";
   print_trace(r["trace"]);
+  if (r.contains("table") && r["table"].is_array()) {
+    std::cout << "\n";
+    print_columns(r["table"]);
+  }
   return 0;
 }
 
@@ -297,22 +303,16 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
-// A chapter's command (Calculator::command): the calculator on its defaults; --json prints the
-// rows under the command's name, the plain form its table (texts, the header first) in columns.
-int cmd_table(const sb::Calculator& c, bool as_json) {
-  json r = sb::api::handle(json{{"op", "calc"}, {"name", c.name}});
-  if (!r["ok"].get<bool>()) return print_error(r, as_json);
-  if (as_json) {
-    std::cout << r[std::string(c.command)].dump(1) << "\n";
-    return 0;
-  }
+// A table (texts, the header first) in columns: the first reads left to right, the numbers line up
+// on the right.
+void print_columns(const json& table) {
   std::vector<size_t> width;
-  for (const auto& row : r["table"])
+  for (const auto& row : table)
     for (size_t i = 0; i < row.size(); ++i) {
       if (width.size() <= i) width.push_back(0);
       width[i] = std::max(width[i], row[i].get<std::string>().size());
     }
-  for (const auto& row : r["table"]) {
+  for (const auto& row : table) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       std::string cell = row[i].get<std::string>();
@@ -322,6 +322,18 @@ int cmd_table(const sb::Calculator& c, bool as_json) {
     }
     std::cout << line << "\n";
   }
+}
+
+// A chapter's command (Calculator::command): the calculator on its defaults; --json prints the
+// rows under the command's name, the plain form its table (texts, the header first) in columns.
+int cmd_table(const sb::Calculator& c, bool as_json) {
+  json r = sb::api::handle(json{{"op", "calc"}, {"name", c.name}});
+  if (!r["ok"].get<bool>()) return print_error(r, as_json);
+  if (as_json) {
+    std::cout << r[std::string(c.command)].dump(1) << "\n";
+    return 0;
+  }
+  print_columns(r["table"]);
   return 0;
 }
 

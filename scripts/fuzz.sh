@@ -31,6 +31,7 @@ max_len() {
     fuzz_expr | fuzz_answer) echo 9000 ;;             # 2000 characters of a formula, in UTF-8
     fuzz_sharding) echo 2048 ;;
     fuzz_nccl) echo 16384 ;;  # a few dozen lines of a log
+    fuzz_hlo) echo 16384 ;;   # a computation of a few dozen instructions
     *) echo 512 ;;  # fuzz_units: answers up to 200 bytes; fuzz_calc: bytes that steer choices
   esac
 }

@@ -405,6 +405,72 @@ export interface CalcPayloads {
       ranks_from: string;
     };
   };
+  "profiling.hlo": {
+    /** The HloModule line's name; "" for a pasted fragment. */
+    module: string;
+    /** Indices into `instructions` of the counted ops, the slowest first. */
+    order: number[];
+    /** The 200 slowest ops as texts, the header first (the CLI's plain table). */
+    table: string[][];
+    totals: {
+      instructions: number;
+      counted: number;
+      skipped: number;
+      computations: number;
+      flops: number;
+      traffic_bytes: number;
+      collective_bytes: number;
+      /** The sum of the counted ops' times: the predicted step. */
+      step_s: number;
+      ops_without_time: number;
+    };
+    instructions: {
+      line: number;
+      name: string;
+      opcode: string;
+      computation: string;
+      dtype: string;
+      shape: number[];
+      bytes: number;
+      /** false inside a fusion's or reducer's computation, and for an async pair's -done. */
+      counted: boolean;
+      padded_bytes?: number;
+      padded_shape?: number[];
+      memory_space?: number;
+      /** null where the text does not say (a fusion whose computation is not pasted). */
+      flops: number | null;
+      traffic_bytes: number;
+      kind?: string;
+      calls?: string;
+      collective?: string;
+      payload_bytes?: number | null;
+      /** null: empty replica_groups and no device count. */
+      group_size?: number | null;
+      pairs?: number;
+      time_s: number | null;
+      bound: string;
+      t_math_s?: number;
+      t_hbm_s?: number;
+      notes?: string[];
+    }[];
+    skipped: { line: number; reason: string }[];
+  };
+  "profiling.tiling": {
+    padded_shape: number[];
+    memory_space: number;
+    /** 2-D arrays up to 32 x 32 padded: each element's place in memory. */
+    order?: { rows: number; cols: number; offsets: number[][] };
+  };
+  "profiling.worked": {
+    ops: {
+      op: string;
+      shapes: string;
+      predicted_s: number;
+      bound: string;
+      reported_s: number | null;
+      efficiency: number | null;
+    }[];
+  };
   "inference.step": {
     bars: {
       T_kv: number;
