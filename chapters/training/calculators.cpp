@@ -50,9 +50,19 @@ constexpr auto kSplitParams =
     params(std::to_array<Param>({kMlp, kChip, kChips, kBatch, kAxes, kMY}));
 
 constexpr auto kPlanParams = params(std::to_array<Param>(
-    {kMlp, kLayer, kSeqLen, kChip, kChips,
+    {kMlp, kLayer, kSeqLen,
+     chip_param("v5p",
+                "a TPU (the mesh lies on its ICI torus) or a GPU (NVLink nodes under a fat "
+                "tree)"),
+     zero_ok(num("chips", "chips", 0,
+                 "chips N (per pod for DP over DCN); 0: one full pod, or the largest GPU cluster "
+                 "of the fat tree",
+                 0, 1e8, true)),
      text("shape", "", "slice shape like 16x20x28; empty: every shape with that many chips"),
-     kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too")}));
+     kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too"),
+     choice("tp_span", "node", "node|nodes",
+            "a GPU cluster's TP: inside one NVLink node (the chapter's advice), or also across "
+            "nodes")}));
 
 constexpr auto kRegimeParams =
     params(std::to_array<Param>({kMlp, kLayer, kSeqLen, kChip, kChips, kBatch, kGradBuffers}));
@@ -75,7 +85,8 @@ constexpr Calculator kCalculators[] = {
                .run = split_calc},
     Calculator{.name = "training.plan",
                .title = "Training planner",
-               .doc = "Every way to split a slice's axes into data (DP/FSDP), tensor, pipeline and "
+               .doc = "Every way to split a TPU slice's axes (or a GPU cluster's NVLink nodes and "
+                      "fat tree) into data (DP/FSDP), tensor, pipeline and "
                       "(for a mixture of experts) expert parallelism, with memory per chip, "
                       "step-time and MFU bounds; the best plan, its memory and its step's "
                       "timeline, and why each other strategy loses.",
