@@ -64,6 +64,14 @@ constexpr auto kPlanParams = params(std::to_array<Param>(
             "a GPU cluster's TP: inside one NVLink node (the chapter's advice), or also across "
             "nodes")}));
 
+constexpr auto kVersusParams = params(std::to_array<Param>(
+    {kMlp, kLayer, kSeqLen,
+     chip_param("h100", "the page's chip: a GPU or a TPU, one of the two columns"),
+     text("other", "",
+          "the chip of the other column (empty: TPU v5p beside a GPU, NVIDIA H100 beside a TPU)"),
+     count("chips", 1024, "chips in each column (GPUs, or the TPU slice's chips)", {}, 1, 1e8),
+     kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too")}));
+
 constexpr auto kRegimeParams =
     params(std::to_array<Param>({kMlp, kLayer, kSeqLen, kChip, kChips, kBatch, kGradBuffers}));
 
@@ -92,6 +100,13 @@ constexpr Calculator kCalculators[] = {
                       "timeline, and why each other strategy loses.",
                .params = kPlanParams,
                .heavy = true},  // its run: add_heavy
+    Calculator{.name = "training.versus",
+               .title = "A GPU cluster beside a TPU slice",
+               .doc = "The planner's best plan for one model on the same number of GPUs (NVLink "
+                      "nodes under a fat tree) and TPU chips (a slice's ICI torus), side by side: "
+                      "layout, memory per chip, step time, MFU bound and what bounds it.",
+               .params = kVersusParams,
+               .heavy = true},  // its run: add_heavy
     Calculator{.name = "training.regime",
                .title = "Regime map",
                .doc = "Chips against batch per chip: where DP, FSDP, TP, FSDP + TP (and expert "
@@ -104,6 +119,9 @@ constexpr Calculator kCalculators[] = {
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kCalculators); }
-void add_heavy(Registry& r) { r.add_run("training.plan", plan_calc); }
+void add_heavy(Registry& r) {
+  r.add_run("training.plan", plan_calc);
+  r.add_run("training.versus", versus_calc);
+}
 
 }  // namespace sb::training

@@ -21,7 +21,15 @@ std::string factors_text(const std::array<int, 3>& f, size_t axes) {
   return s;
 }
 
-json plan_json(const Plan& p, const Slice& sl, double hbm) {
+// Where a plan runs, in words: a slice's shape, or a GPU cluster's nodes.
+std::string where_text(const Slice& sl, const GpuCluster& g) {
+  if (g.d_node > 0)
+    return units::number(g.nodes) + (g.nodes == 1 ? " node" : " nodes") + " of " +
+           units::number(g.d_node) + " GPUs";
+  return tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()));
+}
+
+json plan_json(const Plan& p, const Slice& sl, double hbm, const GpuCluster& g) {
   const size_t n = sl.dims.size();
   return {{"strategy", strategy_name(p.strategy)},
           {"X", p.X},
@@ -46,7 +54,7 @@ json plan_json(const Plan& p, const Slice& sl, double hbm) {
           {"reason", reason_name(p.reason)},
           {"why", reason_text(p.reason)},
           {"timeline", timeline_json(p.timeline)},
-          {"slice", tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()))}};
+          {"slice", where_text(sl, g)}};
 }
 
 LayerChoice layer_choice(const Inputs& in) {
@@ -57,11 +65,13 @@ LayerChoice layer_choice(const Inputs& in) {
   return c;
 }
 
-PlanInput plan_input(const Inputs& in, const hw::Chip& chip) {
+// The request's plan on `chip`: a slice `shape` (empty: every shape of the chip count), or for a
+// GPU its cluster of that many GPUs, with TP across nodes when `cross_tp`.
+PlanInput plan_input(const Inputs& in, const hw::Chip& chip, const std::string& shape,
+                     bool cross_tp) {
   PlanInput pi;
   pi.model = config_of(in);
   pi.layer = layer_choice(in);
-  const std::string shape = in.text("shape");
   if (chip.kind == "gpu") {
     pi.hw = gpu_hardware(chip);
     if (!shape.empty())
@@ -69,9 +79,8 @@ PlanInput plan_input(const Inputs& in, const hw::Chip& chip) {
            "shape: a GPU cluster has no slice shape (its GPUs sit in NVLink nodes under a fat "
            "tree); leave the shape empty and give the GPU count",
            "bad_shape");
-    pi.topo =
-        topology_for_gpus(chip, in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back(),
-                          in.text("tp_span") == "nodes", "chips");
+    pi.topo = topology_for_gpus(
+        chip, in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back(), cross_tp, "chips");
   } else {
     pi.hw = hardware_of(chip);
     pi.topo = shape.empty() ? topology_for_chips(chip, chips_of(in, chip), "chips")
@@ -88,7 +97,8 @@ json plan_rows(const PlanResult& res, const Topology& topo, double hbm) {
   json plans = json::array();
   for (int i = 0; i < kStrategyClasses; ++i)
     if (res.has[i])
-      plans.push_back(plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice], hbm));
+      plans.push_back(
+          plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice], hbm, topo.gpu));
   std::sort(plans.begin(), plans.end(), [](const json& a, const json& c) {
     if (a["reason"] == "best" || c["reason"] == "best") return a["reason"] == "best";
     if (a["fits"] != c["fits"]) return a["fits"].get<bool>();
@@ -238,9 +248,26 @@ void plan_values(const PlanInput& pi, const PlanResult& res, double chips, Resul
 
 }  // namespace
 
+json plan_column(const Inputs& in, const hw::Chip& chip) {
+  const PlanInput pi = plan_input(in, chip, "", false);
+  const PlanResult res = plan(pi);
+  const Plan& b = res.best;
+  const Slice& sl = pi.topo.slices[b.slice];
+  const double chips = sl.chips() * res.pods;
+  return {{"chip", chip.id},
+          {"name", chip.name},
+          {"kind", chip.kind},
+          {"chips", chips},
+          {"where", where_text(sl, pi.topo.gpu)},
+          {"hbm", pi.hw.hbm},
+          {"fits", res.fits},
+          {"verdict", plan_verdict(res, chips, pi.hw.hbm)},
+          {"best", plan_json(b, sl, pi.hw.hbm, pi.topo.gpu)}};
+}
+
 void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
-  const PlanInput pi = plan_input(in, chip);
+  const PlanInput pi = plan_input(in, chip, in.text("shape"), in.text("tp_span") == "nodes");
   const PlanResult res = plan(pi);
   const Plan& b = res.best;
   const Slice& sl = pi.topo.slices[b.slice];
@@ -262,7 +289,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   r.extra["verdict"] = plan_verdict(res, chips, pi.hw.hbm);
   r.extra["fits"] = res.fits;
   r.extra["chip_counts"] = slider_counts(chip);
-  r.extra["best"] = plan_json(b, sl, pi.hw.hbm);
+  r.extra["best"] = plan_json(b, sl, pi.hw.hbm, pi.topo.gpu);
   r.extra["plans"] = plan_rows(res, pi.topo, pi.hw.hbm);
   r.extra["searched"] = {{"configs", res.configs},
                          {"full", res.full},
