@@ -169,4 +169,19 @@ inline constexpr Formula kNodeSwitchTime =
     record("T_node", "beta_out * bytes / (N * W_GPU)", "s", "A.4 (12)", "bytes beta_out N W_GPU",
            kSymbols, [](const double* x) { return node_switch_time(x[0], x[1], x[2], x[3]); });
 
+// A.3 and A.4 (8): the share of a node's scale-out egress that N of its D_node GPUs have (one
+// NIC per GPU): W_node N / D_node. A group of a layout that holds N GPUs of each node runs at it.
+double group_scaleout_bw(double w_node, double n, double d_node);
+inline constexpr Formula kGroupScaleOut =
+    record("W_out", "W_node * N / D_node", "B_per_s", "A.3", "W_node N D_node", kSymbols,
+           [](const double* x) { return group_scaleout_bw(x[0], x[1], x[2]); });
+// A.4 (8) and (9): a hierarchical AllGather of a group of N GPUs in each of M nodes: a ring inside
+// the node over NVLink and a ring over the nodes at the group's scale-out bandwidth, the two
+// overlapped (the narrower level sets the time).
+double hier_ag_time(double bytes, double n, double w_gpu, double m, double w_out);
+inline constexpr Formula kHierAg =
+    record("T_AG", "max(bytes * (N - 1) / (N * W_GPU), bytes * (M - 1) / (M * W_out))", "s",
+           "A.4 (8)", "bytes N W_GPU M W_out", kSymbols,
+           [](const double* x) { return hier_ag_time(x[0], x[1], x[2], x[3], x[4]); });
+
 }  // namespace sb::gpus

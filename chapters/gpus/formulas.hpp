@@ -20,6 +20,7 @@ inline constexpr const Formula* kFormulas[] = {
     &kWithGain, &kEffectiveBw, &kTwoLevelAg, &kLevelRingBw, &kFatTreeRingBw, &kFatTreeSharpBw,
     &kA2ACross, &kShardedNode, &kShardedScaleOut, &kSuTwoAxisAg, &kSharpSharded, &kSharpSpine,
     &kNodeSwitchIn, &kNodeSwitchOut, &kTopSwitchIn, &kTopSwitchOut, &kNodeSwitchTime,
+    &kGroupScaleOut, &kHierAg,
     // A.5
     &kAlpha, &kDpMoe, &kDpSmallX, &kDpSpan, &kDpSpanGain, &kDpRingGain, &kTpMax, &kTpMaxSpanning,
     &kEpFMin, &kEpFMinLargeZ, &kPpComms, &kTrainBytes, &kMinGpus, &kMinNodes, &kBytesPerGpu,

@@ -117,6 +117,13 @@ double sharp_sharded_time(double bytes, double y, double w) { return bytes / (y 
 double sharp_spine_time(double bytes, double w_spine, double n_su) {
   return bytes / (w_spine / n_su);
 }
+double group_scaleout_bw(double w_node, double n, double d_node) { return w_node * n / d_node; }
+double hier_ag_time(double bytes, double n, double w_gpu, double m, double w_out) {
+  // A level of one GPU (or one node) has no ring: it moves nothing.
+  const double node = n > 1 ? ag_time(bytes, n, w_gpu) : 0;
+  const double out = m > 1 ? ag_time(bytes, m, w_out) : 0;
+  return std::max(node, out);
+}
 double node_switch_in(double m) { return 1 / m + (m - 1) / m; }
 double node_switch_out(double m, double n) { return 1 / m + n * (1 - 1 / (m * n)); }
 double top_switch_in(double m) { return m * (1 / m); }

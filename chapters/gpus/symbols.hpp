@@ -42,6 +42,8 @@ inline constexpr Symbol kSymbols[] = {
     with_tex(sym("W_link", "B_per_s", 1e9, 1e12, "bandwidth of one link, each way"), "W_{link}"),
     with_tex(sym("W_GPU", "B_per_s", 1e9, 1e13, "NVLink egress of one GPU, each way"), "W_{GPU}"),
     with_tex(sym("W_node", "B_per_s", 1e9, 1e14, "scale-out egress of one node"), "W_{node}"),
+    with_tex(sym("W_out", "B_per_s", 1e9, 1e14, "scale-out egress of a group's GPUs in one node"),
+             "W_{out}"),
     with_tex(sym("W_port", "B_per_s", 1e9, 1e12, "bandwidth of one switch port"), "W_{port}"),
     with_tex(sym("W_NIC", "B_per_s", 1e9, 1e12, "bandwidth of one NIC"), "W_{NIC}"),
     with_tex(sym("W_switch", "B_per_s", 1e9, 1e15, "switch capacity of a node"), "W_{switch}"),

@@ -112,8 +112,10 @@ Tpu tpu_of(const hw::Chip& chip, std::string_view field) {
   if (chip.kind != "tpu")
     fail(field,
          chip.name +
-             " is a GPU: this chapter serves on TPU slices (their ICI tori set the sharding and "
-             "the slice sizes); GPU clusters come with Part 12. Pick a TPU.",
+             " is a GPU: these serving calculators shard a model over a TPU slice, whose ICI "
+             "torus sets the collective times, the hop latency and the slice sizes; a GPU's "
+             "NVLink node and fat tree are not costed here (the GPU chapter times them, and the "
+             "training planner plans on them). Pick a TPU.",
          "no_figure");
   Tpu t;
   t.id = chip.id;

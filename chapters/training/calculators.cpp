@@ -68,8 +68,26 @@ constexpr auto kSplitParams =
     params(std::to_array<Param>({kMlp, kChip, kChips, kBatch, kAxes, kMY}));
 
 constexpr auto kPlanParams = params(std::to_array<Param>(
-    {kMlp, kLayer, kSeqLen, kChip, kChips,
+    {kMlp, kLayer, kSeqLen,
+     chip_param("v5p",
+                "a TPU (the mesh lies on its ICI torus) or a GPU (NVLink nodes under a fat "
+                "tree)"),
+     zero_ok(num("chips", "chips", 0,
+                 "chips N (per pod for DP over DCN); 0: one full pod, or the largest GPU cluster "
+                 "of the fat tree",
+                 0, 1e8, true)),
      text("shape", "", "slice shape like 16x20x28; empty: every shape with that many chips"),
+     kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too"),
+     choice("tp_span", "node", "node|nodes",
+            "a GPU cluster's TP: inside one NVLink node (the chapter's advice), or also across "
+            "nodes")}));
+
+constexpr auto kVersusParams = params(std::to_array<Param>(
+    {kMlp, kLayer, kSeqLen,
+     chip_param("h100", "the page's chip: a GPU or a TPU, one of the two columns"),
+     text("other", "",
+          "the chip of the other column (empty: TPU v5p beside a GPU, NVIDIA H100 beside a TPU)"),
+     count("chips", 1024, "chips in each column (GPUs, or the TPU slice's chips)", {}, 1, 1e8),
      kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too")}));
 
 constexpr auto kRegimeParams =
@@ -93,11 +111,19 @@ constexpr Calculator kCalculators[] = {
                .run = split_calc},
     Calculator{.name = "training.plan",
                .title = "Training planner",
-               .doc = "Every way to split a slice's axes into data (DP/FSDP), tensor, pipeline and "
+               .doc = "Every way to split a TPU slice's axes (or a GPU cluster's NVLink nodes and "
+                      "fat tree) into data (DP/FSDP), tensor, pipeline and "
                       "(for a mixture of experts) expert parallelism, with memory per chip, "
                       "step-time and MFU bounds; the best plan, its memory and its step's "
                       "timeline, and why each other strategy loses.",
                .params = kPlanParams,
+               .heavy = true},  // its run: add_heavy
+    Calculator{.name = "training.versus",
+               .title = "A GPU cluster beside a TPU slice",
+               .doc = "The planner's best plan for one model on the same number of GPUs (NVLink "
+                      "nodes under a fat tree) and TPU chips (a slice's ICI torus), side by side: "
+                      "layout, memory per chip, step time, MFU bound and what bounds it.",
+               .params = kVersusParams,
                .heavy = true},  // its run: add_heavy
     Calculator{.name = "training.regime",
                .title = "Regime map",
@@ -114,6 +140,7 @@ void add_calculators(Registry& r) { r.add(kCalculators); }
 void add_heavy(Registry& r) {
   r.add_run("training.plan", plan_calc);
   r.add_run("training.regime", regime_calc);
+  r.add_run("training.versus", versus_calc);
 }
 
 }  // namespace sb::training

@@ -26,6 +26,10 @@ void strategy_calc(const Inputs& in, Trace& tr, Result& r);  // calculators_stra
 void split_calc(const Inputs& in, Trace& tr, Result& r);     // calculators_split.cpp
 void plan_calc(const Inputs& in, Trace& tr, Result& r);      // calculators_planner.cpp
 void regime_calc(const Inputs& in, Trace& tr, Result& r);    // calculators_regime.cpp
+void versus_calc(const Inputs& in, Trace& tr, Result& r);    // calculators_versus.cpp
+// The planner's best plan on one chip with the request's other inputs: {chip, name, kind, chips,
+// where, hbm, fits, verdict, best} (calculators_planner.cpp).
+json plan_column(const Inputs& in, const hw::Chip& chip);
 
 constexpr Param zero_ok(Param p) {
   p.positive = false;

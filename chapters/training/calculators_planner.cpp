@@ -3,10 +3,13 @@
 // model.hpp's records; the search itself is a value no expression gives.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "chapters/gpus/collectives.hpp"
+#include "chapters/gpus/llm.hpp"
 #include "chapters/training/calculators.hpp"
 
 namespace sb::training::calc {
@@ -18,7 +21,15 @@ std::string factors_text(const std::array<int, 3>& f, size_t axes) {
   return s;
 }
 
-json plan_json(const Plan& p, const Slice& sl, double hbm) {
+// Where a plan runs, in words: a slice's shape, or a GPU cluster's nodes.
+std::string where_text(const Slice& sl, const GpuCluster& g) {
+  if (g.d_node > 0)
+    return units::number(g.nodes) + (g.nodes == 1 ? " node" : " nodes") + " of " +
+           units::number(g.d_node) + " GPUs";
+  return tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()));
+}
+
+json plan_json(const Plan& p, const Slice& sl, double hbm, const GpuCluster& g) {
   const size_t n = sl.dims.size();
   return {{"strategy", strategy_name(p.strategy)},
           {"X", p.X},
@@ -43,7 +54,7 @@ json plan_json(const Plan& p, const Slice& sl, double hbm) {
           {"reason", reason_name(p.reason)},
           {"why", reason_text(p.reason)},
           {"timeline", timeline_json(p.timeline)},
-          {"slice", tpus::shape_text(tpus::Dims(sl.dims.begin(), sl.dims.end()))}};
+          {"slice", where_text(sl, g)}};
 }
 
 LayerChoice layer_choice(const Inputs& in) {
@@ -54,14 +65,27 @@ LayerChoice layer_choice(const Inputs& in) {
   return c;
 }
 
-PlanInput plan_input(const Inputs& in, const hw::Chip& chip) {
+// The request's plan on `chip`: a slice `shape` (empty: every shape of the chip count), or for a
+// GPU its cluster of that many GPUs, with TP across nodes when `cross_tp`.
+PlanInput plan_input(const Inputs& in, const hw::Chip& chip, const std::string& shape,
+                     bool cross_tp) {
   PlanInput pi;
   pi.model = config_of(in);
   pi.layer = layer_choice(in);
-  pi.hw = hardware_of(chip);
-  const std::string shape = in.text("shape");
-  pi.topo = shape.empty() ? topology_for_chips(chip, chips_of(in, chip), "chips")
-                          : topology_for_shape(chip, shape, 1, "shape");
+  if (chip.kind == "gpu") {
+    pi.hw = gpu_hardware(chip);
+    if (!shape.empty())
+      fail("shape",
+           "shape: a GPU cluster has no slice shape (its GPUs sit in NVLink nodes under a fat "
+           "tree); leave the shape empty and give the GPU count",
+           "bad_shape");
+    pi.topo = topology_for_gpus(
+        chip, in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back(), cross_tp, "chips");
+  } else {
+    pi.hw = hardware_of(chip);
+    pi.topo = shape.empty() ? topology_for_chips(chip, chips_of(in, chip), "chips")
+                            : topology_for_shape(chip, shape, 1, "shape");
+  }
   pi.B = in.num("B");
   pi.state = state_of(in);
   pi.pipeline = in.text("pipeline") == "yes";
@@ -73,7 +97,8 @@ json plan_rows(const PlanResult& res, const Topology& topo, double hbm) {
   json plans = json::array();
   for (int i = 0; i < kStrategyClasses; ++i)
     if (res.has[i])
-      plans.push_back(plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice], hbm));
+      plans.push_back(
+          plan_json(res.by_strategy[i], topo.slices[res.by_strategy[i].slice], hbm, topo.gpu));
   std::sort(plans.begin(), plans.end(), [](const json& a, const json& c) {
     if (a["reason"] == "best" || c["reason"] == "best") return a["reason"] == "best";
     if (a["fits"] != c["fits"]) return a["fits"].get<bool>();
@@ -100,8 +125,57 @@ std::string plan_verdict(const PlanResult& res, double chips, double hbm) {
 const std::vector<double>& slider_counts(const hw::Chip& chip) {
   static std::map<std::string, std::vector<double>, std::less<>> counts;
   auto it = counts.find(chip.id);
-  if (it == counts.end()) it = counts.emplace(chip.id, chip_counts(chip)).first;
+  if (it == counts.end())
+    it = counts.emplace(chip.id, chip.kind == "gpu" ? gpu_counts(chip) : chip_counts(chip)).first;
   return it->second;
+}
+
+// An AllGather of one byte over a GPU group of n per node on m nodes (at w_out each node's share
+// of the scale-out), from the gpus chapter's records: M = 1 / (W_GPU T) is what the planner's
+// records take for the axes the group spans.
+void gpu_group_trace(const GpuCluster& g, double n, double m, double w_out, const char* what,
+                     double M, Trace& tr) {
+  if (m > 1)
+    tr.step(what, gpus::kHierAg, {1, n, g.w_gpu, m, w_out});
+  else
+    tr.step(what, gpus::kAgRing, {1, n, g.w_gpu});
+  tr.value(M == 0 ? "its bandwidth over NVLink's" : "its bandwidth over NVLink's (M above)", M,
+           "count");
+}
+
+// On a GPU cluster: the NVLink intensity and each axis' collective from the gpus chapter.
+void gpu_trace(const GpuCluster& g, const Hardware& h, const Plan& b, Trace& tr) {
+  tr.step("NVLink intensity (W_GPU inside a node)", gpus::kAlpha, {h.C, g.w_gpu});
+  if (b.X > 1) {
+    double w = 0;
+    if (b.x[1] > 1)
+      w = tr.step("Scale-out bandwidth of the data axis' GPUs in one node", gpus::kGroupScaleOut,
+                  {g.w_node, double(b.x[0]), g.d_node});
+    gpu_group_trace(g, b.x[0], b.x[1], w, "Data axis: AllGather of one byte (NVLink, then nodes)",
+                    b.M_X, tr);
+  }
+  if (b.Y > 1)
+    gpu_group_trace(g, b.y[0], b.y[1], g.w_node, "TP: AllGather of one byte (NVLink, then nodes)",
+                    b.M_Y, tr);
+}
+
+// Expert parallelism's all-to-alls on a GPU cluster: the experts' group inside the node first
+// (A.4 (4)), else across nodes at the group's scale-out share (A.4 (10)), as planner_gpu.cpp
+// prices them.
+void gpu_a2a_trace(const GpuCluster& g, const Plan& b, double rows, Trace& tr) {
+  const double group = b.ep_degree, x_n = b.x[0];
+  double t1 = 0;
+  if (group <= x_n) {
+    t1 = tr.step("One AllToAll, per byte a GPU holds, inside a node", gpus::kA2A,
+                 {group, group, g.w_gpu});
+  } else {
+    const double w = tr.step("Scale-out bandwidth of the group's GPUs in one node",
+                             gpus::kGroupScaleOut, {g.w_node, x_n, g.d_node});
+    t1 = tr.step("One AllToAll, per byte a GPU holds, across nodes", gpus::kA2ACross,
+                 {group, std::ceil(group / x_n), w});
+  }
+  tr.value("Expert all-to-alls (dispatch and return) of the layer's routed rows", 2 * rows * t1,
+           "s");
 }
 
 // The best plan's terms for one microbatch of one layer, from the chapter's records.
@@ -110,7 +184,11 @@ void best_trace(const PlanInput& pi, const LayerCosts& lc, const Plan& b, Trace&
   const double B = pi.B / pi.topo.pods / b.m;  // tokens a microbatch of one pod carries
   const double chips = double(b.X) * b.Y;
   const bool ep = b.strategy & kEP;
-  tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
+  const GpuCluster& g = pi.topo.gpu;
+  if (g.d_node > 0)
+    gpu_trace(g, h, b, tr);
+  else
+    tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
   const double f =
       tr.value("Forward FLOPs per token of a layer (2 per weight a token uses)", lc.flops, "flop");
   tr.step("Forward $T_{math}$ per layer (one microbatch)", kTMathLayer, {f, B, chips, h.C});
@@ -128,7 +206,9 @@ void best_trace(const PlanInput& pi, const LayerCosts& lc, const Plan& b, Trace&
       tr.sum("TP collectives of the attention and the MLP blocks", "T_TP", "s",
              {{"T_attn", t}, {"T_mlp", t}});
   }
-  if (ep)
+  if (ep && g.d_node > 0)
+    gpu_a2a_trace(g, b, lc.routed * B / chips, tr);
+  else if (ep)
     tr.step("Expert all-to-alls (dispatch and return)", kTExpertAllToAll,
             {lc.routed * B / chips,
              std::min<double>(b.ep_degree, *std::max_element(b.x.begin(), b.x.end())), h.W_ici});
@@ -168,9 +248,26 @@ void plan_values(const PlanInput& pi, const PlanResult& res, double chips, Resul
 
 }  // namespace
 
+json plan_column(const Inputs& in, const hw::Chip& chip) {
+  const PlanInput pi = plan_input(in, chip, "", false);
+  const PlanResult res = plan(pi);
+  const Plan& b = res.best;
+  const Slice& sl = pi.topo.slices[b.slice];
+  const double chips = sl.chips() * res.pods;
+  return {{"chip", chip.id},
+          {"name", chip.name},
+          {"kind", chip.kind},
+          {"chips", chips},
+          {"where", where_text(sl, pi.topo.gpu)},
+          {"hbm", pi.hw.hbm},
+          {"fits", res.fits},
+          {"verdict", plan_verdict(res, chips, pi.hw.hbm)},
+          {"best", plan_json(b, sl, pi.hw.hbm, pi.topo.gpu)}};
+}
+
 void plan_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
-  const PlanInput pi = plan_input(in, chip);
+  const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
+  const PlanInput pi = plan_input(in, chip, in.text("shape"), in.text("tp_span") == "nodes");
   const PlanResult res = plan(pi);
   const Plan& b = res.best;
   const Slice& sl = pi.topo.slices[b.slice];
@@ -192,7 +289,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   r.extra["verdict"] = plan_verdict(res, chips, pi.hw.hbm);
   r.extra["fits"] = res.fits;
   r.extra["chip_counts"] = slider_counts(chip);
-  r.extra["best"] = plan_json(b, sl, pi.hw.hbm);
+  r.extra["best"] = plan_json(b, sl, pi.hw.hbm, pi.topo.gpu);
   r.extra["plans"] = plan_rows(res, pi.topo, pi.hw.hbm);
   r.extra["searched"] = {{"configs", res.configs},
                          {"full", res.full},

@@ -130,7 +130,9 @@ SplitCosts split_costs(const LayerCosts& lc, const Hardware& h, double B_pod, do
     if (X > k.ep_degree) k.dp_expert = t_grad_allreduce(lc.w_expert / k.ep_degree, Y, lay.M_X, h);
     k.hbm_ep = t_weight_load(dense + lc.w_expert / k.ep_degree, Y, h);
     const double rows = lc.routed * k.tokens_per_chip;
-    k.ep = t_expert_alltoall(rows, std::min(k.ep_degree, lay.A_max), h);
+    // Dispatch and return, as kTExpertAllToAll counts them; a GPU cluster's from the gpus chapter.
+    k.ep = lay.a2a > 0 ? 2 * rows * lay.a2a
+                       : t_expert_alltoall(rows, std::min(k.ep_degree, lay.A_max), h);
   }
   if (Y > 1) k.tp = lc.tp_blocks * t_act_gather_scatter(lc.row * B_pod, X, lay.M_Y, h);
   if (pods > 1) k.dcn = t_grad_allreduce_dcn(lc.w_bytes, X * Y, h);

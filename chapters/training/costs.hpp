@@ -73,6 +73,11 @@ struct Layout {
   int X = 1, Y = 1, Z = 1;
   double M_X = 0, M_Y = 0;
   double A_max = 1;
+  // On a GPU cluster (planner_gpu.cpp): M_X and M_Y are the NVLink-relative bandwidths of the
+  // gpus chapter's hierarchical collectives, `a2a` one AllToAll's seconds per byte a GPU holds
+  // over the experts' group (0: the torus's), and `valid` false for a layout the cluster forbids.
+  double a2a = 0;
+  bool valid = true;
 };
 
 // The per-layer terms of a layout for the pod's whole batch (one microbatch), each one of

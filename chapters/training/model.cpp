@@ -26,9 +26,9 @@ const hw::Chip& tpu_chip(std::string_view id, std::string_view field) {
   if (c.kind != "tpu")
     fail(field,
          c.name +
-             " is a GPU: its chips talk over NVLink and a switched network, not an ICI torus, and "
-             "this chapter lays its mesh on a TPU slice's torus axes. Pick a TPU (GPU clusters "
-             "come with the GPU chapter, Part 12).",
+             " is a GPU: this calculator lays its mesh on the ICI torus axes of a TPU slice (M_X "
+             "and M_Y, pods over DCN), and a GPU cluster has none (NVLink nodes under a switched "
+             "fat tree). The training planner takes a GPU cluster; here, pick a TPU.",
          "not_tpu");
   return c;
 }

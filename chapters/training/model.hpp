@@ -40,8 +40,9 @@ struct Hardware {
   double hbm = 0;    // HBM capacity per chip, B
   double w_uni = 0;  // one direction of one ICI link, B/s (W_ici = 2 w_uni)
 };
-// The chip of a training calculator: a TPU of the tables. Any other chip (a GPU) is an InputError
-// naming `field` that says what it lacks here: an ICI torus to lay the mesh on.
+// The chip of a torus-only training calculator (strategy, split, regime map, the case study): a
+// TPU of the tables. A GPU is an InputError naming `field` that says what it lacks here, the torus
+// axes, and that the planner takes GPU clusters (planner_gpu.cpp).
 const hw::Chip& tpu_chip(std::string_view id, std::string_view field = "chip");
 // A.1: the figures of a chip from data/chips.json; InputError(field) for a missing one.
 Hardware hardware_of(const hw::Chip& chip, std::string_view dtype = "bf16",

@@ -71,6 +71,7 @@ Ctx make_ctx(const PlanInput& in) {
   x.D = c.D, x.heads = c.N, x.kv = c.K;
   x.pods = in.topo.pods;
   x.B_slice = in.B / in.topo.pods;
+  x.gpu = in.topo.gpu;
   x.budget = static_cast<long long>(work_bound(in.max_configs));
   return x;
 }
@@ -218,7 +219,7 @@ void count_configs(const Ctx& c, const AxisOpts& opts, long long (&n)[kNumSteps]
       if (!partial_ok(c, o0.y * o1.y, o0.z * o1.z)) continue;
       for (const AxisOpt& o2 : opts[2]) {
         const AxisOpt o[3] = {o0, o1, o2};
-        const Layout lay = layout_of(o);
+        const Layout lay = layout_of(c, o);
         if (!allowed(c, lay)) continue;
         int modes[4];
         const long long per = static_cast<long long>(x_modes(c, lay.X, modes)) * kRemats;
@@ -266,7 +267,7 @@ struct Search {
 
   // Every X mode, remat policy and microbatch count of one way to factor the axes.
   void assignment(int s, const AxisOpt* o, int n_axes) {
-    const Layout lay = layout_of(o);
+    const Layout lay = layout_of(c, o);
     if (!allowed(c, lay)) return;
     ++res.assignments;
     const SplitCosts k = split_costs(c.lc, c.h, c.B_slice, c.pods, lay);
@@ -309,6 +310,7 @@ struct Search {
 
 // The options of each axis of each slice.
 std::vector<AxisOpts> all_opts(const PlanInput& in, const Ctx& c) {
+  if (c.gpu.d_node > 0) return {gpu_axis_opts(c.gpu, in.pipeline)};
   std::vector<AxisOpts> out;
   for (const Slice& sl : in.topo.slices) {
     AxisOpts o;
@@ -394,9 +396,15 @@ Plan evaluate(const PlanInput& in, int slice, std::array<int, 3> x, std::array<i
                std::to_string(y[i]) + " x " + std::to_string(z[i]) + " does not make its " +
                std::to_string(a) + " chips",
            "bad_input");
-    o[i] = axis_opt(x[i], y[i], z[i], a, i < n_axes && sl.wrap[i], c.h);
+    o[i] = c.gpu.d_node > 0 ? AxisOpt{x[i], y[i], z[i], 0, 0}
+                            : axis_opt(x[i], y[i], z[i], a, i < n_axes && sl.wrap[i], c.h);
   }
-  const Layout lay = layout_of(o);
+  const Layout lay = layout_of(c, o);
+  if (!lay.valid)
+    fail("layout",
+         "on a GPU cluster, pipeline stages run across nodes, and TP spans nodes only when it "
+         "holds whole nodes and the plan allows it",
+         "bad_layout");
   if (lay.Z > c.lc.L) fail("layout", "more pipeline stages than layers", "out_of_range");
   if (lay.Y > 1 && !tp_degree_fits(lay.Y, c.D, c.heads, c.kv))
     fail("layout", "a TP degree of " + tp_degree_misfit(lay.Y, c.D, c.heads, c.kv), "bad_layout");

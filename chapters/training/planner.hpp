@@ -50,10 +50,20 @@ struct Slice {
   std::vector<bool> wrap;
   double chips() const;
 };
+// A GPU cluster (the gpus chapter's model): nodes of d_node GPUs on NVLink (the fast axis, the
+// slice's first) under a fat tree (the slow axis, the second, one entry per node).
+struct GpuCluster {
+  double d_node = 0;  // GPUs per NVLink domain; 0: not a GPU cluster
+  double nodes = 0;
+  double w_gpu = 0;            // NVLink egress per GPU, each way
+  double w_node = 0;           // scale-out egress of a node
+  bool cross_node_tp = false;  // let TP span nodes (the chapter keeps it inside one)
+};
 // The slices a request can run on, and how many pods (each one slice) it spans.
 struct Topology {
   std::vector<Slice> slices;  // the candidates (one for a shape; every shape of a chip count)
   double pods = 1;
+  GpuCluster gpu;  // set for a GPU cluster: one slice {d_node, nodes}, one pod
 };
 // A slice shape ("16x20x28") the chip comes in, over `pods` pods; InputError(field) otherwise.
 Topology topology_for_shape(const hw::Chip& chip, std::string_view shape, double pods = 1,
@@ -67,6 +77,18 @@ Topology topology_for_chips(const hw::Chip& chip, double chips, std::string_view
 std::vector<double> chip_counts(const hw::Chip& chip, double max_pods = 8);
 // The chips of a full pod of the chip.
 double pod_chips(const hw::Chip& chip);
+
+// A GPU cluster of `chips` GPUs (planner_gpu.cpp): whole nodes under the chapter's two-tier fat
+// tree. InputError(field) for a count that is not a whole number of nodes or is more than the
+// tree takes, and for a GPU the book gives no NVLink or scale-out figures for.
+Topology topology_for_gpus(const hw::Chip& chip, double chips, bool cross_node_tp = false,
+                           std::string_view field = "chips");
+// The GPU counts a slider offers: a node, then powers of two of nodes up to the fat tree's size.
+std::vector<double> gpu_counts(const hw::Chip& chip);
+// A GPU's figures as the planner's records take them: C, HBM, and W_ici read as NVLink's W_GPU
+// (the fast axis' bandwidth per GPU, each way); w_uni the per-GPU scale-out (stage copies cross
+// nodes).
+Hardware gpu_hardware(const hw::Chip& chip, std::string_view field = "chip");
 
 // The work a search may do: about 20 ms of the page's time in wasm.
 inline constexpr double kMaxConfigs = 250000;

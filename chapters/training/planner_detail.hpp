@@ -31,6 +31,7 @@ struct Ctx {
   double B_slice = 0, pods = 1;
   int micro_step = 4;
   long long budget = 0;
+  GpuCluster gpu;  // d_node > 0 on a GPU cluster
 };
 
 // The model, chip and batch of a request, checked (InputError naming the field).
@@ -85,9 +86,20 @@ inline Layout layout_of(const AxisOpt* o) {
   return lay;
 }
 
+// A GPU cluster's layout of the node axis' and the nodes axis' factors (planner_gpu.cpp).
+Layout gpu_layout(const Ctx& c, const AxisOpt* o);
+// The factors of a GPU cluster's two axes: X and Y share the node; X, Y (if TP may span nodes)
+// and Z share the nodes.
+AxisOpts gpu_axis_opts(const GpuCluster& g, bool pipeline);
+
+// The layout of a request's three axis options: the torus's, or the GPU cluster's.
+inline Layout layout_of(const Ctx& c, const AxisOpt* o) {
+  return c.gpu.d_node > 0 ? gpu_layout(c, o) : layout_of(o);
+}
+
 // Whether the search takes a layout: Z at most the layers, Y a TP degree the model takes.
 inline bool allowed(const Ctx& c, const Layout& lay) {
-  return lay.Z <= c.lc.L && (lay.Y == 1 || tp_degree_fits(lay.Y, c.D, c.heads, c.kv));
+  return lay.valid && lay.Z <= c.lc.L && (lay.Y == 1 || tp_degree_fits(lay.Y, c.D, c.heads, c.kv));
 }
 
 // Whether some layout can still follow from axes factored so far (y and z, the products of their Y

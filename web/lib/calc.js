@@ -277,13 +277,14 @@ export class SbCalc extends HTMLElement {
     if (this.gpuCalculator()) return null;  // a GPU it cannot use keeps its error
     if (this.state.all().chip !== undefined || !this.tpus.length) return null;
     this.tpuPicked = lastTpu(this.tpus).picked;
+    this.gpuWhy = r.error.message;
     return lastTpu(this.tpus).id;
   }
 
   show(inputs, r, tpu) {
     this.response = r;
     this.fallback = tpu && r.ok ? { gpu: inputs.chip, tpu } : null;
-    if (tpu && r.ok) gpuNotice.add(this, this.chipNames.get(inputs.chip), this.chipNames.get(tpu), this.tpuPicked);
+    if (tpu && r.ok) gpuNotice.add(this, this.chipNames.get(inputs.chip), this.chipNames.get(tpu), this.tpuPicked, this.gpuWhy);
     else gpuNotice.drop(this);
     for (const f of this.fields.values()) { f.error.textContent = ''; f.input.removeAttribute('aria-invalid'); }
     this.formError.hidden = true;
@@ -352,8 +353,8 @@ export function choiceWords(v) {
 // and which TPU they compute on instead. One note for the page, whichever widgets fell back.
 export const gpuNotice = {
   who: new Map(),  // calc element -> {gpu, tpu}
-  add(calc, gpu, tpu, picked) {
-    this.who.set(calc, { gpu, tpu, picked });
+  add(calc, gpu, tpu, picked, why) {
+    this.who.set(calc, { gpu, tpu, picked, why });
     this.draw();
   },
   drop(calc) {
@@ -367,12 +368,14 @@ export const gpuNotice = {
       const intro = document.querySelector('main .sb-intro');
       if (intro) intro.after(el); else document.querySelector('main')?.prepend(el);
     }
-    const [{ gpu, tpu, picked }] = this.who.values();
+    const [{ gpu, tpu, picked, why }] = this.who.values();
     const titles = [...this.who.keys()].map((c) => c.info?.title).filter(Boolean);
+    // What the GPU lacks here is the module's own sentence (the refused call's error), less the
+    // field and the chip's name it starts with (the heading says it).
+    const lacks = String(why || '').replace(/^[a-z_]+:\s*/, '').replace(/^.*? is a GPU:\s*/, '');
     el.replaceChildren(h('strong', {}, `${gpu} is a GPU. `),
-      'This chapter lays its strategies out on a TPU slice: an ICI torus of chips, its axes and its ' +
-      'wraparound links. A GPU cluster (NVLink within a node, a switched network across nodes) has ' +
-      `none of these here yet, so until the GPU chapter gives these pages GPU clusters, ${titles.length > 1 ? 'these widgets compute' : 'this widget computes'} on ` +
+      lacks ? `${lacks.charAt(0).toUpperCase()}${lacks.slice(1)} ` : '',
+      `So ${titles.length > 1 ? 'these widgets compute' : 'this widget computes'} on ` +
       `${tpu}, ${picked ? 'the last TPU chip you picked' : 'the TPU this page starts on'}: `, titles.join('; '), '.');
   },
 };
