@@ -100,9 +100,28 @@ int cmd_list(bool as_json) {
   return 0;
 }
 
-void print_columns(const json& table);  // below
+// A `table` member (texts, the header first) in columns: the first left to right, the numbers
+// lined up on the right.
+void print_table(const json& table) {
+  std::vector<size_t> width;
+  for (const auto& row : table)
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], row[i].get<std::string>().size());
+    }
+  for (const auto& row : table) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      std::string cell = row[i].get<std::string>();
+      const std::string pad(width[i] - cell.size(), ' ');
+      line += i == 0 ? cell + pad : "  " + pad + cell;
+    }
+    std::cout << line << "\n";
+  }
+}
 
-int cmd_calc(const std::vector<std::string>& args) {
+// `preset`: inputs given before the flags (several files joined into a long-text input).
+int cmd_calc(const std::vector<std::string>& args, const json& preset = json::object()) {
   if (args.size() < 3 || args[2] == "--help" || args[2] == "-h") {
     std::ostream& o = args.size() < 3 ? err() : std::cout;
     if (args.size() < 3) o << "error in name: calc needs a calculator NAME\n";
@@ -118,7 +137,7 @@ int cmd_calc(const std::vector<std::string>& args) {
     err() << "error in " << e.field << ": " << e.what() << "\n";
     return 2;
   }
-  json inputs = json::object();
+  json inputs = preset;
   bool as_json = false, help = false;
   if (!flags(args, 3, c->params, inputs, as_json, help)) return 2;
   if (help) {
@@ -145,11 +164,9 @@ int cmd_calc(const std::vector<std::string>& args) {
   if (r.contains("notes"))
     for (const auto& n : r["notes"])
       if (n.is_string()) std::cout << "note: " << n.get<std::string>() << "\n";
+  if (r.contains("table") && r["table"].is_array() && !r.contains(std::string(c->command)))
+    print_table(r["table"]);
   print_trace(r["trace"]);
-  if (r.contains("table") && r["table"].is_array()) {
-    std::cout << "\n";
-    print_columns(r["table"]);
-  }
   return 0;
 }
 
@@ -303,27 +320,6 @@ int cmd_chips(bool as_json) {
   return 0;
 }
 
-// A table (texts, the header first) in columns: the first reads left to right, the numbers line up
-// on the right.
-void print_columns(const json& table) {
-  std::vector<size_t> width;
-  for (const auto& row : table)
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], row[i].get<std::string>().size());
-    }
-  for (const auto& row : table) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      std::string cell = row[i].get<std::string>();
-      // The first column reads left to right, the numbers line up on the right.
-      const std::string pad(width[i] - cell.size(), ' ');
-      line += i == 0 ? cell + pad : "  " + pad + cell;
-    }
-    std::cout << line << "\n";
-  }
-}
-
 // A chapter's command (Calculator::command): the calculator on its defaults; --json prints the
 // rows under the command's name, the plain form its table (texts, the header first) in columns.
 int cmd_table(const sb::Calculator& c, bool as_json) {
@@ -333,7 +329,7 @@ int cmd_table(const sb::Calculator& c, bool as_json) {
     std::cout << r[std::string(c.command)].dump(1) << "\n";
     return 0;
   }
-  print_columns(r["table"]);
+  print_table(r["table"]);
   return 0;
 }
 
@@ -351,7 +347,7 @@ std::string usage() {
     if (c.command.empty()) continue;
     const sb::Param* text = long_text_of(c);
     std::string line = "  scaling " + std::string(c.command) +
-                       (text ? " FILE [--PARAM VALUE ...] [--json]" : " [--json]");
+                       (text ? " FILE... [--PARAM VALUE ...] [--json]" : " [--json]");
     line.resize(std::max(line.size() + 1, size_t{45}), ' ');
     u += line + std::string(c.title);
     if (text)
@@ -377,9 +373,28 @@ int cmd_file(const std::vector<std::string>& args, const sb::Calculator& c) {
                         c.doc, c.params);
     return help ? 0 : 2;
   }
-  std::vector<std::string> calc = {args[0], "calc", std::string(c.name), "--" + text, args[2]};
-  calc.insert(calc.end(), args.begin() + 3, args.end());
-  return cmd_calc(calc);
+  // Several FILEs (those before the first flag) are joined, one after another, into the input.
+  size_t end = 3;
+  while (end < args.size() && args[end].rfind("--", 0) != 0) ++end;
+  if (end == 3) {
+    std::vector<std::string> calc = {args[0], "calc", std::string(c.name), "--" + text, args[2]};
+    calc.insert(calc.end(), args.begin() + 3, args.end());
+    return cmd_calc(calc);
+  }
+  std::string joined;
+  for (size_t i = 2; i < end; ++i) {
+    std::string one;
+    if (!read_long_text(*long_text_of(c), args[i], one)) return 2;
+    joined += one + "\n";
+  }
+  if (joined.size() > sb::kLongTextBytes) {
+    err() << "error in " << text << ": the files together are over " << sb::kLongTextBytes
+          << " bytes\n";
+    return 2;
+  }
+  std::vector<std::string> calc = {args[0], "calc", std::string(c.name)};
+  calc.insert(calc.end(), args.begin() + static_cast<long>(end), args.end());
+  return cmd_calc(calc, json{{text, joined}});
 }
 // The whole command: args as main receives them (args[0] the program), the exit status returned.
 int dispatch(const std::vector<std::string>& args) {

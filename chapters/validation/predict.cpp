@@ -1,0 +1,141 @@
+// The prediction of one run: the training chapter's costs of its exact layout (costs.hpp), or the
+// inference chapter's prefill and decode step, at peak rates (the bound) and at the rates the
+// factors allow (the expected figure).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "chapters/gpus/collectives.hpp"
+#include "chapters/inference/model.hpp"
+#include "chapters/training/model.hpp"
+#include "chapters/transformers/model_memory.hpp"
+#include "chapters/validation/model.hpp"
+#include "core/error.hpp"
+
+namespace sb::validation {
+
+namespace tf = transformers;
+namespace tr = training;
+
+namespace {
+
+// The chip's rates at the factors.
+tr::Hardware at_factors(const Scenario& s, const Factors& f) {
+  tr::Hardware h = s.hw;
+  h.C *= s.family == "TPU" ? f.mxu_tpu : f.mxu_gpu;
+  h.W_ici *= f.link, h.W_dcn *= f.link, h.w_uni *= f.link;
+  h.W_hbm *= f.hbm;
+  return h;
+}
+
+// The layout of the run's degrees on its chips. A TPU lays tensor parallelism on one torus axis
+// and the data axis on the others (the book's whole axes, A.4: M_X + M_Y = the torus' axes); a GPU
+// keeps tensor parallelism inside its NVLink node, and the data axis reaches past the node over
+// each GPU's own NIC (the gpus chapter's scale-out share).
+tr::Layout layout(const Scenario& s, const tr::Hardware& h) {
+  tr::Layout lay;
+  lay.X = static_cast<int>(s.data / s.pods * s.fsdp * s.context);
+  lay.Y = static_cast<int>(s.tensor), lay.Z = static_cast<int>(s.pipeline);
+  if (s.family == "TPU") {
+    lay.M_Y = lay.Y > 1 ? 1 : 0;
+    lay.M_X = lay.X > 1 ? std::max(1.0, s.torus_dims - (lay.Y > 1 ? 1 : 0)) : 0;
+    lay.A_max = std::ceil(std::pow(lay.X, 1.0 / std::max(1.0, lay.M_X)));
+    return lay;
+  }
+  const double node = s.gpus_per_node;
+  const double x_node = std::max(1.0, std::min<double>(lay.X, node / lay.Y));
+  const bool x_spans_nodes = lay.X > x_node;
+  const double scale = h.W_dcn > 0 ? h.W_dcn : h.W_ici;
+  lay.M_Y = lay.Y > 1 ? (lay.Y <= node ? 1 : scale / h.W_ici) : 0;
+  lay.M_X = lay.X > 1 ? (x_spans_nodes ? scale / h.W_ici : 1) : 0;
+  if (s.expert > 1) {
+    const double g = s.expert, nodes = std::ceil(g / x_node);
+    lay.a2a = nodes > 1 ? gpus::a2a_cross_node_time(g, nodes, scale * x_node)
+                        : gpus::a2a_time(g, g, h.W_ici);
+  }
+  return lay;
+}
+
+int x_mode(const Scenario& s, const tr::Layout& lay) {
+  if (lay.X == 1) return tr::kXNone;
+  const bool ep = s.expert > 1;
+  if (s.fsdp > 1) return ep ? tr::kXFSDPEP : tr::kXFSDP;
+  return ep ? tr::kXDPEP : tr::kXDP;
+}
+
+struct TrainRun {
+  tr::StepCosts t;
+  tr::SplitCosts k;
+};
+TrainRun train_costs(const Scenario& s, const tr::Hardware& h) {
+  // Causal attention: each token attends to T/2 keys on average.
+  const tr::LayerChoice choice{false, true, s.seq_len / 2};
+  const tr::LayerCosts lc = tr::layer_costs(s.model, choice);
+  const tr::Layout lay = layout(s, h);
+  const double B = s.sequences * s.seq_len;
+  TrainRun run;
+  run.k = tr::split_costs(lc, h, B / s.pods, s.pods, lay);
+  run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), tr::remat_index(s.remat),
+                         static_cast<int>(s.micro));
+  return run;
+}
+
+const char* term_of(const tr::StepCosts& t) {
+  const double terms[] = {t.math_b, t.hbm_b, t.fsdp_b, t.tp, t.ep, t.dp_b, t.dcn_b};
+  static const char* kNames[] = {"compute",     "HBM",           "FSDP gathers",  "TP collectives",
+                                 "all-to-alls", "DP all-reduce", "DCN all-reduce"};
+  return kNames[std::max_element(std::begin(terms), std::end(terms)) - std::begin(terms)];
+}
+
+Figures train_figures(const Scenario& s, const tr::StepCosts& t) {
+  Figures f;
+  f.step = t.t_step;
+  f.tokens_per_s_chip = s.sequences * s.seq_len / (t.t_step * s.chips);
+  f.mfu = convention_flops_per_token(s) * f.tokens_per_s_chip / s.hw.C;
+  f.primary = s.measured_key == "step_time_s" ? f.step : f.tokens_per_s_chip;
+  return f;
+}
+
+}  // namespace
+
+void judge(Prediction& p) {
+  if (!(p.measured > 0)) return;
+  p.error = p.expected.primary / p.measured - 1;
+  p.above_bound = p.higher_is_better ? p.measured > p.bound.primary * (1 + 1e-9)
+                                     : p.measured < p.bound.primary * (1 - 1e-9);
+}
+
+double convention_flops_per_token(const Scenario& s) {
+  const tf::Params p = tf::params(s.model);
+  const double P = s.conv_params == "all" ? p.total : p.matmul_active;
+  const double passes = s.conv_recompute && s.remat == tf::Remat::Block ? 4 : 3;
+  const double T = s.seq_len > 0 ? s.seq_len : s.prompt;
+  const double attn =
+      s.conv_attention == "none"
+          ? 0
+          : s.model.L * tf::attention_core_flops(1, 1, T, s.model.N, tf::head_dim_qk(s.model),
+                                                 tf::head_dim_v(s.model), tf::Pass::Forward,
+                                                 s.conv_attention == "causal");
+  return passes * (2 * P + attn);
+}
+
+Prediction predict_inference(const Scenario& s, const Factors& f);  // predict_inference.cpp
+
+Prediction predict(const Scenario& s, const Factors& f) {
+  if (s.kind == "inference") return predict_inference(s, f);
+  Prediction p;
+  const TrainRun b = train_costs(s, s.hw), e = train_costs(s, at_factors(s, f));
+  p.bound = train_figures(s, b.t), p.expected = train_figures(s, e.t);
+  p.mem = b.t.mem(), p.hbm = s.hw.hbm, p.fits = p.mem <= p.hbm;
+  p.bottleneck = term_of(e.t);
+  p.unit = s.measured_key == "step_time_s" ? "s" : "tokens/s per chip";
+  p.higher_is_better = s.measured_key != "step_time_s";
+  p.measured = s.measured_key == "tflops_per_chip"
+                   ? s.measured * 1e12 / convention_flops_per_token(s)
+                   : s.measured;
+  judge(p);
+  return p;
+}
+
+}  // namespace sb::validation

@@ -1,0 +1,197 @@
+// The layout, batch, inference lengths, FLOP conventions and measured figures of a scenario.
+#include <cmath>
+#include <string>
+
+#include "chapters/validation/model.hpp"
+#include "core/error.hpp"
+#include "core/hardware.hpp"
+#include "core/units.hpp"
+
+namespace sb::validation {
+
+namespace tf = transformers;
+
+namespace {
+
+double whole_or(const json& j, const char* key, const std::string& path, double def) {
+  const std::string f = path + key;
+  if (!j.is_object() || !j.contains(key)) {
+    if (def < 0) fail(f, f + " is missing", "missing");
+    return def;
+  }
+  const json& v = j[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1 ||
+      v.get<double>() != std::floor(v.get<double>()))
+    fail(f, f + " must be a whole number of at least 1", "out_of_range");
+  return v.get<double>();
+}
+double positive(const json& j, const char* key, const std::string& path) {
+  const std::string f = path + key;
+  const json& v = j[key];
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
+    fail(f, f + " must be a positive number", "out_of_range");
+  return v.get<double>();
+}
+std::string text_or(const json& j, const char* key, const std::string& path, const char* def) {
+  if (!j.is_object() || !j.contains(key)) return def;
+  if (!j[key].is_string()) fail(path + key, path + key + " must be a text", "bad_value");
+  return j[key].get<std::string>();
+}
+const json& member(const json& j, const char* key, const std::string& path, bool required) {
+  static const json kEmpty = json::object();
+  if (!j.contains(key)) {
+    if (required) fail(path + key, path + key + " is missing", "missing");
+    return kEmpty;
+  }
+  if (!j[key].is_object()) fail(path + key, path + key + " must be an object", "bad_value");
+  return j[key];
+}
+std::string count(double v) { return units::number(v, 10); }
+
+void read_degrees(const json& j, const std::string& p, Scenario& s) {
+  const json& par = member(j, "parallelism", p, true);
+  const std::string q = p + "parallelism.";
+  s.data = whole_or(par, "data", q, 1), s.fsdp = whole_or(par, "fsdp", q, 1);
+  s.tensor = whole_or(par, "tensor", q, 1), s.pipeline = whole_or(par, "pipeline", q, 1);
+  s.expert = whole_or(par, "expert", q, 1), s.context = whole_or(par, "context", q, 1);
+  s.micro = whole_or(par, "microbatches", q, 1);
+  const double product = s.data * s.fsdp * s.tensor * s.pipeline * s.context;
+  if (product != s.chips)
+    fail(q + "data",
+         q + "data x fsdp x tensor x pipeline x context is " + count(product) + ", not the " +
+             count(s.chips) + " chips of the run",
+         "out_of_range");
+  if (std::fmod(s.data * s.fsdp, s.expert) != 0)
+    fail(q + "expert",
+         q + "expert: the experts shard over the data axis (data x fsdp = " +
+             count(s.data * s.fsdp) + "), which " + count(s.expert) + " does not divide",
+         "out_of_range");
+  if (std::fmod(s.data, s.pods) != 0)
+    fail(p + "pods", p + "pods must divide parallelism.data (data parallelism spans the pods)",
+         "out_of_range");
+  if (s.pipeline > s.model.L)
+    fail(q + "pipeline",
+         q + "pipeline: more stages than the model's " + count(s.model.L) + " layers",
+         "out_of_range");
+}
+
+void read_training(const json& j, const std::string& p, Scenario& s) {
+  const json& b = member(j, "batch", p, true);
+  const std::string q = p + "batch.";
+  s.sequences = whole_or(b, "sequences", q, -1), s.seq_len = whole_or(b, "seq_len", q, -1);
+  const double groups = s.data * s.fsdp * s.micro;
+  if (std::fmod(s.sequences, groups) != 0)
+    fail(q + "sequences",
+         q + "sequences: " + count(s.sequences) + " sequences do not divide into data x fsdp x " +
+             "microbatches = " + count(groups) + " equal parts",
+         "out_of_range");
+  const std::string r = text_or(j, "remat", p, "big_matmuls");
+  if (r == "block")
+    s.remat = tf::Remat::Block;
+  else if (r == "save_all")
+    s.remat = tf::Remat::SaveAll;
+  else if (r == "big_matmuls")
+    s.remat = tf::Remat::BigMatmuls;
+  else
+    fail(p + "remat", p + "remat must be block, big_matmuls or save_all", "bad_value");
+}
+
+void read_inference(const json& j, const std::string& p, Scenario& s) {
+  const json& in = member(j, "inference", p, true);
+  const std::string q = p + "inference.";
+  s.phase = text_or(in, "phase", q, "");
+  if (s.phase != "prefill" && s.phase != "static" && s.phase != "serve" && s.phase != "decode")
+    fail(q + "phase", q + "phase must be prefill, static, serve or decode", "bad_value");
+  s.prompt = whole_or(in, "prompt", q, -1);
+  s.output = whole_or(in, "output", q, s.phase == "prefill" ? 1 : -1);
+  s.batch = whole_or(in, "batch", q, -1);
+  const json& d = member(j, "dtypes", p, false);
+  const std::string w = text_or(d, "weights", p + "dtypes.", "bf16");
+  const std::string kv = text_or(d, "kv", p + "dtypes.", "bf16");
+  s.b_w = hw::dtype_bytes(w, p + "dtypes.weights"), s.b_kv = hw::dtype_bytes(kv, p + "dtypes.kv");
+}
+
+}  // namespace
+
+void read_layout(const json& j, const std::string& p, Scenario& s) {
+  s.chips = whole_or(j, "chips", p, -1), s.pods = whole_or(j, "pods", p, 1);
+  s.topology = text_or(j, "topology", p, "");
+  read_degrees(j, p, s);
+  if (s.kind == "training")
+    read_training(j, p, s);
+  else
+    read_inference(j, p, s);
+  const json& c = member(j, "conventions", p, false);
+  const std::string q = p + "conventions.";
+  s.conv_attention = text_or(c, "attention", q, "causal");
+  if (s.conv_attention != "causal" && s.conv_attention != "full" && s.conv_attention != "none")
+    fail(q + "attention", q + "attention must be causal, full or none", "bad_value");
+  s.conv_params = text_or(c, "params", q, "matmul");
+  if (s.conv_params != "matmul" && s.conv_params != "all")
+    fail(q + "params", q + "params must be matmul or all", "bad_value");
+  if (c.contains("recompute")) {
+    if (!c["recompute"].is_boolean())
+      fail(q + "recompute", q + "recompute must be true or false", "bad_value");
+    s.conv_recompute = c["recompute"].get<bool>();
+  }
+  if (j.contains("notes") && j["notes"].is_array())
+    for (const auto& n : j["notes"])
+      if (n.is_string()) s.notes.push_back(n.get<std::string>());
+}
+
+// The measured figures: the first key of `measured` the format knows is the one the error is
+// taken on (a training run's TFLOP/s per chip becomes tokens/s under its own FLOP count).
+void read_measured(const json& j, const std::string& p, Scenario& s) {
+  const json& m = member(j, "measured", p, false);
+  s.measured_all = m;
+  static const char* kKnown[] = {"tokens_per_s_per_chip",
+                                 "step_time_s",
+                                 "tflops_per_chip",
+                                 "latency_s",
+                                 "output_tokens_per_s_per_chip",
+                                 "tpot_s",
+                                 "ttft_s",
+                                 "memory_bytes_per_chip",
+                                 "source"};
+  for (auto it = m.begin(); it != m.end(); ++it) {
+    bool known = false;
+    for (const char* k : kKnown) known = known || it.key() == k;
+    if (!known)
+      fail(p + "measured." + it.key(),
+           p + "measured." + it.key() + " is not a figure the format knows (docs/VALIDATION.md)",
+           "unknown_key");
+    if (it.key() == "source") continue;
+    positive(m, it.key().c_str(), p + "measured.");
+    if (s.measured_key.empty() && it.key() != "memory_bytes_per_chip") {
+      s.measured_key = it.key();
+      s.measured = it.value().get<double>();
+    }
+  }
+  if (s.kind == "training" &&
+      (s.measured_key == "latency_s" || s.measured_key == "tpot_s" || s.measured_key == "ttft_s" ||
+       s.measured_key == "output_tokens_per_s_per_chip"))
+    fail(p + "measured." + s.measured_key, "an inference figure on a training run", "bad_value");
+  if (s.kind == "inference" &&
+      (s.measured_key == "tokens_per_s_per_chip" || s.measured_key == "step_time_s" ||
+       s.measured_key == "tflops_per_chip"))
+    fail(p + "measured." + s.measured_key, "a training figure on an inference run", "bad_value");
+}
+
+json config_json(const Scenario& s) {
+  json j = {{"model", s.model_id},  {"chip", s.chip_id},       {"chips", s.chips},
+            {"pods", s.pods},       {"data", s.data},          {"fsdp", s.fsdp},
+            {"tensor", s.tensor},   {"pipeline", s.pipeline},  {"expert", s.expert},
+            {"context", s.context}, {"microbatches", s.micro}, {"compute", s.compute}};
+  if (s.kind == "training") {
+    j["sequences"] = s.sequences, j["seq_len"] = s.seq_len;
+    j["remat"] = s.remat == tf::Remat::Block     ? "block"
+                 : s.remat == tf::Remat::SaveAll ? "save_all"
+                                                 : "big_matmuls";
+  } else {
+    j["phase"] = s.phase, j["prompt"] = s.prompt, j["output"] = s.output, j["batch"] = s.batch;
+    j["bytes_per_weight"] = s.b_w, j["bytes_per_kv"] = s.b_kv;
+  }
+  return j;
+}
+
+}  // namespace sb::validation
