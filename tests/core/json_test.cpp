@@ -151,5 +151,4 @@ TEST(JsonWriter, ResultWriterMembersFollowTheExtras) {
             "{\"values\":{},\"notes\":[],\"verdict\":\"fits\",\"plan\":{\"steps\":[]},\"case\":3}");
 }
 
-
 }  // namespace
