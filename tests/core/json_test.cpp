@@ -122,4 +122,33 @@ TEST(JsonWriter, ResultMembersHoldValuesNotesAndExtras) {
   EXPECT_EQ(j["verdict"], "compute-bound");
 }
 
+// The writer's text is the text append_json writes for the tree it spells: commas between the
+// values of a container and none before its first, a double as "8.0" (nlohmann's dump), an
+// integer() as "8", a number that is not finite as null.
+TEST(JsonWriter, WriterPutsCommasBetweenValuesOnly) {
+  sb::Out out;
+  sb::JsonWriter w(out);
+  w.obj().key("sizes").arr().integer(4).integer(-8).end().key("t").num(8);
+  w.key("names").strs({"X", "Y"}).key("empty").arr().end().key("inner").obj().end();
+  w.key("ok").boolean(true).key("xs").nums({0.5, NAN}).key("tree").value(sb::json{{"a", 1}});
+  w.key("rows").arr().arr().integer(1).end().arr().integer(2).integer(3).end().end().end();
+  EXPECT_EQ(out.view(),
+            "{\"sizes\":[4,-8],\"t\":8.0,\"names\":[\"X\",\"Y\"],\"empty\":[],\"inner\":{},"
+            "\"ok\":true,\"xs\":[0.5,null],\"tree\":{\"a\":1},\"rows\":[[1],[2,3]]}");
+}
+
+// Result::writer's members follow those of `extra`, each after a comma, in the order written.
+TEST(JsonWriter, ResultWriterMembersFollowTheExtras) {
+  sb::Result r;
+  r.extra["verdict"] = "fits";
+  sb::JsonWriter w = r.writer();
+  w.key("plan").obj().key("steps").arr().end().end().key("case").integer(3);
+  sb::Out out;
+  out << '{';
+  r.write_members(out);
+  out << '}';
+  EXPECT_EQ(out.view(),
+            "{\"values\":{},\"notes\":[],\"verdict\":\"fits\",\"plan\":{\"steps\":[]},\"case\":3}");
+}
+
 }  // namespace
