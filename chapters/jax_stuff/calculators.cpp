@@ -247,7 +247,9 @@ constexpr Calculator kJaxCalculators[] = {
      .doc = "A mesh, two arrays with their PartitionSpecs and an einsum: each device's blocks, "
             "the collective XLA inserts, its payload and group, and its time on the chip.",
      .params = kJitParams,
-     .run = jit_calc},
+     // A search over the sharding chapter's plans, whose code would take the page's first module
+     // past its budget: computed in the page's worker. Its run: add_heavy.
+     .heavy = true},
     {.name = "jax-stuff.shard_map",
      .title = "shard_map: what each device returns",
      .doc = "arange(n) sharded by in_specs; each device keeps its first k elements and averages "
@@ -265,5 +267,6 @@ constexpr Calculator kJaxCalculators[] = {
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kJaxCalculators); }
+void add_heavy(Registry& r) { r.add_run("jax-stuff.jit", jit_calc); }
 
 }  // namespace sb::jax_stuff
