@@ -61,8 +61,9 @@ std::vector<std::string> axis_list(const std::string& t) {
 constexpr Param kJitParams[] = {
     chip_param(),
     text("mesh", "jax.make_mesh((4, 2), ('X', 'Y'))", "the mesh: axis sizes and names"),
-    choice("mode", "auto", "auto|explicit",
-           "Auto: jit on Auto axes (XLA chooses); Explicit: shardings are part of the types"),
+    choice(
+        "mode", "auto", "auto|explicit",
+        "sharding mode, auto (jit on Auto axes, XLA chooses) or explicit (shardings in the types)"),
     text("einsum", "bd,df->bf", "the einsum the function runs (a matmul: one contracted letter)"),
     text("x_shape", "bf16[8,2048]", "first operand: dtype and global shape"),
     text("x_spec", "P('X', 'Y')", "its PartitionSpec"),
@@ -122,7 +123,7 @@ void jit_calc(const Inputs& in, Trace& tr, Result& r) {
 
 constexpr Param kShardMapParams[] = {
     text("mesh", "jax.make_mesh((2, 4), ('x', 'y'))", "the mesh: axis sizes and names"),
-    count("n", 512, "x = arange(n)", {}, 1, 1e6),
+    count("n", 512, "length n of the array, x = arange(n)", {}, 1, 1e6),
     text("in_spec", "P(('x', 'y'))", "in_specs: the PartitionSpec of x"),
     count("k", 4, "each device keeps its first k elements", {}, 1, 1024),
     choice("collective", "pmean", "pmean|psum|none", "what the function does with its slice"),
