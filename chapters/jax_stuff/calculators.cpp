@@ -61,8 +61,9 @@ std::vector<std::string> axis_list(const std::string& t) {
 constexpr Param kJitParams[] = {
     chip_param(),
     text("mesh", "jax.make_mesh((4, 2), ('X', 'Y'))", "the mesh: axis sizes and names"),
-    choice("mode", "auto", "auto|explicit",
-           "Auto: jit on Auto axes (XLA chooses); Explicit: shardings are part of the types"),
+    choice(
+        "mode", "auto", "auto|explicit",
+        "sharding mode, auto (jit on Auto axes, XLA chooses) or explicit (shardings in the types)"),
     text("einsum", "bd,df->bf", "the einsum the function runs (a matmul: one contracted letter)"),
     text("x_shape", "bf16[8,2048]", "first operand: dtype and global shape"),
     text("x_spec", "P('X', 'Y')", "its PartitionSpec"),
@@ -122,7 +123,7 @@ void jit_calc(const Inputs& in, Trace& tr, Result& r) {
 
 constexpr Param kShardMapParams[] = {
     text("mesh", "jax.make_mesh((2, 4), ('x', 'y'))", "the mesh: axis sizes and names"),
-    count("n", 512, "x = arange(n)", {}, 1, 1e6),
+    count("n", 512, "length n of the array, x = arange(n)", {}, 1, 1e6),
     text("in_spec", "P(('x', 'y'))", "in_specs: the PartitionSpec of x"),
     count("k", 4, "each device keeps its first k elements", {}, 1, 1024),
     choice("collective", "pmean", "pmean|psum|none", "what the function does with its slice"),
@@ -247,7 +248,9 @@ constexpr Calculator kJaxCalculators[] = {
      .doc = "A mesh, two arrays with their PartitionSpecs and an einsum: each device's blocks, "
             "the collective XLA inserts, its payload and group, and its time on the chip.",
      .params = kJitParams,
-     .run = jit_calc},
+     // A search over the sharding chapter's plans, whose code would take the page's first module
+     // past its budget: computed in the page's worker. Its run: add_heavy.
+     .heavy = true},
     {.name = "jax-stuff.shard_map",
      .title = "shard_map: what each device returns",
      .doc = "arange(n) sharded by in_specs; each device keeps its first k elements and averages "
@@ -265,5 +268,6 @@ constexpr Calculator kJaxCalculators[] = {
 }  // namespace
 
 void add_calculators(Registry& r) { r.add(kJaxCalculators); }
+void add_heavy(Registry& r) { r.add_run("jax-stuff.jit", jit_calc); }
 
 }  // namespace sb::jax_stuff

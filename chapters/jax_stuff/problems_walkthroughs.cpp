@@ -101,7 +101,12 @@ constexpr Slot kE1Slots[] = {
 
 // n of "arange(n, int32)" or "jnp.arange(0, n, dtype=jnp.int32)".
 double arange_length(const std::string& t) {
-  const sh::Val v = sh::read_literal(t, "array", "the array", "bad_array");
+  sh::Val v;
+  try {
+    v = sh::read_literal(t, "array");
+  } catch (const InputError& e) {  // the reader speaks of a mesh, the spelling it reads first
+    fail("array", "array: write it as arange(n, int32); " + std::string(e.what()), "bad_array");
+  }
   auto whole = [](const sh::Val& x) {
     return x.kind == sh::Val::Int && x.i >= 1 && x.i <= 1000000;
   };

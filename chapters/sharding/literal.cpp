@@ -35,8 +35,7 @@ struct Token {
 
 class LiteralReader {
  public:
-  LiteralReader(Text s, Text field, Text what, Text code)
-      : s_(s), f_(field), what_(what), code_(code) {}
+  LiteralReader(Text s, Text field) : s_(s), f_(field) {}
 
   Val run() {
     lex();
@@ -49,20 +48,18 @@ class LiteralReader {
       return v;
     }
     Val v = value(0);
-    if (cur().kind != Tok::End) err(cur(), "unexpected text after " + std::string(what_));
+    if (cur().kind != Tok::End) err(cur(), "unexpected text after the mesh");
     return v;
   }
 
  private:
   Text s_;  // the caller's text, which outlives the reader
   Text f_;
-  Text what_;  // "the mesh", in the messages
-  Text code_;  // the error's code
   std::vector<Token> toks_;
   std::size_t t_ = 0;
 
   [[noreturn]] void err_at(std::size_t at, const std::string& msg) {
-    fail_at(f_, s_, at, msg, code_);
+    fail_at(f_, s_, at, msg, "bad_mesh");
   }
   [[noreturn]] void err(const Token& t, const std::string& msg) { err_at(t.at, msg); }
   const Token& cur() const { return toks_[t_]; }
@@ -160,7 +157,7 @@ class LiteralReader {
         t.kind = Tok::Ident;
         t.text = s_.substr(b, i - b);
       } else {
-        err_at(i, "unexpected character in " + std::string(what_));
+        err_at(i, "unexpected character in the mesh");
       }
       toks_.push_back(std::move(t));
     }
@@ -174,7 +171,7 @@ class LiteralReader {
   static constexpr int kMaxDepth = 16;
 
   Val value(int depth) {
-    if (depth > kMaxDepth) err(cur(), std::string(what_) + " is nested too deeply");
+    if (depth > kMaxDepth) err(cur(), "the mesh is nested too deeply");
     const Token& t = cur();
     Val v;
     v.at = t.at;
@@ -211,7 +208,7 @@ class LiteralReader {
         if (cur().kind == Tok::LParen) call(v, depth);
         return v;
       case Tok::End:
-        err(t, std::string(what_) + " ends too early");
+        err(t, "the mesh ends too early");
       default:
         err(t, "expected a value (a number, a name, a tuple or a {axis: size} dict)");
     }
@@ -283,8 +280,6 @@ class LiteralReader {
 
 }  // namespace
 
-Val read_literal(Text text, Text field, Text what, Text code) {
-  return LiteralReader(text, field, what, code).run();
-}
+Val read_literal(Text text, Text field) { return LiteralReader(text, field).run(); }
 
 }  // namespace sb::sharding

@@ -21,9 +21,7 @@ struct Val {
 };
 
 // Reads `text` as one literal, left to right, nesting capped at 16 levels; bare "X=4, Y=4" entries
-// read as a dict. Errors are InputError(field, code) pointing at the character, calling the text
-// `what` ("the mesh", "the PartitionSpec").
-Val read_literal(std::string_view text, std::string_view field, std::string_view what = "the mesh",
-                 std::string_view code = "bad_mesh");
+// read as a dict. Errors are InputError(field, "bad_mesh") pointing at the character.
+Val read_literal(std::string_view text, std::string_view field);
 
 }  // namespace sb::sharding

@@ -16,7 +16,20 @@ namespace {
 
 using namespace scan;
 
-constexpr Text kSpec = "the PartitionSpec";
+// The literal reader's own errors (it speaks of "the mesh", whose spellings it reads first),
+// told of the PartitionSpec: the sharding page's reader stays as it is.
+Val read_spec(Text text, Text field) {
+  try {
+    return read_literal(text, field);
+  } catch (const InputError& e) {
+    std::string m = e.what();
+    for (std::size_t at = m.find("the mesh"); at != std::string::npos; at = m.find("the mesh", at))
+      m.replace(at, 8, "the PartitionSpec");
+    const std::string dict = " or a {axis: size} dict";
+    if (const std::size_t at = m.find(dict); at != std::string::npos) m.erase(at, dict.size());
+    throw InputError("bad_spec", e.field, m);
+  }
+}
 
 // Names JAX gives the constructor: P, PartitionSpec, and either behind a module path.
 bool spec_call(const std::string& name) {
@@ -57,7 +70,7 @@ PartitionSpec parse_partition_spec(Text text, Text field) {
   if (b == text.size())
     fail(field, "the PartitionSpec is empty; write it like P('X', None), or P() for replicated",
          "bad_spec");
-  const Val v = read_literal(text, field, kSpec, "bad_spec");
+  const Val v = read_spec(text, field);
   if (v.kind != Val::Call || !spec_call(v.s))
     fail_at(field, text, v.at, "expected P(...), jax.P(...) or PartitionSpec(...)", "bad_spec");
   if (!v.keys.empty())
