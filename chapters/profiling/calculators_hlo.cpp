@@ -33,7 +33,7 @@ json shape_json(const hlo::Instruction& in) {
   return j;
 }
 
-json instruction_json(const hlo::Instruction& in, const ChipTerms* chip) {
+json instruction_json(const hlo::Instruction& in, const OpTime& t) {
   json j = shape_json(in);
   if (in.collective != hlo::Collective::None) {
     j["collective"] = hlo::collective_name(in.collective);
@@ -41,8 +41,7 @@ json instruction_json(const hlo::Instruction& in, const ChipTerms* chip) {
     j["group_size"] = in.group_size ? json(*in.group_size) : json(nullptr);
     if (in.collective == hlo::Collective::Permute) j["pairs"] = in.pairs;
   }
-  if (chip) {
-    const OpTime t = op_time(in, *chip);
+  {
     j["time_s"] = t.time ? json(*t.time) : json(nullptr);
     j["bound"] = t.bound;
     if (t.t_math) j["t_math_s"] = *t.t_math;
@@ -52,7 +51,7 @@ json instruction_json(const hlo::Instruction& in, const ChipTerms* chip) {
   return j;
 }
 
-json totals_json(const hlo::Module& m, const json& rows) {
+json totals_json(const hlo::Module& m, const std::vector<OpTime>& times) {
   double flops = 0, bytes = 0, payload = 0, step = 0;
   int counted = 0, unknown = 0;
   for (size_t k = 0; k < m.instructions.size(); ++k) {
@@ -62,10 +61,9 @@ json totals_json(const hlo::Module& m, const json& rows) {
     flops += in.flops.value_or(0);
     bytes += in.traffic_bytes;
     payload += in.payload_bytes.value_or(0);
-    const json& t = rows[k]["time_s"];
-    if (t.is_number())
-      step += t.get<double>();
-    else if (rows[k].contains("time_s"))
+    if (times[k].time)
+      step += *times[k].time;
+    else
       ++unknown;
   }
   return {
@@ -117,9 +115,13 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
                  devices > 0 ? std::optional<int>(static_cast<int>(devices)) : std::nullopt);
   if (m.instructions.empty()) no_instruction(m);
   const ChipTerms chip = chip_terms(hw::chip(in.text("chip")), in.num("hbm_bw"));
+  std::vector<OpTime> times;
+  times.reserve(m.instructions.size());
+  for (const auto& i : m.instructions) times.push_back(op_time(i, chip));
   json rows = json::array();
-  for (const auto& i : m.instructions) rows.push_back(instruction_json(i, &chip));
-  json totals = totals_json(m, rows);
+  for (size_t k = 0; k < m.instructions.size(); ++k)
+    rows.push_back(instruction_json(m.instructions[k], times[k]));
+  json totals = totals_json(m, times);
   tr.value("Instructions read", static_cast<double>(m.instructions.size()), "count");
   tr.value("Lines skipped", static_cast<double>(m.skipped.size()), "count");
   const double step = totals["step_s"].get<double>();
@@ -140,8 +142,7 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
   for (size_t k = 0; k < m.instructions.size(); ++k)
     if (m.instructions[k].counted) order.push_back(k);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const json &x = rows[a]["time_s"], &y = rows[b]["time_s"];
-    return (x.is_number() ? x.get<double>() : -1) > (y.is_number() ? y.get<double>() : -1);
+    return times[a].time.value_or(-1) > times[b].time.value_or(-1);
   });
   r.extra["table"] = table_json(m, rows, order);
   r.extra["order"] = order;

@@ -186,17 +186,17 @@ void collective(Instruction& in, const detail::Line& l, std::optional<int> devic
 }  // namespace
 
 namespace detail {
-Instruction build(const Line& l, const std::string& comp, int line,
+Instruction build(Line& l, const std::string& comp, int line,
                   const std::unordered_map<std::string, Shape>& names, std::optional<int> devices) {
   Instruction in;
   in.line = line;
-  in.name = l.name;
-  in.opcode = l.opcode;
+  in.name = std::move(l.name);
+  in.opcode = std::move(l.opcode);
   in.computation = comp;
   in.root = l.root;
   in.shape = l.shape;
-  in.operands = l.operands;
-  in.operand_shapes = l.operand_shapes;
+  in.operands = std::move(l.operands);
+  in.operand_shapes = std::move(l.operand_shapes);
   for (size_t k = 0; k < in.operands.size(); ++k)
     if (in.operand_shapes[k].dtype.empty()) {
       auto it = names.find(in.operands[k]);

@@ -1,5 +1,6 @@
 // The HLO module reader's outer layer (hlo.hpp): lines into computations, and what one
 // instruction's cost owes to another computation (a fusion's body, an async pair's collective).
+#include <algorithm>
 #include <set>
 #include <unordered_map>
 
@@ -8,7 +9,7 @@
 
 namespace sb::profiling::hlo {
 namespace detail {
-Instruction build(const Line& l, const std::string& comp, int line,
+Instruction build(Line& l, const std::string& comp, int line,
                   const std::unordered_map<std::string, Shape>& names,
                   std::optional<int> devices);  // hlo.cpp
 }  // namespace detail
@@ -54,7 +55,7 @@ struct Reader {
     if (!l.calls.empty()) called.insert(l.calls);
     if (!l.to_apply.empty()) called.insert(l.to_apply);
     m.instructions.push_back(detail::build(l, comp, n, names, devices));
-    names[l.name] = std::move(l.shape);
+    names[m.instructions.back().name] = std::move(l.shape);
   }
 };
 
@@ -133,6 +134,10 @@ void finish(Reader& r) {
 Module parse(std::string_view text, std::optional<int> devices) {
   Reader r;
   r.devices = devices;
+  // Room for the instructions up front (a module's lines run to 100-300 characters), so that the
+  // vector does not move them as it grows; a text of short lines grows it as usual.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  r.m.instructions.reserve(std::min(lines, text.size() / 200 + 16));
   size_t pos = 0;
   for (int n = 1; pos <= text.size(); ++n) {
     size_t e = text.find('\n', pos);

@@ -162,6 +162,8 @@ static void read_layout(text::Cursor& c, Shape& s) {
   while (std::isdigit(static_cast<unsigned char>(c.peek()))) {
     const int64_t d = c.whole();
     if (d >= static_cast<int64_t>(s.dims.size())) c.bad("a layout dim the shape does not have");
+    if (std::find(s.minor_to_major.begin(), s.minor_to_major.end(), d) != s.minor_to_major.end())
+      c.bad("a layout that names dim " + std::to_string(d) + " twice");
     s.minor_to_major.push_back(static_cast<int>(d));
     c.skip_space();
     if (c.peek() == ',') {

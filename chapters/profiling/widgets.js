@@ -36,7 +36,7 @@ const COLUMNS = [['op', 'op'], ['opcode', 'opcode'], ['shape', 'result'], ['byte
 
 function shapeText(i) {
   const s = `${i.dtype}[${i.shape.join(',')}]`;
-  return i.padded_shape ? `${s} (padded [${i.padded_shape.join(',')}])` : s;
+  return i.padded_shape && i.padded_bytes !== i.bytes ? `${s} (padded [${i.padded_shape.join(',')}])` : s;
 }
 
 function row(i) {

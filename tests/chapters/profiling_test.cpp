@@ -230,3 +230,11 @@ TEST(ProfilingCalc, TilingAndWorked) {
   near_rel(sb::test::value_of(w, "up_time"), 2.0 * 32768 * 8192 * 32768 / (8 * 23e12));
   near_rel(sb::test::value_of(w, "rs_time"), 134217728 / 1.2e11);
 }
+
+TEST(ProfilingHlo, LayoutNamingADimTwiceIsSkipped) {
+  // {0,0} is no order of two dims: the line is skipped, never read as some other shape.
+  const auto m = hlo::parse("%a = f32[128,256]{0,0} parameter(0)");
+  EXPECT_TRUE(m.instructions.empty());
+  ASSERT_EQ(m.skipped.size(), 1u);
+  EXPECT_NE(m.skipped[0].reason.find("names dim 0 twice"), std::string::npos);
+}
