@@ -371,8 +371,10 @@ export const gpuNotice = {
     const [{ gpu, tpu, picked, why }] = this.who.values();
     const titles = [...this.who.keys()].map((c) => c.info?.title).filter(Boolean);
     // What the GPU lacks here is the module's own sentence (the refused call's error), less the
-    // field and the chip's name it starts with (the heading says it).
-    const lacks = String(why || '').replace(/^[a-z_]+:\s*/, '').replace(/^.*? is a GPU:\s*/, '');
+    // field and the chip's name it starts with (the heading says it), and its "pick a TPU" (the
+    // widgets do that themselves, as the sentence after it says).
+    const lacks = String(why || '').replace(/^[a-z_]+:\s*/, '').replace(/^.*? is a GPU:\s*/, '')
+      .replace(/(?:;\s*here,)?\s*pick a TPU\.?$/i, '').replace(/([^.])$/, '$1.');
     el.replaceChildren(h('strong', {}, `${gpu} is a GPU. `),
       lacks ? `${lacks.charAt(0).toUpperCase()}${lacks.slice(1)} ` : '',
       `So ${titles.length > 1 ? 'these widgets compute' : 'this widget computes'} on ` +
