@@ -266,6 +266,7 @@ export interface TrainingPlanRow {
   reason: string;
   why: string;
   timeline: PlanTimeline;
+  /** A TPU slice's shape ("16x20x28"), or a GPU cluster's nodes ("128 nodes of 8 GPUs"). */
   slice: string;
 }
 
@@ -781,6 +782,21 @@ export interface CalcPayloads {
       cut: boolean;
       text: string;
     };
+  };
+  "training.versus": {
+    /** The GPU column first, then the TPU's: each the planner's best plan on its chip. */
+    columns: {
+      chip: string;
+      name: string;
+      kind: string;
+      chips: number;
+      /** "128 nodes of 8 GPUs" for a GPU cluster, the slice's shape ("4x16x16") for a TPU. */
+      where: string;
+      hbm: number;
+      fits: boolean;
+      verdict: string;
+      best: TrainingPlanRow;
+    }[];
   };
   "training.regime": {
     map: {

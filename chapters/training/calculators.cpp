@@ -52,17 +52,16 @@ constexpr auto kSplitParams =
 constexpr auto kPlanParams = params(std::to_array<Param>(
     {kMlp, kLayer, kSeqLen,
      chip_param("v5p",
-                "a TPU (the mesh lies on its ICI torus) or a GPU (NVLink nodes under a fat "
-                "tree)"),
+                "a TPU or a GPU (a TPU's mesh lies on its slice's ICI torus, a GPU's on NVLink "
+                "nodes under a fat tree)"),
      zero_ok(num("chips", "chips", 0,
-                 "chips N (per pod for DP over DCN); 0: one full pod, or the largest GPU cluster "
-                 "of the fat tree",
+                 "chips N (per pod for DP over DCN); 0: the most the chip comes in (a full pod, "
+                 "or the GPUs the fat tree takes)",
                  0, 1e8, true)),
      text("shape", "", "slice shape like 16x20x28; empty: every shape with that many chips"),
      kBatch, kGradBuffers, choice("pipeline", "yes", "yes|no", "try pipeline stages too"),
      choice("tp_span", "node", "node|nodes",
-            "a GPU cluster's TP: inside one NVLink node (the chapter's advice), or also across "
-            "nodes")}));
+            "where a GPU cluster's TP may lie: one node (the chapter's advice), or nodes")}));
 
 constexpr auto kVersusParams = params(std::to_array<Param>(
     {kMlp, kLayer, kSeqLen,

@@ -50,8 +50,8 @@ void versus_calc(const Inputs& in, Trace& tr, Result& r) {
           ".");
   r.note(layer_words(LayerChoice{book_mlp(in), in.text("layer") == "full", in.num("seq_len")}));
   r.extra["columns"] = json::array({gpu, tpu});
-  r.extra["verdict"] = gpu["name"].get<std::string>() + ": " + gpu["verdict"].get<std::string>() +
-                       " " + tpu["name"].get<std::string>() + ": " +
+  r.extra["verdict"] = gpu["name"].get<std::string>() + ", " + gpu["verdict"].get<std::string>() +
+                       "; " + tpu["name"].get<std::string>() + ", " +
                        tpu["verdict"].get<std::string>();
 }
 

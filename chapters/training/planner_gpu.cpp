@@ -30,6 +30,7 @@ namespace {
 // The node of a GPU the planner can cost; InputError(field) naming what the book lacks.
 gpus::GpuNode planner_node(const hw::Chip& chip, std::string_view field) {
   const std::string f(field);
+  if (chip.kind != "gpu") return gpus::gpu_node(chip.id, f);  // its error: a TPU has no node
   if (!chip.has("peak_flops_bf16"))
     fail(f,
          f + ": the book gives no bf16 FLOPs/s for the " + chip.name +

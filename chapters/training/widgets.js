@@ -6,6 +6,8 @@
 // <sb-training-planner>: the planner (training.plan) with two sliders, global batch and chip count,
 // that re-run the whole search as they move; the best plan's memory per chip and step timeline,
 // and the plan table that says why each strategy loses.
+// <sb-plan-versus>: training.versus, the planner's best plan on a GPU cluster and on a TPU slice of
+// as many chips, side by side.
 // <sb-regime-map>: training.regime drawn as the chapter's map: chips against batch per chip,
 // coloured by the simplest strategy that is compute-bound and fits, as the planner costs it.
 // <sb-training-strategy>: training.strategy with its collectives, the compute against comms bars per
@@ -158,8 +160,9 @@ class SbTrainingPlanner extends HTMLElement {
       chips.setAttribute('aria-valuetext', this.chipsOut.textContent);
     });
     this.replaceChildren(
-      h('p', {}, 'Pick a model and a chip; move the global batch and the chip count. Every move runs the whole search: every way to split the ' +
-        'slice\u2019s axes into data (DP or FSDP), tensor, pipeline and, for a mixture of experts, expert parallelism, with each ' +
+      h('p', {}, 'Pick a model and a chip (a TPU, or a GPU: its NVLink nodes are the fast axis and the fat tree above them the slow one); ' +
+        'move the global batch and the chip count. Every move runs the whole search: every way to split the ' +
+        'slice\u2019s (or the cluster\u2019s) axes into data (DP or FSDP), tensor, pipeline and, for a mixture of experts, expert parallelism, with each ' +
         'rematerialisation policy and microbatch count. The best plan shows its memory per chip and its step; the table keeps the best ' +
         'plan of each strategy and says why it loses to the best.'),
       h('div', { class: 'sb-train-sliders' },
@@ -172,6 +175,42 @@ class SbTrainingPlanner extends HTMLElement {
   // A slider moved: set the inputs; the calculator recomputes (off the main thread).
   move(inputs) {
     this.calc.setInputs(inputs);
+  }
+}
+
+// ---------------------------------------------------------------- a GPU cluster beside a TPU slice
+
+// training.versus: the planner's best plan on the GPUs and on the TPU slice, one column each.
+function drawVersus(r, extra) {
+  const [a, b] = r.columns;
+  const row = (label, f) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', {}, f(a)), h('td', {}, f(b)));
+  const mem = (c) => h('span', { class: c.best.fits ? '' : 'sb-train-bad' },
+    `${fmtQuantity(c.best.mem, 'B')} of ${fmtQuantity(c.hbm, 'B')}`, c.best.fits ? '' : ' (does not fit)');
+  const table = h('table', { class: 'sb-train-table sb-train-versus' },
+    h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', { scope: 'col' }, a.name), h('th', { scope: 'col' }, b.name))),
+    h('tbody', {},
+      row('machine', (c) => `${fmtNumber(c.chips, 6)} chips: ${c.kind === 'gpu' ? c.where : `slice ${c.where}`}`),
+      row('best strategy', (c) => h('strong', {}, c.best.strategy)),
+      row('layout', (c) => h('span', {}, layoutText(c.best), h('div', { class: 'sb-muted sb-small' }, axesText(c.best)))),
+      row('memory per chip (of HBM)', mem),
+      row('step-time bound', (c) => fmtQuantity(c.best.t_step, 's')),
+      row('MFU bound', (c) => pct(c.best.mfu)),
+      row('bound by', (c) => (c.best.compute_bound ? 'compute' : c.best.bottleneck)),
+      row('remat', (c) => c.best.remat)));
+  extra.replaceChildren(h('div', { class: 'sb-table-scroll' }, table),
+    h('p', { class: 'sb-train-versus-ratio' }, `The ${a.name} cluster’s step takes ${fmtNumber(r.values.step_ratio.value, 3)} times as long as the ${b.name} slice’s.`));
+}
+SbCalc.addRenderer('training.versus', drawVersus);
+
+class SbPlanVersus extends HTMLElement {
+  connectedCallback() {
+    if (this.built) return;
+    this.built = true;
+    this.replaceChildren(
+      h('p', {}, 'The same planner on the same number of chips, two machines: GPUs in NVLink nodes under a fat tree (TP stays inside a ' +
+        'node, the data axis crosses the nodes over their network cards) and a TPU slice’s ICI torus. The page’s chip is one column; ' +
+        'the other is a TPU v5p beside a GPU, an NVIDIA H100 beside a TPU.'),
+      h('sb-calc', { name: 'training.versus' }));
   }
 }
 
@@ -400,7 +439,7 @@ class SbFsdpTpSplit extends HTMLElement {
   }
 }
 
-for (const [tag, cls] of [['sb-training-planner', SbTrainingPlanner], ['sb-regime-map', SbRegimeMap],
+for (const [tag, cls] of [['sb-training-planner', SbTrainingPlanner], ['sb-plan-versus', SbPlanVersus], ['sb-regime-map', SbRegimeMap],
   ['sb-training-strategy', SbTrainingStrategy], ['sb-fsdp-tp-split', SbFsdpTpSplit]]) {
   if (!customElements.get(tag)) customElements.define(tag, cls);
 }

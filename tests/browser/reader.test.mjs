@@ -89,7 +89,7 @@ test('the model is the page\'s: one widget\'s choice moves them all, with one ad
   await page.close();
 });
 
-test('a GPU page chip: one note at the top in words, every widget computing on the last TPU, none dimmed', async () => {
+test('a GPU page chip: one note at the top in words, the planners on the GPU, every other widget on the last TPU, none dimmed', async () => {
   await site.reset();
   const page = await site.page('training.html?chip=v5p');
   await settled(page);
@@ -102,10 +102,12 @@ test('a GPU page chip: one note at the top in words, every widget computing on t
   assert.match(text, /TPU v5p, the last TPU chip you picked/);
   const states = await page.evaluate(() => [...document.querySelectorAll('sb-calc')].map((c) => ({
     name: c.getAttribute('name'), ok: c.response?.ok, stale: c.classList.contains('sb-stale'), chip: c.inputs().chip })));
+  // The planners plan on the GPU cluster itself; the torus widgets compute on the TPU.
+  const onGpu = new Set(['training.plan', 'training.versus']);
   for (const s of states) {
     assert.equal(s.ok, true, `${s.name} answers`);
     assert.equal(s.stale, false, `${s.name} is not dimmed`);
-    assert.equal(s.chip, 'v5p', `${s.name} computes on the TPU`);
+    assert.equal(s.chip, onGpu.has(s.name) ? 'b200' : 'v5p', `${s.name} computes on ${onGpu.has(s.name) ? 'the GPU' : 'the TPU'}`);
   }
   // Back on a TPU, the note goes.
   await page.evaluate(async () => (await import('./lib/core.js')).setChip('v5e'));

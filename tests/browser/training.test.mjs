@@ -1,6 +1,7 @@
 // Browser tests of training.html: the planner answers as its sliders move, the regime map draws and
-// follows the model, a strategy's breakdown follows the buttons, a GPU page chip is said once at the
-// top while the widgets compute on a TPU, and every problem has a working exercise.
+// follows the model, a strategy's breakdown follows the buttons, an H100 page chip plans on the GPU
+// cluster (beside a v5p slice) while the torus widgets say what a GPU lacks and compute on a TPU,
+// and every problem has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, solveEveryExercise } from './harness.mjs';
@@ -145,12 +146,34 @@ test('one strategy, layer by layer, follows the buttons', async () => {
 });
 
 // Every TPU: chips.test.mjs (every widget of every page on every chip, computing on the page chip).
-test('on a GPU page chip the page says what a GPU lacks here and the widgets compute on a TPU', async () => {
+test('on an H100 page chip the planner plans on the H100 cluster, beside a v5p slice; the torus widgets say what a GPU lacks', async () => {
   const page = await site.page('training.html?chip=h100');
+  // The planner takes the GPU: 1024 H100s (128 nodes of 8 under the fat tree), its own HBM.
+  const plan = await planState(page);
+  assert.equal(plan.ok, true);
+  assert.equal(plan.chips, 1024);
+  assert.match(plan.verdict, /^Best: /);
+  const best = await page.evaluate((sel) => document.querySelector(sel).response, PLAN);
+  assert.equal(best.inputs.chip, 'h100');
+  assert.equal(best.values.hbm.value, 80e9);
+  assert.equal(best.best.slice, '128 nodes of 8 GPUs');
+  assert.ok(best.best.Y <= 8, 'TP stays inside the NVLink node');
+  // Side by side: the H100 cluster and a 1024-chip v5p slice, both the module's answers.
+  const VS = 'sb-plan-versus sb-calc[name="training.versus"]';
+  await page.waitForFunction((sel) => { const c = document.querySelector(sel); return c?.response && !c.hasAttribute('aria-busy'); }, VS, { timeout: 60000 });
+  const vs = await page.evaluate((sel) => document.querySelector(sel).response, VS);
+  assert.equal(vs.ok, true);
+  assert.deepEqual(vs.columns.map((c) => c.chip), ['h100', 'v5p']);
+  assert.deepEqual(vs.columns.map((c) => c.chips), [1024, 1024]);
+  assert.equal(await page.locator(`${VS} .sb-train-versus thead th`).nth(1).textContent(), 'NVIDIA H100 SXM');
+  await site.shot(page, 'training-versus');
+  // The torus widgets compute on the page's own TPU and the page says, in the module's words,
+  // what a GPU lacks there.
   await page.locator('#sb-gpu-notice').waitFor();
-  assert.match(await page.locator('#sb-gpu-notice').textContent(), /^NVIDIA H100\b.* is a GPU\. .*ICI torus/);
-  await planIdle(page);
-  for (const name of ['training.plan', 'training.regime', 'training.strategy', 'training.split']) {
+  const notice = await page.locator('#sb-gpu-notice').textContent();
+  assert.match(notice, /^NVIDIA H100\b.* is a GPU\. .*ICI torus/);
+  assert.doesNotMatch(notice, /Part 12/);
+  for (const name of ['training.regime', 'training.strategy', 'training.split']) {
     await page.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
     const r = await page.evaluate((n) => document.querySelector(`sb-calc[name="${n}"]`).response, name);
     assert.equal(r.ok, true, name);

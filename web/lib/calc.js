@@ -371,8 +371,8 @@ export const gpuNotice = {
     const [{ gpu, tpu, picked, why }] = this.who.values();
     const titles = [...this.who.keys()].map((c) => c.info?.title).filter(Boolean);
     // What the GPU lacks here is the module's own sentence (the refused call's error), less the
-    // chip's name it starts with (the heading says it).
-    const lacks = String(why || '').replace(/^.*? is a GPU:\s*/, '');
+    // field and the chip's name it starts with (the heading says it).
+    const lacks = String(why || '').replace(/^[a-z_]+:\s*/, '').replace(/^.*? is a GPU:\s*/, '');
     el.replaceChildren(h('strong', {}, `${gpu} is a GPU. `),
       lacks ? `${lacks.charAt(0).toUpperCase()}${lacks.slice(1)} ` : '',
       `So ${titles.length > 1 ? 'these widgets compute' : 'this widget computes'} on ` +
