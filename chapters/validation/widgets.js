@@ -3,7 +3,7 @@
 // expected against measured, the table of runs with links that open each configuration in the
 // planner or the inference calculator. Every number comes from the module.
 import '../lib/page.js';
-import { compute, h, logLogPlot, fmtNumber, fmtQuantity, ensureWidgetStyles, yieldToMain } from '../lib/widgets.js';
+import { compute, h, logLogPlot, fmtNumber, fmtQuantity, loadUnits, ensureWidgetStyles, yieldToMain } from '../lib/widgets.js';
 
 const FACTORS = [
   ['mxu_tpu', 'TPU matmuls, share of the bf16 peak'],
@@ -71,6 +71,7 @@ class SbValidation extends HTMLElement {
     this.replaceChildren(form, this.summary, this.plot, this.table);
     const res = await fetch(new URL('../data/validation/published.json', import.meta.url));
     this.text = await res.text();
+    await loadUnits();  // memory in GB, times in ms, as the core writes them
     await this.run('no', true);
   }
 
