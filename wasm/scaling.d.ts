@@ -1004,6 +1004,65 @@ export interface CalcPayloads {
     /** The rows as the CLI prints them (`scaling models`): texts, the header first. */
     table: string[][];
   };
+  "validation.runs": {
+    /** The efficiency factors the expected figures use (fitted when `fit` is yes). */
+    factors: { mxu_tpu: number; mxu_gpu: number; mxu_fp8: number; link: number; hbm: number };
+    /** |expected / measured - 1| over the runs with a measured figure. */
+    summary: { median: number; worst: number; worst_id: string };
+    runs: ValidationRun[];
+    /** The rows as `scaling validate` prints them: texts, the header first. */
+    table: string[][];
+  };
+}
+
+/** A run's figures at peak (bound) or at the factors (expected); `primary` is the measured one's. */
+export interface ValidationFigures {
+  primary: number;
+  step_s?: number;
+  tokens_per_s_chip?: number;
+  mfu?: number;
+  ttft_s?: number;
+  tpot_s?: number;
+  latency_s?: number;
+  out_per_s_chip?: number;
+}
+
+/** One run of validation.runs: its prediction beside what its source measured. */
+export interface ValidationRun {
+  id: string;
+  title: string;
+  kind: "training" | "inference";
+  family: "TPU" | "GPU";
+  chip: string;
+  chips: number;
+  model: string;
+  source: string;
+  url: string;
+  measured_key: string;
+  unit: string;
+  higher_is_better: boolean;
+  bound: ValidationFigures;
+  expected: ValidationFigures;
+  measured: number | null;
+  ratio: number | null;
+  error: number | null;
+  above_bound: boolean;
+  mem_bytes: number;
+  hbm_bytes: number;
+  fits: boolean;
+  bottleneck: string;
+  /** The configuration as the scenario gives it (docs/VALIDATION.md). */
+  config: {
+    model: string; chip: string; chips: number; pods: number;
+    data: number; fsdp: number; tensor: number; pipeline: number; expert: number; context: number;
+    microbatches: number; virtual_stages: number; compute: string;
+    sequences?: number; seq_len?: number; remat?: string;
+    phase?: string; prompt?: number; output?: number; batch?: number;
+    bytes_per_weight?: number; bytes_per_kv?: number;
+  };
+  notes: string[];
+  /** Chip figures the scenario overrides, "name = value". */
+  overridden: string[];
 }
 
 /** The answer of calculator N: CalcBase and its own payload. */

@@ -56,7 +56,8 @@ function checkRecord(r, where) {
   if (!r || typeof r !== 'object') bad('not an object');
   if (typeof r.id !== 'string' || !/^[a-z_][a-z0-9_]*$/.test(r.id)) bad(`bad id ${JSON.stringify(r.id)}`);
   if (typeof r.prefix !== 'string' || !/^[a-z][a-z0-9-]*$/.test(r.prefix)) bad(`bad prefix ${JSON.stringify(r.prefix)}`);
-  if (!Number.isInteger(r.part) || r.part < 1 || r.part > 12) bad(`part must be a whole number 1-12, got ${JSON.stringify(r.part)}`);
+  // 13: a page that is not a Part of the book (its chapter.json says "page": true), after the Parts.
+  if (!Number.isInteger(r.part) || r.part < 1 || r.part > 13) bad(`part must be a whole number 1-12 (13 for a page), got ${JSON.stringify(r.part)}`);
   if (typeof r.title !== 'string' || !r.title) bad('no title');
   if (typeof r.slug !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(r.slug)) bad(`bad slug ${JSON.stringify(r.slug)}`);
   if (!Array.isArray(r.bases) || r.bases.some((b) => typeof b !== 'string')) bad('bases must be a list of chapter ids');
@@ -188,7 +189,8 @@ function withPage(rec) {
   for (const k of ['title', 'slug', 'part']) {
     if (own[k] !== rec[k]) throw new Error(`chapters/${rec.id}/chapter.json says ${k} ${JSON.stringify(own[k])}, its module ${JSON.stringify(rec[k])}: rebuild the wasm modules`);
   }
-  return { ...rec, short: own.short, group: own.group };
+  if ((rec.part === 13) !== (own.page === true)) throw new Error(`chapters/${rec.id}/chapter.json: part 13 is for a page that is not a Part ("page": true), and only for one`);
+  return { ...rec, short: own.short, group: own.group, ...(own.page ? { page: true } : {}) };
 }
 
 // Fills {{name}} in a template; every placeholder must have a value.
@@ -203,7 +205,7 @@ const indent = (text, n) => text.trimEnd().split('\n').map((l) => (l ? ' '.repea
 
 // The home page's list of Parts: live ones link to their page and show the reader's progress
 // (lib/page.js fills [data-progress]); the others say "coming". Each links to the book's chapter.
-function partsList({ book, parts }, byPart) {
+function partsList({ book, parts }, byPart, pages = []) {
   const items = parts.map((p) => {
     const rec = byPart.get(p.part);
     const bookLink = `<a class="sb-book-link" href="${esc(new URL(`${p.slug}/`, book).href)}" title="Part ${p.part} in the book">book</a>`;
@@ -224,6 +226,14 @@ function partsList({ book, parts }, byPart) {
         '</li>'];
     return lines.map((l) => `  ${l}`).join('\n');
   });
+  // The pages that are not Parts (validation), after them.
+  for (const r of pages) {
+    items.push([`<li class="sb-chapter sb-live sb-page" data-chapter="${esc(r.id)}">`,
+      '  <span class="sb-chapter-num"></span>',
+      `  <a class="sb-chapter-title" href="${esc(r.slug)}.html">${esc(r.title)}</a>`,
+      `  <span class="sb-chapter-part">${esc(r.group || '')}</span>`,
+      '</li>'].map((l) => `  ${l}`).join('\n'));
+  }
   return `<ol class="sb-chapters">\n${items.join('\n')}\n</ol>`;
 }
 
@@ -231,6 +241,7 @@ function partsList({ book, parts }, byPart) {
 // calculator of the chapter, one exercise per problem (lib/page.js fills them from the catalogue).
 function standardSections(rec, content) {
   const out = [];
+  if (rec.page) return '';  // a page that is not a Part places its own widgets and has no exercises
   if (!/data-calculators=/.test(content)) {
     out.push(`<section class="sb-section" id="calculators" data-calculators="${esc(rec.id)}">
   <h2>Calculators</h2>
@@ -289,7 +300,8 @@ export function writePages(out, catalog, partsData) {
   const [home, hardware] = SITE_PAGES;
   const navItems = [
     { file: `${home.name}.html`, label: home.nav, title: home.title },
-    ...catalog.chapters.map((r) => ({ file: `${r.slug}.html`, label: partOf.get(r.part).short, title: `Part ${r.part}: ${r.title}` })),
+    ...catalog.chapters.map((r) => (r.page ? { file: `${r.slug}.html`, label: r.short, title: r.title }
+      : { file: `${r.slug}.html`, label: partOf.get(r.part).short, title: `Part ${r.part}: ${r.title}` })),
     { file: `${hardware.name}.html`, label: hardware.nav, title: hardware.title },
   ];
   const nav = (here) => navItems.map((n) =>
@@ -306,7 +318,7 @@ export function writePages(out, catalog, partsData) {
 
   for (const sp of SITE_PAGES) {
     let main = fs.readFileSync(path.join(web, 'pages', `${sp.name}.html`), 'utf8');
-    main = main.replace(/^( *)<!-- sb:parts -->$/m, (m, sp0) => indent(partsList(parts, byPart), sp0.length));
+    main = main.replace(/^( *)<!-- sb:parts -->$/m, (m, sp0) => indent(partsList(parts, byPart, catalog.chapters.filter((r) => r.page)), sp0.length));
     page(`${sp.name}.html`, { title: sp.name === 'index' ? sp.title : `${sp.title} · Scaling companion`, script: sp.script, main });
   }
   for (const r of catalog.chapters) {
@@ -320,9 +332,9 @@ export function writePages(out, catalog, partsData) {
     if (css) copy(path.join(dir, 'page.css'), path.join(out, 'css', `${r.id}.css`));
     // The reader's progress over the chapter's exercises (lib/page.js fills it).
     const head = `<header class="sb-intro">
-  <p class="sb-kicker">Part ${r.part} · <a href="${esc(new URL(`${r.slug}/`, parts.book).href)}">read it in the book</a></p>
-  <h1>${esc(r.title)}</h1>
-  <p class="sb-progress sb-page-progress" data-progress="${esc(r.id)}"></p>
+  <p class="sb-kicker">${r.page ? 'Beyond the book · the chapters’ models beside published runs' : `Part ${r.part} · <a href="${esc(new URL(`${r.slug}/`, parts.book).href)}">read it in the book</a>`}</p>
+  <h1>${esc(r.title)}</h1>${r.page ? '' : `
+  <p class="sb-progress sb-page-progress" data-progress="${esc(r.id)}"></p>`}
 </header>`;
     const main = [head, content, standardSections(r, content)].filter(Boolean).join('\n');
     page(`${r.slug}.html`, {
@@ -374,6 +386,9 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
     const lic = path.join(nm, dep, file);
     if (fs.existsSync(lic)) copy(lic, path.join(out, 'vendor', dep, 'LICENSE'));
   }
+  // The published runs the validation page predicts (data/validation/*.json).
+  const runs = path.join(root, 'data', 'validation');
+  if (fs.existsSync(runs)) copy(runs, path.join(out, 'data', 'validation'));
   const catalog = await writeData(out, chs);
   writePages(out, catalog);
 

@@ -34,6 +34,7 @@ constexpr Param kParams[] = {
         0.01, 1),
     num("mxu_gpu", "ratio", kFitted.mxu_gpu, "share of peak FLOPs/s a GPU's large matmuls reach",
         0.01, 1),
+    num("mxu_fp8", "ratio", kFitted.mxu_fp8, "share of the FP8 peak FP8 matmuls reach", 0.01, 1),
     num("link", "ratio", kFitted.link, "share of the line rate a collective reaches", 0.01, 1),
     num("hbm", "ratio", kFitted.hbm, "share of the HBM bandwidth a weight or KV stream reaches",
         0.01, 1),
@@ -94,7 +95,7 @@ json table_row(const Scenario& s, const Prediction& p) {
 
 void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::vector<Scenario> runs = read_scenarios(in.text("scenarios"), "scenarios");
-  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("link"), in.num("hbm")};
+  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("mxu_fp8"), in.num("link"), in.num("hbm")};
   if (in.text("fit") == "yes") f = fit(runs);
   std::vector<Prediction> preds;
   json rows = json::array(), table = json::array();
@@ -115,8 +116,11 @@ void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("median_error", sum.median, "ratio", "median |expected / measured - 1|");
   r.value("worst_error", sum.worst, "ratio", "worst |expected / measured - 1|");
   tr.value("Runs read", static_cast<double>(runs.size()), "count");
-  r.extra["factors"] = {
-      {"mxu_tpu", f.mxu_tpu}, {"mxu_gpu", f.mxu_gpu}, {"link", f.link}, {"hbm", f.hbm}};
+  r.extra["factors"] = {{"mxu_tpu", f.mxu_tpu},
+                        {"mxu_gpu", f.mxu_gpu},
+                        {"mxu_fp8", f.mxu_fp8},
+                        {"link", f.link},
+                        {"hbm", f.hbm}};
   r.extra["summary"] = {{"median", sum.median}, {"worst", sum.worst}, {"worst_id", sum.worst_id}};
   r.extra["runs"] = std::move(rows);
   r.extra["table"] = std::move(table);

@@ -22,13 +22,18 @@ namespace sb::validation {
 struct Factors {
   double mxu_tpu = 1;  // large matmuls on a TPU, share of peak FLOPs/s
   double mxu_gpu = 1;  // large matmuls on a GPU
+  double mxu_fp8 = 1;  // FP8 matmuls (either family), share of the FP8 peak
   double link = 1;     // collectives, share of the line rate (ICI, NVLink, DCN, InfiniBand)
   double hbm = 1;      // HBM streams (weights, KV caches), share of the HBM bandwidth
 };
 inline constexpr Factors kBound{};
 // Fitted by fit() on data/validation/published.json (least squares on the log of
 // expected / measured, a grid of 1% steps); `scaling validate --fit` prints them again.
-inline constexpr Factors kFitted{0.55, 0.50, 0.60, 0.75};
+inline constexpr Factors kFitted{0.72, 0.54, 0.38, 0.37, 0.41};
+
+struct Scenario;
+// The factor of a run's matmuls: FP8's where it computes in FP8, else its chip family's.
+double mxu_share(const Scenario& s, const Factors& f);
 
 // One published run in the scenario format (docs/VALIDATION.md), checked.
 struct Scenario {
@@ -42,6 +47,7 @@ struct Scenario {
   double chips = 0, pods = 1, gpus_per_node = 0, torus_dims = 0;
   std::string topology;
   double data = 1, fsdp = 1, tensor = 1, pipeline = 1, expert = 1, context = 1, micro = 1;
+  double virtual_stages = 1;  // interleaved pipeline: stages per GPU
   double sequences = 0, seq_len = 0;
   transformers::Remat remat = transformers::Remat::BigMatmuls;
   std::string compute = "bf16";  // the matmuls' dtype, which picks the peak

@@ -23,7 +23,7 @@ namespace {
 // The chip's rates at the factors.
 tr::Hardware at_factors(const Scenario& s, const Factors& f) {
   tr::Hardware h = s.hw;
-  h.C *= s.family == "TPU" ? f.mxu_tpu : f.mxu_gpu;
+  h.C *= mxu_share(s, f);
   h.W_ici *= f.link, h.W_dcn *= f.link, h.w_uni *= f.link;
   h.W_hbm *= f.hbm;
   return h;
@@ -64,6 +64,10 @@ int x_mode(const Scenario& s, const tr::Layout& lay) {
   return ep ? tr::kXDPEP : tr::kXDP;
 }
 
+// Beyond the book: an interleaved schedule of v stages per chip (Narayanan et al. 2021, Sec. 2.2)
+// idles (Z - 1) / v stage-steps of a whole stage's work, not Z - 1: m + (Z - 1) / v slots.
+double interleaved_slots(double Z, double m, double v) { return m + (Z - 1) / v; }
+
 struct TrainRun {
   tr::StepCosts t;
   tr::SplitCosts k;
@@ -78,6 +82,8 @@ TrainRun train_costs(const Scenario& s, const tr::Hardware& h) {
   run.k = tr::split_costs(lc, h, B / s.pods, s.pods, lay);
   run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), tr::remat_index(s.remat),
                          static_cast<int>(s.micro));
+  run.t.t_step *=
+      interleaved_slots(lay.Z, s.micro, s.virtual_stages) / tr::pipeline_slots(lay.Z, s.micro);
   return run;
 }
 
@@ -98,6 +104,11 @@ Figures train_figures(const Scenario& s, const tr::StepCosts& t) {
 }
 
 }  // namespace
+
+double mxu_share(const Scenario& s, const Factors& f) {
+  if (s.compute == "fp8") return f.mxu_fp8;
+  return s.family == "TPU" ? f.mxu_tpu : f.mxu_gpu;
+}
 
 void judge(Prediction& p) {
   if (!(p.measured > 0)) return;

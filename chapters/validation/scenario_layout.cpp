@@ -55,6 +55,7 @@ void read_degrees(const json& j, const std::string& p, Scenario& s) {
   s.tensor = whole_or(par, "tensor", q, 1), s.pipeline = whole_or(par, "pipeline", q, 1);
   s.expert = whole_or(par, "expert", q, 1), s.context = whole_or(par, "context", q, 1);
   s.micro = whole_or(par, "microbatches", q, 1);
+  s.virtual_stages = whole_or(par, "virtual_stages", q, 1);
   const double product = s.data * s.fsdp * s.tensor * s.pipeline * s.context;
   if (product != s.chips)
     fail(q + "data",
@@ -181,7 +182,8 @@ json config_json(const Scenario& s) {
   json j = {{"model", s.model_id},  {"chip", s.chip_id},       {"chips", s.chips},
             {"pods", s.pods},       {"data", s.data},          {"fsdp", s.fsdp},
             {"tensor", s.tensor},   {"pipeline", s.pipeline},  {"expert", s.expert},
-            {"context", s.context}, {"microbatches", s.micro}, {"compute", s.compute}};
+            {"context", s.context}, {"microbatches", s.micro}, {"virtual_stages", s.virtual_stages},
+            {"compute", s.compute}};
   if (s.kind == "training") {
     j["sequences"] = s.sequences, j["seq_len"] = s.seq_len;
     j["remat"] = s.remat == tf::Remat::Block     ? "block"

@@ -1,0 +1,127 @@
+// The validation page's widget: the published runs (data/validation/published.json) sent to
+// validation.runs (in the page's worker), the factors a reader may change, the scatter of
+// expected against measured, the table of runs with links that open each configuration in the
+// planner or the inference calculator. Every number comes from the module.
+import '../lib/page.js';
+import { compute, h, logLogPlot, fmtNumber, fmtQuantity, loadUnits, ensureWidgetStyles, yieldToMain } from '../lib/widgets.js';
+
+const FACTORS = [
+  ['mxu_tpu', 'TPU matmuls, share of the bf16 peak'],
+  ['mxu_gpu', 'GPU matmuls, share of the bf16 peak'],
+  ['mxu_fp8', 'FP8 matmuls, share of the FP8 peak'],
+  ['link', 'collectives, share of the line rate'],
+  ['hbm', 'HBM streams, share of the bandwidth'],
+];
+const GROUPS = [
+  ['TPU', 'training', 'TPU training', '#1f5fbf', 11],
+  ['TPU', 'inference', 'TPU inference', '#0e7490', 7],
+  ['GPU', 'training', 'GPU training', '#15803d', 11],
+  ['GPU', 'inference', 'GPU inference', '#b45309', 7],
+];
+
+const pct = (x) => (x == null ? '—' : `${x > 0 ? '+' : ''}${fmtNumber(100 * x, 3)}%`);
+const fig = (v, unit) => (v == null ? '—' : unit === 's' ? fmtQuantity(v, 's') : fmtNumber(v, 4));
+
+// A link that opens the run's configuration in the chapter that runs it (URL state, as every page
+// keeps it): the planner for training, the decode step calculator for inference.
+function openLink(run) {
+  const c = run.config;
+  const q = new URLSearchParams({ chip: c.chip, model: c.model });
+  if (run.kind === 'training') {
+    q.set('plan.chips', String(c.chips));
+    q.set('plan.B', String(c.sequences * c.seq_len));
+    q.set('plan.seq_len', String(c.seq_len));
+    return h('a', { href: `training.html?${q}#plan` }, 'open in the planner');
+  }
+  q.set('step-calc.chips', String(c.chips));
+  q.set('step-calc.B', String(c.batch));
+  q.set('step-calc.prompt', String(c.prompt));
+  return h('a', { href: `inference.html?${q}#step-calc` }, 'open in the step calculator');
+}
+
+function configText(run) {
+  const c = run.config;
+  const deg = ['data', 'fsdp', 'tensor', 'pipeline', 'expert', 'context']
+    .filter((k) => c[k] > 1).map((k) => `${k} ${c[k]}`).join(', ');
+  const work = run.kind === 'training'
+    ? `${c.sequences} × ${c.seq_len} tokens, remat ${c.remat.replace('_', ' ')}`
+    : `${c.phase}, batch ${c.batch}, ${c.prompt} in / ${c.output} out`;
+  return `${run.model} on ${c.chips} ${run.chip}; ${deg || 'one chip'}; ${work}; ${c.compute}`;
+}
+
+class SbValidation extends HTMLElement {
+  async connectedCallback() {
+    if (this.started) return;
+    this.started = true;
+    ensureWidgetStyles();
+    await yieldToMain();
+    this.inputs = {};
+    const form = h('form', { class: 'sb-factors' }, h('h3', {}, 'Efficiency factors'),
+      ...FACTORS.map(([k, label]) => {
+        const id = `factor-${k}`;
+        this.inputs[k] = h('input', { id, type: 'number', min: '0.01', max: '1', step: '0.01' });
+        this.inputs[k].addEventListener('change', () => this.run('no'));
+        return h('div', { class: 'sb-factor' }, h('label', { for: id }, label), this.inputs[k]);
+      }),
+      h('button', { type: 'button', class: 'sb-button' }, 'Fit to the runs'));
+    form.querySelector('button').addEventListener('click', () => this.run('yes'));
+    this.summary = h('p', { class: 'sb-summary', 'aria-live': 'polite' });
+    this.plot = h('div', { class: 'sb-plot' });
+    this.table = h('div', { class: 'sb-table-wrap' });
+    this.replaceChildren(form, this.summary, this.plot, this.table);
+    const res = await fetch(new URL('../data/validation/published.json', import.meta.url));
+    this.text = await res.text();
+    await loadUnits();  // memory in GB, times in ms, as the core writes them
+    await this.run('no', true);
+  }
+
+  async run(fit, first = false) {
+    this.setAttribute('aria-busy', 'true');
+    const inputs = { scenarios: this.text, fit };
+    if (!first) for (const [k] of FACTORS) inputs[k] = Number(this.inputs[k].value);
+    const r = await compute('validation.runs', inputs);
+    this.removeAttribute('aria-busy');
+    if (!r.ok) {
+      this.summary.textContent = `Error in ${r.error.field}: ${r.error.message}`;
+      return;
+    }
+    for (const [k] of FACTORS) this.inputs[k].value = String(r.factors[k]);
+    const s = r.summary;
+    this.summary.textContent = `Expected against measured, ${r.runs.length} runs: median error ` +
+      `${fmtNumber(100 * s.median, 3)}%, worst ${fmtNumber(100 * s.worst, 3)}% (${s.worst_id}).`;
+    this.draw(r.runs);
+    this.fill(r.runs);
+  }
+
+  draw(runs) {
+    const pts = runs.filter((x) => x.measured != null).sort((a, b) => a.expected.primary - b.expected.primary);
+    const xs = pts.map((x) => x.expected.primary);
+    const series = GROUPS.map(([fam, kind, label, stroke, size]) => ({
+      label, stroke, size, points: true,
+      ys: pts.map((x) => (x.family === fam && x.kind === kind ? x.measured : null)),
+    }));
+    series.push({ label: 'measured = expected', ys: xs, stroke: '#6b7280', dash: [4, 4] });
+    const opts = { xLabel: 'expected (each run in its own unit)', yLabel: 'measured', xs, series };
+    if (this.chart) this.chart.update(opts);
+    else this.chart = logLogPlot(this.plot, opts);
+  }
+
+  fill(runs) {
+    const head = ['Run', 'Configuration', 'Bound', 'Expected', 'Measured', 'Error', 'Memory per chip', ''];
+    const rows = runs.map((x) => h('tr', {},
+      h('th', { scope: 'row' }, x.url ? h('a', { href: x.url, title: x.source }, x.id) : x.id),
+      h('td', {}, configText(x), ...(x.notes.length ? [h('details', {}, h('summary', {}, 'notes'),
+        h('ul', {}, ...x.notes.map((n) => h('li', {}, n)), ...x.overridden.map((o) => h('li', {}, `chip figure overridden: ${o}`))))] : [])),
+      h('td', {}, fig(x.bound.primary, x.unit)),
+      h('td', {}, fig(x.expected.primary, x.unit)),
+      h('td', {}, `${fig(x.measured, x.unit)}${x.above_bound ? ' (above the bound: see notes)' : ''}`),
+      h('td', {}, pct(x.error)),
+      h('td', {}, `${fmtQuantity(x.mem_bytes, 'B')}${x.fits ? '' : ' (does not fit)'}`),
+      h('td', {}, openLink(x))));
+    this.table.replaceChildren(h('table', { class: 'sb-results sb-runs' },
+      h('caption', {}, 'Per run, the figure its source reports: tokens/s per chip, a step or a latency in seconds, or output tokens/s per chip.'),
+      h('thead', {}, h('tr', {}, ...head.map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, ...rows)));
+  }
+}
+customElements.define('sb-validation', SbValidation);

@@ -1,0 +1,36 @@
+// Browser test of validation.html, one page load: the published runs predicted in the page's
+// worker, the summary and table filled, every run linked to the chapter that runs it, a factor
+// changed and the table recomputed. (reader.test.mjs runs axe-core on every page, this one too.)
+import { test, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite } from './harness.mjs';
+
+let site;
+before(async () => { site = await startSite(); });
+after(async () => { await site?.close(); });
+afterEach(() => { try { site.assertClean(); } finally { site.problems.length = 0; } });
+
+test('the validation page predicts the 21 published runs and follows a changed factor', async () => {
+  const page = await site.page('validation.html');
+  const w = page.locator('sb-validation');
+  await w.locator('table.sb-runs tbody tr').nth(20).waitFor();
+  assert.equal(await w.locator('table.sb-runs tbody tr').count(), 21);
+  assert.match(await w.locator('.sb-summary').textContent(), /median error [\d.]+%, worst [\d.]+%/);
+  // Training runs open the planner, inference runs the step calculator, with their state.
+  const links = await w.locator('table.sb-runs a[href^="training.html"], table.sb-runs a[href^="inference.html"]').count();
+  assert.equal(links, 21);
+  assert.match(await w.locator('a[href^="training.html"]').first().getAttribute('href'), /plan\.chips=6144/);
+  // Halving the TPU matmuls' share doubles a compute-bound TPU run's expected step: P03's
+  // expected tokens/s falls.
+  const p03 = () => w.locator('table.sb-runs tbody tr').nth(1).locator('td').nth(2).textContent();
+  const before = Number((await p03()).replace(/,/g, ''));
+  await w.locator('#factor-mxu_tpu').fill('0.36');
+  await w.locator('#factor-mxu_tpu').dispatchEvent('change');
+  await page.waitForFunction(() => !document.querySelector('sb-validation').hasAttribute('aria-busy'));
+  await page.waitForFunction((b) => {
+    const t = document.querySelectorAll('table.sb-runs tbody tr')[1].querySelectorAll('td')[2].textContent;
+    return Number(t.replace(/,/g, '')) < b;
+  }, before);
+  await site.shot(page, 'validation');
+  await page.close();
+});
