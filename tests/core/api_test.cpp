@@ -134,6 +134,7 @@ TEST(Api, CatalogueCoverage) {
   fs::path dir = fs::path(SB_SOURCE_DIR) / ".." / "shared" / "book" / "problems";
   if (!fs::exists(dir)) GTEST_SKIP() << "no catalogue at " << dir;
   for (const sb::Chapter& chapter : sb::Registry::get().chapters()) {
+    if (chapter.part > 12) continue;  // a page beyond the book's Parts has no problems to cover
     const fs::path file = dir / (std::string(chapter.prefix) + ".json");
     if (!fs::exists(file)) {
       ADD_FAILURE() << "chapter " << chapter.id << ": no catalogue " << file;
