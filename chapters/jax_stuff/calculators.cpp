@@ -70,7 +70,8 @@ constexpr Param kJitParams[] = {
     text("w_shape", "bf16[2048,8192]", "second operand: dtype and global shape"),
     text("w_spec", "P('Y', None)", "its PartitionSpec"),
     text("out_spec", "P('X', None)",
-         "out_shardings (Auto) or out_sharding= (Explicit); empty: none given"),
+         "the result's PartitionSpec; jit's out_shardings (Auto) or out_sharding= (Explicit); "
+         "empty: none given"),
     bw_given(),
     hop_given(),
 };
@@ -124,11 +125,11 @@ void jit_calc(const Inputs& in, Trace& tr, Result& r) {
 constexpr Param kShardMapParams[] = {
     text("mesh", "jax.make_mesh((2, 4), ('x', 'y'))", "the mesh: axis sizes and names"),
     count("n", 512, "length n of the array, x = arange(n)", {}, 1, 1e6),
-    text("in_spec", "P(('x', 'y'))", "in_specs: the PartitionSpec of x"),
+    text("in_spec", "P(('x', 'y'))", "the PartitionSpec of x; shard_map's in_specs"),
     count("k", 4, "each device keeps its first k elements", {}, 1, 1024),
     choice("collective", "pmean", "pmean|psum|none", "what the function does with its slice"),
     text("reduce", "x, y", "the mesh axes the collective runs over"),
-    text("out_spec", "P()", "out_specs: the PartitionSpec of the result"),
+    text("out_spec", "P()", "the PartitionSpec of the result; shard_map's out_specs"),
 };
 
 void shard_map_calc(const Inputs& in, Trace& tr, Result& r) {

@@ -93,7 +93,7 @@ export async function loadPage(site, rel, { network = null } = {}) {
 export function chapterPages(dir) {
   const catalog = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'catalog.json'), 'utf8'));
   if (Array.isArray(catalog.chapters)) {
-    return [...catalog.chapters].sort((a, b) => a.part - b.part).map((r) => ({ id: r.id, file: `${r.slug}.html` }));
+    return [...catalog.chapters].sort((a, b) => a.part - b.part).map((r) => ({ id: r.id, file: `${r.slug}.html`, page: !!r.page }));
   }
   const ids = [...new Set(catalog.calculators.map((c) => c.chapter))].sort();
   return ids.map((id) => ({ id, file: `${id}.html` })).filter((p) => fs.existsSync(path.join(dir, p.file)));

@@ -31,7 +31,13 @@ test('home page lists every Part of the book, live where a chapter record exists
   const page = await site.page('index.html', { requests });
   const { chapters, problems } = await siteCatalog(page);
   assert.ok(chapters.length > 0, 'the catalogue has chapter records');
-  assert.equal(await page.locator('.sb-chapter').count(), parts.length);
+  // The Parts, then the pages beyond the book (a record with "page": true), each linking to its page.
+  const beyond = chapters.filter((c) => c.page);
+  assert.equal(await page.locator('.sb-chapter').count(), parts.length + beyond.length);
+  for (const rec of beyond) {
+    const li = page.locator(`.sb-chapter.sb-page[data-chapter="${rec.id}"]`);
+    assert.equal(await li.locator('a.sb-chapter-title').getAttribute('href'), `${rec.slug}.html`);
+  }
   for (const p of parts) {
     const li = page.locator(`.sb-chapter[data-part="${p.part}"]`);
     const rec = chapters.find((c) => c.part === p.part);
@@ -96,9 +102,13 @@ test('every chapter page loads in its frame with its calculators and exercises, 
     await assertFrame(page, chapters, `${rec.slug}.html`);
     assert.equal(await page.title(), `${rec.title} · Scaling companion`);
     assert.equal(await page.locator('main h1').textContent(), rec.title);
-    assert.equal(await page.locator('main .sb-kicker').textContent(), `Part ${rec.part} · read it in the book`);
+    const kicker = await page.locator('main .sb-kicker').textContent();
+    if (rec.page) assert.match(kicker, /^Beyond the book · /, rec.id);
+    else assert.equal(kicker, `Part ${rec.part} · read it in the book`);
     // Every calculator and problem of the chapter is on its page, each up and computed.
-    const calcs = calculators.filter((c) => c.chapter === rec.id).map((c) => c.name);
+    // A page beyond the book places its calculators in widgets of its own (validation's table).
+    const calcs = calculators.filter((c) => c.chapter === rec.id && !rec.page).map((c) => c.name);
+    if (rec.page) await page.waitForFunction(() => document.querySelector('main .sb-widget table'), null, { timeout: 60000 });
     const probs = problems.filter((q) => q.chapter === rec.id).map((q) => q.id);
     await page.waitForFunction(([c, q]) =>
       c.every((n) => document.querySelector(`sb-calc[name="${n}"] .sb-results, sb-calc[name="${n}"] > .sb-error`)) &&

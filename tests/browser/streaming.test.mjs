@@ -13,15 +13,18 @@ test('each chapter page instantiates its modules with instantiateStreaming, serv
   assert.ok(pages.length > 0, 'the catalogue names chapter pages');
   const site = await startSite();
   try {
-    for (const { id, file } of pages) {
+    // A page beyond the book ("page": true: validation) has no exercises, and its one calculator
+    // is heavy: it computes in the page's worker, which this hook does not see.
+    for (const { id, file } of pages.filter((p) => !p.page)) {
       const r = await loadPage(site, file);
       // Its two modules, calculators and exercises, each instantiated while it downloads.
-      assert.deepEqual(r.wasmFiles, [`scaling-${id}-problems.wasm`, `scaling-${id}.wasm`], file);
-      assert.equal(r.streaming, 2, `${file}: one instantiateStreaming per module`);
+      const wasm = [`scaling-${id}-problems.wasm`, `scaling-${id}.wasm`];
+      assert.deepEqual(r.wasmFiles, wasm, file);
+      assert.equal(r.streaming, wasm.length, `${file}: one instantiateStreaming per module`);
       assert.equal(r.buffer, 0, `${file}: no fallback to an ArrayBuffer`);
-      assert.deepEqual(r.mime, ['application/wasm', 'application/wasm'], file);
+      assert.deepEqual(r.mime, wasm.map(() => 'application/wasm'), file);
       // The page's preload hint and the loader's fetch match (cors mode), so the bytes come once.
-      assert.equal(r.wasmRequests, 2, `${file}: each wasm is downloaded once`);
+      assert.equal(r.wasmRequests, wasm.length, `${file}: each wasm is downloaded once`);
       assert.ok(r.wasm !== null && r.first !== null, `${file}: the module answered and a calculator shows a number`);
     }
     site.assertClean();
