@@ -52,11 +52,14 @@ void tiling_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::vector<int64_t> padded = hlo::padded_dims(s);
   if (!s.tiles.empty()) {
     const auto& t = s.tiles.front();
-    for (size_t k = 0; k < t.size() && k < padded.size(); ++k) {
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t.size() > padded.size() + k) continue;  // a tile of more dims than the array has
       const size_t d = padded.size() - t.size() + k;
-      const size_t logical = s.minor_to_major.empty()
-                                 ? d
-                                 : static_cast<size_t>(s.minor_to_major[padded.size() - 1 - d]);
+      // The layout names the logical dim at this place; a layout of another length names none.
+      const size_t logical = s.minor_to_major.size() == padded.size()
+                                 ? static_cast<size_t>(s.minor_to_major[padded.size() - 1 - d])
+                                 : d;
+      if (logical >= s.dims.size()) continue;
       tr.step("Dim " + std::to_string(logical) + " padded to its tile", kPaddedDim,
               {static_cast<double>(s.dims[logical]), static_cast<double>(t[k])});
     }

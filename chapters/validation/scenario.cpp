@@ -1,5 +1,6 @@
 // Reading a run in the scenario format (docs/VALIDATION.md): every field checked, every error an
-// InputError naming the field's path ("runs[3].parallelism.tensor").
+// InputError naming the field's path ("scenarios.runs[3].parallelism.tensor": the input, then the
+// place in it).
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -180,9 +181,9 @@ std::vector<Scenario> read_scenarios(std::string_view text, std::string_view fie
     if (d.is_object() && d.contains("runs")) list = &d["runs"];
     if (list->is_array()) {
       for (size_t i = 0; i < list->size(); ++i)
-        out.push_back(read_scenario((*list)[i], "runs[" + std::to_string(out.size()) + "]."));
+        out.push_back(read_scenario((*list)[i], f + ".runs[" + std::to_string(out.size()) + "]."));
     } else {
-      out.push_back(read_scenario(*list, "runs[" + std::to_string(out.size()) + "]."));
+      out.push_back(read_scenario(*list, f + ".runs[" + std::to_string(out.size()) + "]."));
     }
   }
   if (out.empty()) fail(f, f + ": no scenario in the text", "missing");

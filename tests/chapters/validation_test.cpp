@@ -110,18 +110,19 @@ TEST(Validation, BadScenariosNameTheirField) {
   auto field = [&](const std::string& rest) {
     return thrown([&] { read_scenarios(base + rest); }).field;
   };
-  EXPECT_EQ(field(R"("model": "no-such-model", "parallelism": {"fsdp": 4}})"), "runs[0].model");
+  EXPECT_EQ(field(R"("model": "no-such-model", "parallelism": {"fsdp": 4}})"),
+            "scenarios.runs[0].model");
   EXPECT_EQ(field(R"("model": "llama-3-8b", "parallelism": {"fsdp": 3}})"),
-            "runs[0].parallelism.data");
+            "scenarios.runs[0].parallelism.data");
   EXPECT_EQ(field(R"("model": "llama-3-8b", "parallelism": {"fsdp": 4, "microbatches": 3}})"),
-            "runs[0].batch.sequences");
+            "scenarios.runs[0].batch.sequences");
   EXPECT_EQ(field(R"("model": "llama-3-8b", "parallelism": {"fsdp": 4, "tensor": 0}})"),
-            "runs[0].parallelism.tensor");
+            "scenarios.runs[0].parallelism.tensor");
   EXPECT_EQ(thrown([] {
               read_scenarios(R"({"id": "B", "kind": "training", "model": "llama-3-8b",
                 "chip": "tpu-v99", "chips": 1})");
             }).field,
-            "runs[0].chip");
+            "scenarios.runs[0].chip");
   EXPECT_EQ(thrown([] { read_scenarios("{not json"); }).field, "scenarios");
   EXPECT_EQ(thrown([] { read_scenarios("  "); }).field, "scenarios");
 }
@@ -144,7 +145,7 @@ TEST(Validation, CalculatorAnswersEachRun) {
                                   {"name", "validation.runs"},
                                   {"inputs", {{"scenarios", R"([{"id": "x"}])"}}}});
   ASSERT_FALSE(r["ok"].get<bool>());
-  EXPECT_EQ(r["error"]["field"], "runs[0].kind");
+  EXPECT_EQ(r["error"]["field"], "scenarios.runs[0].kind");
   const json ok = api::handle(json{{"op", "calc"}, {"name", "validation.runs"}});
   ASSERT_TRUE(ok["ok"].get<bool>()) << ok.dump();
   EXPECT_EQ(ok["runs"].size(), 1u);
