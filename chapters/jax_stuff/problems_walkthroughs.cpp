@@ -52,7 +52,16 @@ Answers w0_solve(const Inputs& in, Trace& tr) {
   j.link = ici_link(c, 0, tpus::hop_latency(c), true);
   j.wrap = tpus::wraps(c, tpus::Dims(j.mesh.sizes.begin(), j.mesh.sizes.end()));
   tr.note("Times on a TPU v5e for scale: the walkthrough ran on 8 CPU devices.");
-  const JitResult x = jit_matmul(j, &tr);
+  JitResult x;
+  try {
+    x = jit_matmul(j, &tr);
+  } catch (const InputError& e) {
+    // jit_matmul names the calculator's inputs; this problem calls the first operand In.
+    std::string f = e.field == "x_shape" ? "in_shape" : e.field == "x_spec" ? "in_spec" : e.field;
+    const bool given = f == "in_shape" || f == "in_spec" || f == "w_shape" || f == "w_spec" ||
+                       f == "out_spec" || f == "mesh" || f == "axes";
+    fail(given ? f : "in_shape", e.what(), e.code);
+  }
   tr.note("XLA inserts " + x.collective + " over " + std::to_string(static_cast<int>(x.group)) +
           " devices: $" + sh::sharding_tex(x.plan.out.text()) + "$ on every device.");
   Answers a{{"local_in_rows", x.x.local[0]},
