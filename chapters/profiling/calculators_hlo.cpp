@@ -114,7 +114,7 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
       hlo::parse(in.text("module"),
                  devices > 0 ? std::optional<int>(static_cast<int>(devices)) : std::nullopt);
   if (m.instructions.empty()) no_instruction(m);
-  const ChipTerms chip = chip_terms(hw::chip(in.text("chip")), in.num("hbm_bw"));
+  const ChipTerms chip = chip_terms(hw::chip(in.text("chip")), hbm_given(in));
   std::vector<OpTime> times;
   times.reserve(m.instructions.size());
   for (const auto& i : m.instructions) times.push_back(op_time(i, chip));

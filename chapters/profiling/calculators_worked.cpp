@@ -31,7 +31,7 @@ void worked_calc(const Inputs& in, Trace& tr, Result& r) {
   const double B = in.num("batch"), T = in.num("seq_len"), D = in.num("d_model"),
                F = in.num("d_ff"), H = in.num("n_heads"), K = in.num("d_qkv");
   const double dp = in.num("dp"), mp = in.num("mp"), peak = in.num("core_flops");
-  const double cores = dp * mp, w = in.num("link_bw"), hbm = in.num("hbm_bw");
+  const double cores = dp * mp, w = in.num("link_bw"), hbm = hbm_given(in);
   const double tokens = tr.step("Tokens per data-parallel shard", kTokensPerShard, {B, dp, T});
   const double up_flops =
       tr.step("Up-projection FLOPs (global)", roofline::kMatmulFlops, {B * T, D, F});

@@ -218,6 +218,17 @@ TEST(ProfilingCalc, HloCalculatorJson) {
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("line 1, column"), std::string::npos);
 }
 
+// An HBM bandwidth of a denormal's size would make every HBM time infinite: an error naming
+// hbm_bw in both calculators that take it; 0 still means the chip's (or none, on TPU v2).
+TEST(ProfilingCalc, TinyHbmBandwidthIsAnError) {
+  for (const char* name : {"profiling.hlo", "profiling.worked"}) {
+    const json bad = sb::test::calc(name, {{"hbm_bw", 5e-324}});
+    ASSERT_FALSE(bad["ok"].get<bool>()) << name;
+    EXPECT_EQ(bad["error"]["field"], "hbm_bw") << name;
+    EXPECT_TRUE(sb::test::calc(name, {{"hbm_bw", 0}})["ok"].get<bool>()) << name;
+  }
+}
+
 TEST(ProfilingCalc, TilingAndWorked) {
   const json t = sb::test::calc("profiling.tiling");
   near_rel(sb::test::value_of(t, "blowup"), 1.6);
