@@ -44,6 +44,9 @@ CmInput cm_of(const Inputs& in, CmKind kind, bool bidirectional) {
   if (m.sizes.size() != 2)
     fail("mesh", "mesh: the collective matmul runs on a mesh of two axes, X and the ring Y",
          "bad_mesh");
+  // The model names its ring Y; here the mesh's second axis sets it.
+  if (m.sizes[1] < 2)
+    fail("mesh", "mesh: the ring (the second axis) needs at least 2 devices", "out_of_range");
   CmInput x;
   x.kind = kind;
   x.B = in.num("B");
