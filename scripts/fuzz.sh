@@ -51,10 +51,13 @@ fuzz_one() {
   local t0=$SECONDS
   # ASan's defaults hold 256 MB of freed memory in quarantine and record 30 frames per allocation:
   # with them a fuzz_calc run (thousands of small allocations) spent a third of its time in page
-  # faults and stack unwinding. A use after free still shows within 16 MB, and a report still names
-  # the 5 innermost frames of the allocation (rerun the saved input for the whole stack).
-  if ! ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=16:malloc_context_size=5}" \
-      "$bin" "${limit[@]}" -max_len="$(max_len "$name")" -timeout=10 -rss_limit_mb=2048 \
+  # faults, cache misses on cold blocks and stack unwinding. A use after free still shows within
+  # 4 MB of later allocations, and a report still names the 5 innermost frames of the allocation
+  # (rerun the saved input for the whole stack). -entropic=0: the entropic schedule's bookkeeping
+  # was a fifth of each run, and in runs of seconds the plain schedule reaches as much coverage
+  # per run (bench/NOTES.md, "Eighth pass: CI time").
+  if ! ASAN_OPTIONS="${ASAN_OPTIONS:-quarantine_size_mb=4:malloc_context_size=5}" \
+      "$bin" "${limit[@]}" -max_len="$(max_len "$name")" -timeout=10 -rss_limit_mb=2048 -entropic=0 \
       -print_final_stats=1 -artifact_prefix=build/asan/fuzz/ "${dirs[@]}" >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: $name found a failing input (saved under build/asan/fuzz/)"
