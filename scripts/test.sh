@@ -17,7 +17,9 @@ layer "GoogleTest" ctest --test-dir build/native --output-on-failure -j 2
 layer "node tests of the wasm modules" node --test tests/node/
 layer "wasm/scaling.d.ts against every response (tsc --noEmit)" node tests/types/check.mjs
 layer "a new chapter folder needs no edit elsewhere" tests/newchapter/run.sh
-layer "browser tests (headless Chromium)" node tests/browser/run.mjs
+# The browser tests serve the site the build layer wrote (the new-chapter layer builds its own into
+# a scratch folder), instead of assembling it again.
+layer "browser tests (headless Chromium)" env SB_SITE=build/site SB_SKIP_BUILD=1 node tests/browser/run.mjs
 # The ASan layer builds the clang tree's libraries with its tests; the fuzz layer then compiles only
 # the fuzzers' own files against them (without it, the fuzz layer builds those libraries itself).
 if [ "${SB_SKIP_ASAN:-0}" != 1 ]; then

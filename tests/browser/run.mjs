@@ -1,7 +1,9 @@
-// The browser-test layer as npm test runs it: the site is built once (into a temporary folder) and
+// The browser-test layer as npm test runs it: the site is built once (into a temporary folder; npm
+// test serves build/site, which its build layer just wrote: SB_SITE=build/site SB_SKIP_BUILD=1) and
 // served once, one Chromium is started (a playwright browser server), and every
 // tests/browser/*.test.mjs file joins them (harness.mjs reads SB_SITE, SB_SITE_URL, SB_BROWSER_WS),
-// two files at a time (the machine has 2 cores). Prints the layer's time.
+// two files at a time (the machine has 2 cores, and a file keeps about one of them busy: the
+// layer's time is the browser's work). Prints the layer's time.
 //   node tests/browser/run.mjs [file ...]     (default: every *.test.mjs here)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,8 +13,13 @@ import { chromium } from 'playwright-core';
 import { root, CHROMIUM, FLAGS, freePort, startServer } from './harness.mjs';
 
 const here = path.join(root, 'tests', 'browser');
+// The files that open every page of the site, many times each, take minutes where a chapter's file
+// takes seconds: they start first, and the short files fill both lanes while they run, so that no
+// lane idles at the end (alphabetical order left the hostile-URL file, 160 s, to run alone last).
+const LONG = ['reader', 'urlstate', 'site', 'chips', 'streaming'];
+const rank = (f) => { const i = LONG.indexOf(path.basename(f, '.test.mjs')); return i < 0 ? LONG.length : i; };
 const files = process.argv.slice(2).length ? process.argv.slice(2)
-  : fs.readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join(here, f));
+  : fs.readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort().sort((a, b) => rank(a) - rank(b)).map((f) => path.join(here, f));
 const t0 = performance.now();
 const own = !process.env.SB_SITE;
 const site = own ? fs.mkdtempSync(path.join(os.tmpdir(), 'sb-test-site-')) : path.resolve(process.env.SB_SITE);
