@@ -39,16 +39,23 @@ Shard shard_of(const Inputs& in) {
 void kv_split(const Shard& s, Trace& tr, Result& r);
 
 // Part 12, A.5: a GPU's critical ratio over NVLink, C / W_GPU (what A.10's ICI intensity is on a
-// TPU), and where the GPUs span nodes, TP's limit over the scale-out network.
-double gpu_limit(const Shard& s, Trace& tr) {
-  const double alpha = tr.step("NVLink intensity of the GPU", gpus::kAlpha, {s.C, s.t.W_ici});
+// TPU), and TP's prefill limit: F / alpha inside a node; D_node + F / alpha over the scale-out
+// network once the GPUs span nodes.
+struct GpuLimit {
+  double alpha = 0, y_c = 0;
+};
+GpuLimit gpu_limit(const Shard& s, Trace& tr) {
+  GpuLimit g;
+  g.alpha = tr.step("NVLink intensity of the GPU", gpus::kAlpha, {s.C, s.t.W_ici});
+  g.y_c = tr.step("Compute-bound (prefill): TP inside a node hides its collectives up to",
+                  gpus::kTpMax, {s.m.F, g.alpha});
   if (s.slice.dims[1] > 1) {
     const double a_node =
-        tr.step("... and over the node's scale-out egress", gpus::kAlpha, {s.C, s.t.w_node});
-    tr.step("TP spanning nodes stays compute-bound (prefill) up to", gpus::kTpMaxSpanning,
-            {s.m.F, a_node, s.t.d_node});
+        tr.step("... over the node's scale-out egress", gpus::kAlpha, {s.C, s.t.w_node});
+    g.y_c = tr.step("TP spanning nodes stays compute-bound (prefill) up to", gpus::kTpMaxSpanning,
+                    {s.m.F, a_node, s.t.d_node});
   }
-  return alpha;
+  return g;
 }
 
 // A GPU's collective of the [B, D] activation over the slice; the tables give no NVLink latency
@@ -67,13 +74,13 @@ void gpu_latency(const Shard& s, double msg, Trace& tr, Result& r) {
 void limits(const Shard& s, Trace& tr, Result& r) {
   const double F = s.m.F, D = s.m.D;
   const bool gpu = s.t.gpu();
+  const GpuLimit g = gpu ? gpu_limit(s, tr) : GpuLimit{};
   const double alpha =
-      gpu ? gpu_limit(s, tr) : tr.step("ICI intensity of the chip", kAlphaIci, {s.C, s.t.W_ici});
+      gpu ? g.alpha : tr.step("ICI intensity of the chip", kAlphaIci, {s.C, s.t.W_ici});
   const double ratio = tr.step(gpu ? "HBM over NVLink bandwidth" : "HBM over ICI bandwidth",
                                kRHbmIci, {s.t.W_hbm, s.t.W_ici});
   const double y_c =
-      gpu ? tr.step("Compute-bound (prefill): TP inside a node hides its collectives up to",
-                    gpus::kTpMax, {F, alpha})
+      gpu ? g.y_c
           : tr.step("Compute-bound (prefill): model parallelism hides its collectives up to",
                     kYMaxCompute, {s.n_axes, F, alpha});
   const double y_d =
@@ -181,7 +188,7 @@ void two_d(const Shard& s, Trace& tr, Result& r) {
 void sharding_calc(const Inputs& in, Trace& tr, Result& r) {
   const Shard s = shard_of(in);
   tr.note(config_text(s.ch) + ". The weights are split " + units::number(s.Y) + " ways over the " +
-          s.slice.shape + " slice ($Y = " + units::number(s.Y) + "$).");
+          s.slice.shape + (s.t.gpu() ? "" : " slice") + " ($Y = " + units::number(s.Y) + "$).");
   if (s.m.moe)
     tr.note("An MoE: $F$ is one expert's width; the MoE calculator spreads the experts instead.");
   limits(s, tr, r);
