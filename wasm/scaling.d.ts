@@ -478,6 +478,8 @@ export interface CalcPayloads {
       T_param: number;
       T_flops: number;
       T_step: number;
+      /** a GPU slice's AllReduces per step (in T_step); absent on a TPU or one GPU */
+      T_comms?: number;
     };
     memory: {
       weights: number;

@@ -65,21 +65,22 @@ Case case_of(const Inputs& in) {
   c.s.K = m.K;
   c.s.H = m.H;
   c.plain_kv = m.plain_kv;
-  c.s.tpu = inf::tpu_of(hw::chip(in.text("chip"), "chip"), "chip");
-  c.s.C_bf16 = inf::peak_of(c.s.tpu, "bf16", "chip");
-  c.s.C_int8 = c.s.tpu.chip->has("peak_flops_int8") ? inf::peak_of(c.s.tpu, "int8", "chip") : 0;
+  c.s.machine = inf::machine_of(hw::chip(in.text("chip"), "chip"), "chip");
+  c.s.C_bf16 = inf::peak_of(c.s.machine, "bf16", "chip");
+  c.s.C_int8 =
+      c.s.machine.chip->has("peak_flops_int8") ? inf::peak_of(c.s.machine, "int8", "chip") : 0;
   c.s.S = in.num("S");
   c.s.kv_tok_bf16 = inf::kv_tok_of(m, 2, c.s.S);
   return c;
 }
 
 double price_of(const Inputs& in, const Case& c) {
-  return in.num("price") > 0 ? in.num("price") : c.s.tpu.price;
+  return in.num("price") > 0 ? in.num("price") : c.s.machine.price;
 }
 
 // The model's parameters and, for a dtype, its weight and KV bytes per token, as steps.
 void params_step(const Case& c, Trace& t) {
-  t.note(c.chosen.name + " on a " + c.s.tpu.name + ".");
+  t.note(c.chosen.name + " on a " + c.s.machine.name + ".");
   t.value("Parameters stored, $P_{total}$ (the transformers chapter's count, from the config)",
           c.s.P_total, "count");
 }
@@ -112,7 +113,7 @@ void kv_calc(const Inputs& in, Trace& t, Result& r) {
   const Case c = case_of(in);
   const double b_w = inf::dtype_bytes(in.text("dtype_w"), "dtype_w");
   const double b_kv = inf::dtype_bytes(in.text("dtype_kv"), "dtype_kv");
-  const double B = in.num("B"), S = c.s.S, M = c.s.tpu.M_hbm;
+  const double B = in.num("B"), S = c.s.S, M = c.s.machine.M_hbm;
   model_steps(c, b_w, b_kv, t);
   const double bytes_w = inf::weight_bytes(c.s.P_total, b_w);
   const double kv_tok = c.s.kv_tok_bf16 * b_kv / 2;
@@ -121,7 +122,7 @@ void kv_calc(const Inputs& in, Trace& t, Result& r) {
   const double raw = t.step("Chips, before rounding", inf::kMinChips, {bytes_w, batch, M});
   const double n = t.step("Fewest chips", kMinChips, {bytes_w, batch, M});
   std::string shape;
-  const double slice = slice_at_least(c.s.tpu, n, &shape);
+  const double slice = slice_at_least(c.s.machine, n, &shape);
   r.value("kv_tok", kv_tok, "B", "KV bytes per token");
   r.value("kv_seq", seq, "B", "KV bytes per sequence");
   r.value("kv_batch", batch, "B", "KV bytes of the batch");
@@ -134,7 +135,7 @@ void kv_calc(const Inputs& in, Trace& t, Result& r) {
     r.value("slice", slice, "chips", "smallest slice that holds them");
     r.extra["shape"] = shape;
   } else {
-    r.note("No slice of a " + c.s.tpu.name +
+    r.note("No slice of a " + c.s.machine.name +
            " holds them: the pod has too few chips. Serve a "
            "smaller batch, a shorter context or a smaller dtype.");
     r.extra["shape"] = "";
@@ -152,7 +153,7 @@ constexpr auto kSlicesParams = tf::join(tf::kModelInput, kSlicesOwn);
 
 // One dtype's steps: its slice, the batch it holds, the step at that batch, its queries per second.
 void dtype_steps(const Setting& s, const DtypeRow& w, Trace& t) {
-  const double M = s.tpu.M_hbm, W = s.tpu.W_hbm;
+  const double M = s.machine.M_hbm, W = s.machine.W_hbm;
   t.note(w.dtype + " weights and caches:");
   t.step("Weight bytes", inf::kWeightBytes, {s.P_total, w.b});
   t.step("Chips the weights fill", inf::kMinChips, {w.bytes_w, 0, M});
@@ -238,7 +239,7 @@ void slices_calc(const Inputs& in, Trace& t, Result& r) {
   write_rows(rows, r);
   for (const DtypeRow& w : rows) {
     if (!w.fits) {
-      r.note(w.dtype + ": no slice of a " + c.s.tpu.name + " holds the weights and one cache.");
+      r.note(w.dtype + ": no slice of a " + c.s.machine.name + " holds the weights and one cache.");
       continue;
     }
     if (w.B_max > w.B_crit)
@@ -249,7 +250,7 @@ void slices_calc(const Inputs& in, Trace& t, Result& r) {
   r.note(
       "Matmuls run in bf16; each dtype holds the weights and the caches. A batch that fills "
       "HBM makes every chip read about its whole HBM each step (" +
-      units::format(inf::full_hbm_step(c.s.tpu.M_hbm, c.s.tpu.W_hbm), "s") +
+      units::format(inf::full_hbm_step(c.s.machine.M_hbm, c.s.machine.W_hbm), "s") +
       " here), whatever the dtype. Real servers reach about half of these figures.");
 }
 
@@ -277,26 +278,26 @@ void servers_calc(const Inputs& in, Trace& t, Result& r) {
   const Case c = case_of(in);
   const double b = inf::dtype_bytes(in.text("dtype"), "dtype");
   const double B = in.num("B"), S = c.s.S, T = in.num("prompt");
-  const double len = in.num("len_decode"), W = c.s.tpu.W_hbm, C = c.s.C_bf16;
+  const double len = in.num("len_decode"), W = c.s.machine.W_hbm, C = c.s.C_bf16;
   model_steps(c, b, b, t);
   const double kv_tok = c.s.kv_tok_bf16 * b / 2;
   const double bytes_w = inf::weight_bytes(c.s.P_total, b);
   double n = in.num("chips");
   if (n > 0) {
-    inf::slice_of(c.s.tpu, n, "chips");
+    inf::slice_of(c.s.machine, n, "chips");
   } else {
     const double need = t.step("Fewest chips for the weights and the batch", kMinChips,
-                               {bytes_w, inf::kv_bytes_batch(B, S, kv_tok), c.s.tpu.M_hbm});
+                               {bytes_w, inf::kv_bytes_batch(B, S, kv_tok), c.s.machine.M_hbm});
     std::string shape;
-    n = slice_at_least(c.s.tpu, need, &shape);
+    n = slice_at_least(c.s.machine, need, &shape);
     if (n == 0)
       fail("B",
-           "B: no slice of a " + c.s.tpu.name + " holds the weights and " + units::number(B, 6) +
-               " caches of " + units::number(S, 6) + " tokens",
+           "B: no slice of a " + c.s.machine.name + " holds the weights and " +
+               units::number(B, 6) + " caches of " + units::number(S, 6) + " tokens",
            "out_of_range");
     t.value("The smallest slice of at least that many: a " + shape, n, "chips");
   }
-  const double M_free = inf::free_hbm(n, c.s.tpu.M_hbm, bytes_w);
+  const double M_free = inf::free_hbm(n, c.s.machine.M_hbm, bytes_w);
   if (M_free < B * S * kv_tok)
     fail("B",
          "B: " + units::number(B, 6) + " caches of " + units::number(S, 6) +
@@ -366,7 +367,7 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
   dtype_steps(c.s, w, t);
   if (!w.fits)
     fail("dtype",
-         "dtype: no slice of a " + c.s.tpu.name + " holds the " + dtype +
+         "dtype: no slice of a " + c.s.machine.name + " holds the " + dtype +
              " weights and one cache of " + units::number(c.s.S, 6) + " tokens",
          "out_of_range");
   r.value("chips", w.chips, "chips", "slice");
@@ -387,7 +388,7 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
         "At the largest batch of the slice; a smaller batch costs more per token. FLOPs per "
         "dollar use the tables' on-demand prices.");
   } else {
-    r.note("The tables have no price for a " + c.s.tpu.name +
+    r.note("The tables have no price for a " + c.s.machine.name +
            ": enter one (per chip-hour) for the cost per token.");
   }
   flops_table(t, r);

@@ -21,7 +21,7 @@ double batch_under_limit_flops(double T_limit, double T_kv1, double T_flops1) {
   return std::floor(T_limit / (T_kv1 + T_flops1));
 }
 
-double slice_at_least(const inf::Tpu& t, double chips, std::string* shape) {
+double slice_at_least(const inf::Machine& t, double chips, std::string* shape) {
   const std::vector<inf::Slice> all = inf::slices(t);
   const inf::Slice* s = inf::smallest_slice(all, chips);
   if (!s) return 0;
@@ -33,16 +33,16 @@ DtypeRow dtype_row(const Setting& s, const std::string& dtype) {
   DtypeRow r;
   r.dtype = dtype;
   r.b = inf::dtype_bytes(dtype, "dtype");
-  const double M = s.tpu.M_hbm, W = s.tpu.W_hbm;
+  const double M = s.machine.M_hbm, W = s.machine.W_hbm;
   r.bytes_w = inf::weight_bytes(s.P_total, r.b);
   r.kv_tok = s.kv_tok_bf16 * r.b / 2;
   r.chips_raw = inf::min_chips_raw(r.bytes_w, 0, M);
   // The smallest slice that holds the weights and one cache (for LLaMA 3-70B at 8k, the one that
   // holds the weights: the chapter's rule).
-  r.smallest = slice_at_least(s.tpu, min_chips(r.bytes_w, s.S * r.kv_tok, M));
+  r.smallest = slice_at_least(s.machine, min_chips(r.bytes_w, s.S * r.kv_tok, M));
   r.B_crit = inf::critical_batch(r.b, s.C_bf16, W);
   if (r.smallest == 0) return r;
-  r.chips = slice_at_least(s.tpu, r.smallest * s.slice_factor, &r.shape);
+  r.chips = slice_at_least(s.machine, r.smallest * s.slice_factor, &r.shape);
   if (r.chips == 0) return r;
   r.hbm_left = inf::free_hbm(r.chips, M, r.bytes_w);
   r.B_max = inf::max_batch(r.hbm_left, s.S, r.kv_tok);

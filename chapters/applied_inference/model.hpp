@@ -62,7 +62,7 @@ struct Setting {
   double P_total = 0, P_active = 0;  // parameters stored, and used per token
   double L = 0, K = 0, H = 0;        // for the KV bytes per token
   double kv_tok_bf16 = 0;            // KV bytes per token in bf16 (2 L K H 2 for plain attention)
-  inference::Tpu tpu;
+  inference::Machine machine;
   double C_bf16 = 0, C_int8 = 0;  // the chip's peaks (C_int8 0 when it has none)
   double S = 8192;                // context: tokens in each sequence's cache
   double len_decode = 512;        // tokens per reply
@@ -95,6 +95,6 @@ struct DtypeRow {
 DtypeRow dtype_row(const Setting& s, const std::string& dtype);
 
 // The fewest chips of a TPU's slices at least `chips` (0 when the pod is too small), and its shape.
-double slice_at_least(const inference::Tpu& t, double chips, std::string* shape = nullptr);
+double slice_at_least(const inference::Machine& t, double chips, std::string* shape = nullptr);
 
 }  // namespace sb::applied_inference

@@ -25,7 +25,7 @@ Given given_of(const Inputs& in, unsigned parts) {
     g.W = in.num("hbm_bw_Bps");
     g.C = in.num("peak_bf16_flops_per_s");
   }
-  g.tpu = inf::tpu_of(hw::chip(in.text("chip"), "chip"), "chip");
+  g.machine = inf::tpu_of(hw::chip(in.text("chip"), "chip"), "chip");
   return g;
 }
 
@@ -35,9 +35,10 @@ double kv_tok_step(const Given& g, double b, Trace& t, Text what) {
 
 double slice_step(const Given& g, double chips, Trace& t) {
   std::string shape;
-  const double s = slice_at_least(g.tpu, chips, &shape);
+  const double s = slice_at_least(g.machine, chips, &shape);
   if (s == 0)
-    fail("chip", "chip: no slice of a " + g.tpu.name + " has " + units::number(chips, 6) + " chips",
+    fail("chip",
+         "chip: no slice of a " + g.machine.name + " has " + units::number(chips, 6) + " chips",
          "out_of_range");
   return t.value("The smallest slice of at least that many: a " + shape, s, "chips");
 }
@@ -48,7 +49,7 @@ Row row_steps(const Given& g, double b, double S, double factor, Trace& t) {
   r.bytes_w = t.step("Weight bytes", inf::kWeightBytes, {g.P, b});
   r.kv_tok = kv_tok_step(g, b, t);
   r.raw = t.step("Chips the weights fill", inf::kMinChips, {r.bytes_w, 0, g.M});
-  r.chips = slice_step(g, slice_at_least(g.tpu, r.raw) * factor, t);
+  r.chips = slice_step(g, slice_at_least(g.machine, r.raw) * factor, t);
   r.left = t.step("HBM left for caches", inf::kFreeHbm, {r.chips, g.M, r.bytes_w});
   r.B = t.step("Caches of $S$ tokens that fit", inf::kMaxBatch, {r.left, S, r.kv_tok});
   if (r.B < 1)

@@ -41,7 +41,7 @@ constexpr Param kLenDecode = tokens("decode_len_tokens", 512, "tokens generated 
 struct Given {
   double L = 0, K = 0, H = 0, P = 0;
   double M = 0, W = 0, C = 0;  // HBM per chip, its bandwidth, the bf16 peak (0 where not given)
-  inference::Tpu tpu;
+  inference::Machine machine;
 };
 // The parts of the givens a problem states: the model (L, K, H, param_count), the HBM per chip,
 // the figures of a decode step (hbm_bw_Bps, peak_bf16_flops_per_s).

@@ -223,7 +223,7 @@ struct Q3Slice {
   double chips = 0, B = 0, B_loads = 0;
 };
 Q3Slice q3_slice(const Given& g, double b_w, double kv, double S, double limit) {
-  for (const inf::Slice& s : inf::slices(g.tpu)) {
+  for (const inf::Slice& s : inf::slices(g.machine)) {
     const double free = inf::free_hbm(s.chips, g.M, inf::weight_bytes(g.P, b_w));
     if (free <= 0) continue;
     const double mem = inf::max_batch(free, S, kv);
@@ -256,7 +256,7 @@ constexpr Problem kQ3{
           const double b = in.num("bytes_per_weight"), S = in.num("seq_len_tokens");
           const double limit = in.num("latency_limit_s");
           const double kv = kv_tok_step(g, in.num("bytes_per_kv"), t);
-          const double pod = t.value("The whole pod", inf::slices(g.tpu).back().chips, "chips");
+          const double pod = t.value("The whole pod", inf::slices(g.machine).back().chips, "chips");
           Answers a;
           a["min_step_time_s_256_chips"] =
               t.step("The weights alone on it", inf::kTParam, {g.P, b, pod, g.W});

@@ -335,7 +335,7 @@ constexpr Problem kS9{
               t.step("Compute-bound limit", inf::kYMaxCompute, {in.num("n_axes"), F, alpha});
           const Given g = given_of(in, 0);
           double best = 0;
-          for (const inf::Slice& s : inf::slices(g.tpu))
+          for (const inf::Slice& s : inf::slices(g.machine))
             if (s.chips <= lim) best = s.chips;
           a["tp_slice_chips_compute_bound"] = t.value("The largest slice within it", best, "chips");
           a["tp_limit_bandwidth_bound_b64"] = t.step("Bandwidth-bound limit", inf::kYMaxDecode,

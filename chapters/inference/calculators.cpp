@@ -22,10 +22,29 @@ Chosen model_of(const Inputs& in) {
   return {m.config, m.id, m.name};
 }
 
-Tpu tpu_in(const Inputs& in) { return tpu_of(hw::chip(in.text("chip"), "chip"), "chip"); }
+Machine machine_in(const Inputs& in) {
+  return machine_of(hw::chip(in.text("chip"), "chip"), "chip");
+}
 
-double price_in(const Inputs& in, const Tpu& t) {
+double price_in(const Inputs& in, const Machine& t) {
   return in.num("price") > 0 ? in.num("price") : t.price;
+}
+
+GpuComms gpu_comms_steps(const Machine& t, const Served& m, double B, double b_a, double n,
+                         double T_step, Trace& tr) {
+  GpuComms g;
+  g.T_step = T_step;
+  if (!t.gpu() || n <= 1) return g;
+  const double msg = tr.step("Activation an AllReduce moves", kActMsg, {B, m.D, b_a});
+  g.T_allreduce = gpu_allreduce_time(t, msg, n, "chips", &tr,
+                                     "One AllReduce of it over the GPUs (NVLink inside a node)");
+  g.T_comms =
+      tr.step("Two per layer (attention and MLP), every layer", kT1dStep, {m.L, g.T_allreduce});
+  g.T_step = tr.sum(
+      "Step on GPUs: the book's step and the AllReduces, which NVLink and the scale-out "
+      "network do not hide as a TPU's ICI does (beyond the book)",
+      "T_step", "s", {{"T_step", T_step}, {"T_comms", g.T_comms}});
+  return g;
 }
 
 std::string config_text(const Chosen& ch) {
@@ -70,8 +89,10 @@ using namespace calc;
 
 constexpr std::array<Param, 12> kStepOwn = {
     kChip,
-    num("chips", "chips", 16, "chips of one replica: a slice size (1, 4, 8, 16, ...)", 0, 1e5,
-        true),
+    num("chips", "chips", 16,
+        "chips of one replica: a slice size (1, 4, 8, 16, ...; GPUs: 1, 2, 4 in a node, then whole "
+        "nodes)",
+        0, 1e5, true),
     num("B", "count", 32, "decode batch: sequences, each one token per step", 0, 1e7, true),
     kS,
     num("prompt", "tokens", 8192, "prompt tokens of one prefill (for the first token)", 0, 1e8,

@@ -34,7 +34,7 @@ constexpr Param override_param(Text name, Text doc, double max) {
 using transformers::join;
 using transformers::kModelInput;
 constexpr Text kServingDtypes = "bf16|fp8|int8|int4";
-constexpr Param kChip = chip_param("v5e", "TPU from the hardware tables");
+constexpr Param kChip = chip_param("v5e", "TPU or GPU from the hardware tables");
 constexpr Param kDtypeW = choice("dtype_w", "int8", kServingDtypes, "weights' dtype");
 constexpr Param kDtypeKv = choice("dtype_kv", "int8", kServingDtypes, "KV cache's dtype");
 constexpr Param kDtypeA =
@@ -55,10 +55,10 @@ struct Chosen {
 };
 Chosen model_of(const Inputs& in);
 
-// The chip of the inputs as a TPU (InputError naming "chip" for a GPU), and the price: the
-// reader's when given, else the tables' (0 when neither).
-Tpu tpu_in(const Inputs& in);
-double price_in(const Inputs& in, const Tpu& t);
+// The chip of the inputs as a serving machine (a TPU, or a GPU), and the price: the reader's when
+// given, else the tables' (0 when neither).
+Machine machine_in(const Inputs& in);
+double price_in(const Inputs& in, const Machine& t);
 
 // The counts of a model as derivation steps: parameters stored and used (the transformers
 // chapter's count), weight bytes, KV bytes per token at S. Returns kv_tok.
@@ -66,6 +66,15 @@ struct Counts {
   double P_total = 0, P_active = 0, bytes_w = 0, kv_tok = 0;
 };
 Counts count_steps(const Chosen& ch, const Served& m, double b_w, double b_kv, double S, Trace& tr);
+
+// On a GPU slice of n > 1, the step's AllReduces as steps (model.hpp's gpu_step_comms: the
+// activation, one AllReduce by the GPU chapter's record, two per layer), and the step with them
+// (a sum step); returns the step. On a TPU or one GPU: T_step, and no step written.
+struct GpuComms {
+  double T_allreduce = 0, T_comms = 0, T_step = 0;
+};
+GpuComms gpu_comms_steps(const Machine& t, const Served& m, double B, double b_a, double n,
+                         double T_step, Trace& tr);
 
 // "LLaMA 3 70B: L 80, D 8192, ..." for the derivation and the notes.
 std::string config_text(const Chosen& ch);

@@ -15,7 +15,7 @@ namespace {
 struct Engine {
   Chosen ch;
   Served m;
-  Tpu t;
+  Machine t;
   double n = 1, B = 1, prompt = 1, len = 1, cached = 0, b_w = 2, b_kv = 2, C = 0, mfu = 0.4;
 };
 
@@ -23,7 +23,7 @@ Engine engine_of(const Inputs& in) {
   Engine e;
   e.ch = model_of(in);
   e.m = served(e.ch.c);
-  e.t = tpu_in(in);
+  e.t = machine_in(in);
   e.n = in.num("chips");
   slice_of(e.t, e.n, "chips");
   e.B = in.num("B");
@@ -63,6 +63,8 @@ Decode generate_step(const Engine& e, const Counts& k, double S, Trace& tr) {
   d.T_param = tr.step("Weight loading", kTParam, {k.P_total, e.b_w, e.n, e.t.W_hbm});
   d.T_flops = tr.step("FLOPs", kTFlops, {e.B, k.P_active, e.n, e.C});
   d.T_step = tr.step("Decode step", kTStep, {d.T_kv, d.T_flops, d.T_param});
+  // On GPUs the AllReduces of bf16 activations add (the engine has no activation dtype).
+  d.T_step = gpu_comms_steps(e.t, e.m, e.B, 2, e.n, d.T_step, tr).T_step;
   return d;
 }
 

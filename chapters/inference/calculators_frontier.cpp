@@ -13,7 +13,7 @@
 namespace sb::inference::calc {
 namespace {
 
-std::vector<DtypeSet> chosen_sets(const Inputs& in, const Tpu& t) {
+std::vector<DtypeSet> chosen_sets(const Inputs& in, const Machine& t) {
   const std::string& d = in.text("dtypes");
   if (d == "all") return dtype_sets(t);
   if (d == "bf16") return {dtype_set(t, "bf16", "bf16", "bf16", "dtypes")};
@@ -32,8 +32,8 @@ void put(Out& o, Text key, Text v) {
 }
 
 // The derivation of one configuration from the records: its bytes, memory and step.
-Decode point_steps(const Served& m, const Tpu& t, const DtypeSet& ds, double n, double B, double S,
-                   Trace& tr) {
+Decode point_steps(const Served& m, const Machine& t, const DtypeSet& ds, double n, double B,
+                   double S, Trace& tr) {
   const double w = tr.step("Weight bytes", kWeightBytes, {m.P_total, ds.b_w});
   const double kv_tok = m.plain_kv ? tr.step("KV bytes per token", kKvTok, {m.L, m.K, m.H, ds.b_kv})
                                    : tr.value("KV bytes per token at $S$ (transformers chapter)",
@@ -45,6 +45,7 @@ Decode point_steps(const Served& m, const Tpu& t, const DtypeSet& ds, double n, 
   d.T_param = tr.step("Weight loading", kTParam, {m.P_total, ds.b_w, n, t.W_hbm});
   d.T_flops = tr.step("FLOPs", kTFlops, {B, m.P_active, n, ds.C_peak});
   d.T_step = tr.step("Step: time per output token", kTStep, {d.T_kv, d.T_flops, d.T_param});
+  d.T_step = gpu_comms_steps(t, m, B, 2, n, d.T_step, tr).T_step;
   tr.step("Tokens per second per chip", kTokSChip, {B, n, d.T_step});
   return d;
 }
@@ -77,19 +78,19 @@ void frontier_calc(const Inputs& in, Trace& tr, Result& r) {
   const Served m = served(ch.c);
   SweepInput si;
   si.model = &m;
-  si.tpu = tpu_in(in);
-  si.dtypes = chosen_sets(in, si.tpu);
+  si.machine = machine_in(in);
+  si.dtypes = chosen_sets(in, si.machine);
   si.S = in.num("S");
   si.max_chips = in.num("max_chips");
   si.batches = static_cast<int>(in.num("batches"));
-  si.price = price_in(in, si.tpu);
+  si.price = price_in(in, si.machine);
   const Sweep sw = sweep(si);
   tr.note(config_text(ch) +
           ". Each point is one slice, dtype set and batch; its step is "
           "$T_{kv} + \\max(T_{flops}, T_{param})$.");
   if (sw.points.empty())
     fail(in.num("max_chips") > 0 ? "max_chips" : "S",
-         "no slice of the " + si.tpu.name + " holds the weights and one sequence of " +
+         "no slice of the " + si.machine.name + " holds the weights and one sequence of " +
              units::number(si.S) + " tokens" +
              (in.num("max_chips") > 0 ? " within the largest slice allowed" : ""),
          "out_of_range");
@@ -100,7 +101,7 @@ void frontier_calc(const Inputs& in, Trace& tr, Result& r) {
   tr.note(
       "The front's point with the most tokens per second per chip: " + sw.dtypes[top->dtype].name +
       " on " + sw.slices[top->slice].shape + ", batch " + units::number(top->B) + ".");
-  point_steps(m, si.tpu, sw.dtypes[top->dtype], sw.slices[top->slice].chips, top->B, si.S, tr);
+  point_steps(m, si.machine, sw.dtypes[top->dtype], sw.slices[top->slice].chips, top->B, si.S, tr);
   long front = 0;
   for (const Point& p : sw.points) front += p.pareto;
   r.value("configs", static_cast<double>(sw.configs), "count", "configurations evaluated");
@@ -173,13 +174,13 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   const Served m = served(ch.c);
   PlanInput pi;
   pi.model = &m;
-  pi.tpu = tpu_in(in);
-  pi.dtypes = chosen_sets(in, pi.tpu);
+  pi.machine = machine_in(in);
+  pi.dtypes = chosen_sets(in, pi.machine);
   pi.traffic = {in.num("rps"), in.num("prompt"), in.num("len_decode")};
   pi.tpot = in.num("tpot");
   pi.ttft = in.num("ttft");
   pi.mfu = in.num("mfu");
-  pi.price = price_in(in, pi.tpu);
+  pi.price = price_in(in, pi.machine);
   pi.max_chips = in.num("max_chips");
   const Plan p = plan(pi);
   const double S = pi.traffic.len_prompt + pi.traffic.len_decode;
@@ -188,7 +189,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   const int at = p.best >= 0 ? p.best : p.closest;
   if (at < 0)
     fail(pi.max_chips > 0 ? "max_chips" : "model",
-         ch.name + " with a " + units::number(S) + "-token context fits on no " + pi.tpu.name +
+         ch.name + " with a " + units::number(S) + "-token context fits on no " + pi.machine.name +
              " slice" + (pi.max_chips > 0 ? " within the largest allowed" : ""),
          "out_of_range");
   const Option& o = p.options[at];
@@ -197,7 +198,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   tr.note(p.best >= 0
               ? "The cheapest configuration that meets the targets: " + option_text(p, o) + "."
               : "Nothing meets the targets; the closest: " + option_text(p, o) + ".");
-  point_steps(m, pi.tpu, ds, n, o.B, S, tr);
+  point_steps(m, pi.machine, ds, n, o.B, S, tr);
   tr.step("Prefill of one prompt (first token)", kTPrefill,
           {m.P_active, pi.traffic.len_prompt, n, ds.C_peak, pi.mfu});
   if (p.best >= 0) {
@@ -220,7 +221,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   append_json(r.member("verdict"), Text(verdict));
   if (p.best < 0) r.note("No slice, dtype and batch meets the targets; the closest is shown.");
   if (pi.price <= 0)
-    r.note("The tables have no price for the " + pi.tpu.name +
+    r.note("The tables have no price for the " + pi.machine.name +
            ": the plan is ranked by chip-hours; enter a price for dollars.");
 }
 

@@ -19,7 +19,7 @@ namespace tf = transformers;
 struct Ep {
   Chosen ch;
   Served m;
-  Tpu t;
+  Machine t;
   Slice slice;
   double n = 1, TP = 1, DP = 1, B = 1, S = 1, b_w = 2, b_kv = 2, b_a = 2, C = 0;
   double P_exp = 0, L_moe = 0;
@@ -35,7 +35,7 @@ Ep ep_of(const Inputs& in) {
              "DeepSeek-V3, gpt-oss) or set E and k",
          "out_of_range");
   e.m = served(e.ch.c);
-  e.t = tpu_in(in);
+  e.t = machine_in(in);
   e.n = in.num("chips");
   e.slice = slice_of(e.t, e.n, "chips");
   e.TP = in.num("TP") > 0 ? in.num("TP") : std::min(e.m.K, e.n);
@@ -89,13 +89,24 @@ EpTimes ep_steps(const Ep& e, const Counts& k, Trace& tr) {
   x.T_step = tr.step("Step without the AllToAlls", kTStep, {x.T_kv, x.T_flops, x.T_param});
   x.V = tr.step("One dispatch: each token's activation to its $k$ experts", kA2aBytes,
                 {e.B, e.m.k, e.m.D, e.b_a});
-  x.T_a2a =
-      tr.step("Its AllToAll over the slice", kA2aTime, {x.V, e.slice.max_axis, e.n, e.t.W_ici});
+  x.T_a2a = e.t.gpu() ? gpu_alltoall_time(
+                            e.t, x.V, e.n, "chips", &tr,
+                            "Its AllToAll over the GPUs (NVLink inside a node, the scale-out "
+                            "network across nodes)")
+                      : tr.step("Its AllToAll over the slice", kA2aTime,
+                                {x.V, e.slice.max_axis, e.n, e.t.W_ici});
   const double per_step =
       tr.step("Dispatch and return in every MoE layer", kA2aStep, {e.L_moe, x.T_a2a});
   x.T_total = tr.sum("Step with the AllToAlls", "T_total", "s",
                      {{"T_step", x.T_step}, {"T_a2a_step", per_step}});
   return x;
+}
+
+// On a GPU, one block's collectives are an AllReduce of the [B, D] activation over the GPUs.
+double gpu_block(const Ep& e, Trace& tr) {
+  const double msg = tr.step("... the activation a block reduces", kActMsg, {e.B, e.m.D, e.b_a});
+  return gpu_allreduce_time(e.t, msg, e.n, "chips", &tr,
+                            "... its AllReduce (a ReduceScatter and an AllGather) over the GPUs");
 }
 
 // The book's layout for comparison: every weight and cache split over all the chips (A.10).
@@ -105,8 +116,11 @@ double tp_steps(const Ep& e, const Counts& k, Trace& tr) {
   const double T_param = tr.step("... weight reads", kTParam, {k.P_total, e.b_w, e.n, e.t.W_hbm});
   const double T_flops = tr.step("... FLOPs", kTFlops, {e.B, k.P_active, e.n, e.C});
   const double T_step = tr.step("... step", kTStep, {T_kv, T_flops, T_param});
-  const double t1 = tr.step("... an AllGather and a ReduceScatter of the activations per block",
-                            kTWs1d, {e.B, e.m.D, std::max(1.0, e.slice.n_axes), e.t.W_ici});
+  const double t1 = e.t.gpu() ? gpu_block(e, tr)
+                              : tr.step(
+                                    "... an AllGather and a ReduceScatter of the activations per "
+                                    "block",
+                                    kTWs1d, {e.B, e.m.D, std::max(1.0, e.slice.n_axes), e.t.W_ici});
   const double per_step = tr.step("... twice per layer, every layer", kT1dStep, {e.m.L, t1});
   return tr.sum("... step with the collectives", "T_total", "s",
                 {{"T_step", T_step}, {"T_1D_step", per_step}});

@@ -21,7 +21,7 @@ std::string whole_text(double v) { return std::to_string(static_cast<long long>(
 struct Setup {
   Chosen ch;
   Served m;
-  Tpu t;
+  Machine t;
   Slice slice;
   double b_w = 2, b_kv = 2, b_a = 2, C_peak = 0, n = 1, B = 1, S = 1, price = 0;
 };
@@ -30,7 +30,7 @@ Setup setup_of(const Inputs& in) {
   Setup s;
   s.ch = model_of(in);
   s.m = served(s.ch.c);
-  s.t = tpu_in(in);
+  s.t = machine_in(in);
   s.b_w = dtype_bytes(in.text("dtype_w"), "dtype_w");
   s.b_kv = dtype_bytes(in.text("dtype_kv"), "dtype_kv");
   s.b_a = dtype_bytes(in.text("dtype_a"), "dtype_a");
@@ -90,6 +90,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
 
 struct Times {
   double T_kv = 0, T_param = 0, T_flops = 0, T_step = 0, B_crit = 0, B_crit_moe = 0;
+  double T_allreduce = 0, T_comms = 0;  // a GPU slice's AllReduces (in T_step)
   const char* regime = "";
 };
 
@@ -102,8 +103,13 @@ Times step_steps(const Setup& s, const Counts& k, Trace& tr) {
                       {s.B, k.P_active, s.n, s.C_peak});
   t.T_step = tr.step("Decode step: the KV reads, then the larger of FLOPs and weight loads", kTStep,
                      {t.T_kv, t.T_flops, t.T_param});
+  const GpuComms g = gpu_comms_steps(s.t, s.m, s.B, s.b_a, s.n, t.T_step, tr);
+  t.T_step = g.T_step;
+  t.T_allreduce = g.T_allreduce;
+  t.T_comms = g.T_comms;
   Decode d;
   d.T_kv = t.T_kv, d.T_param = t.T_param, d.T_flops = t.T_flops, d.T_step = t.T_step;
+  d.T_comms = t.T_comms;
   t.regime = regime(d);
   t.B_crit =
       tr.step("Critical batch of the weight matmuls at these dtypes", kBCrit, {s.b_w, s.C_peak, W});
@@ -177,6 +183,10 @@ void step_extras(const Setup& s, const Counts& k, const Memory& mem, const Times
   append_json(bars, t.T_flops);
   bars << ",\"T_step\":";
   append_json(bars, t.T_step);
+  if (t.T_comms > 0) {
+    bars << ",\"T_comms\":";
+    append_json(bars, t.T_comms);
+  }
   bars << '}';
   Out& memo = r.member("memory");
   memo << "{\"weights\":";
@@ -203,10 +213,16 @@ void step_values(const Setup& s, const Counts& k, const Memory& mem, const Times
   r.value("t_kv", t.T_kv, "s", "KV-cache loading");
   r.value("t_param", t.T_param, "s", "weight loading");
   r.value("t_flops", t.T_flops, "s", "FLOPs");
+  if (t.T_comms > 0) {
+    r.value("t_allreduce", t.T_allreduce, "s", "one AllReduce of the activations");
+    r.value("t_comms", t.T_comms, "s", "AllReduces per step (NVLink, scale-out)");
+  }
   r.value("t_step", t.T_step, "s", "decode step");
   r.value("share_kv", t.T_kv / t.T_step, "ratio", "share of the step: KV loading");
   r.value("share_param", t.T_param / t.T_step, "ratio", "share of the step: weight loading");
   r.value("share_flops", t.T_flops / t.T_step, "ratio", "share of the step: FLOPs");
+  if (t.T_comms > 0)
+    r.value("share_comms", t.T_comms / t.T_step, "ratio", "share of the step: AllReduces");
   r.value("b_crit", t.B_crit, "tokens", "critical batch");
   if (s.m.moe) r.value("b_crit_moe", t.B_crit_moe, "tokens", "critical batch of the MoE");
   r.value("compute_bound", s.B > t.B_crit_moe ? 1 : 0, "bool", "MLP matmuls compute-bound");

@@ -14,8 +14,8 @@ namespace sb::inference {
 
 // ------------------------------------------------------------------ dtype sets
 
-DtypeSet dtype_set(const Tpu& t, std::string_view w, std::string_view kv, std::string_view matmul,
-                   std::string_view field_matmul) {
+DtypeSet dtype_set(const Machine& t, std::string_view w, std::string_view kv,
+                   std::string_view matmul, std::string_view field_matmul) {
   DtypeSet d;
   d.w = w;
   d.kv = kv;
@@ -28,7 +28,7 @@ DtypeSet dtype_set(const Tpu& t, std::string_view w, std::string_view kv, std::s
   return d;
 }
 
-std::vector<DtypeSet> dtype_sets(const Tpu& t) {
+std::vector<DtypeSet> dtype_sets(const Machine& t) {
   std::vector<DtypeSet> out = {dtype_set(t, "bf16", "bf16", "bf16"),
                                dtype_set(t, "int8", "int8", "bf16")};
   if (t.chip->has("peak_flops_int8")) out.push_back(dtype_set(t, "int8", "int8", "int8"));
@@ -40,7 +40,7 @@ std::vector<DtypeSet> dtype_sets(const Tpu& t) {
 
 namespace {
 
-std::vector<Slice> slices_upto(const Tpu& t, double max_chips) {
+std::vector<Slice> slices_upto(const Machine& t, double max_chips) {
   std::vector<Slice> all = slices(t);
   if (max_chips > 0)
     all.erase(
@@ -75,7 +75,7 @@ void mark_front(std::vector<Point>& pts) {
 
 Sweep sweep(const SweepInput& in) {
   Sweep out;
-  out.slices = slices_upto(in.tpu, in.max_chips);
+  out.slices = slices_upto(in.machine, in.max_chips);
   out.dtypes = in.dtypes;
   const Served& m = *in.model;
   for (size_t di = 0; di < out.dtypes.size() && !out.cut; ++di) {
@@ -84,7 +84,7 @@ Sweep sweep(const SweepInput& in) {
     const double w = weight_bytes(m.P_total, ds.b_w);
     for (size_t si = 0; si < out.slices.size() && !out.cut; ++si) {
       const double n = out.slices[si].chips;
-      const double B_max = max_batch(free_hbm(n, in.tpu.M_hbm, w), in.S, kv_tok);
+      const double B_max = max_batch(free_hbm(n, in.machine.M_hbm, w), in.S, kv_tok);
       if (!(B_max >= 1)) continue;
       for (double B : batch_grid(B_max, in.batches)) {
         if (++out.configs > work_bound(kMaxConfigs)) {
@@ -98,7 +98,10 @@ Sweep sweep(const SweepInput& in) {
         p.B = B;
         p.B_max = B_max;
         p.full = B == B_max;
-        p.d = decode(m.P_total, m.P_active, ds.b_w, kv_tok, ds.C_peak, in.tpu.W_hbm, n, B, in.S);
+        // bf16 activations: the sweep has no activation dtype.
+        p.d = with_comms(
+            decode(m.P_total, m.P_active, ds.b_w, kv_tok, ds.C_peak, in.machine.W_hbm, n, B, in.S),
+            gpu_step_comms(in.machine, m, B, 2, n));
         p.tok_s_chip = tokens_per_s_chip(B, n, p.d.T_step);
         p.cost = in.price > 0 ? cost_per_million(n, in.price, p.d.T_step, B) : 0;
         out.points.push_back(p);
@@ -116,9 +119,11 @@ namespace {
 struct Candidate {
   const Served* m;
   const DtypeSet* ds;
+  const Machine* machine;
   double kv_tok, n, W_hbm, S;
   Decode at(double B) const {
-    return decode(m->P_total, m->P_active, ds->b_w, kv_tok, ds->C_peak, W_hbm, n, B, S);
+    return with_comms(decode(m->P_total, m->P_active, ds->b_w, kv_tok, ds->C_peak, W_hbm, n, B, S),
+                      gpu_step_comms(*machine, *m, B, 2, n));
   }
 };
 
@@ -169,7 +174,7 @@ Option evaluate(const Candidate& c, const PlanInput& in, int si, int di) {
   o.dtype = di;
   const Served& m = *c.m;
   const double w = weight_bytes(m.P_total, c.ds->b_w);
-  o.B_max = max_batch(free_hbm(c.n, in.tpu.M_hbm, w), c.S, c.kv_tok);
+  o.B_max = max_batch(free_hbm(c.n, in.machine.M_hbm, w), c.S, c.kv_tok);
   o.fits = o.B_max >= 1;
   if (!o.fits) {
     o.why = "does not fit: the weights and one sequence's cache need more than " +
@@ -233,7 +238,7 @@ void rank(Plan& p, const PlanInput& in) {
 
 Plan plan(const PlanInput& in) {
   Plan p;
-  p.slices = slices_upto(in.tpu, in.max_chips);
+  p.slices = slices_upto(in.machine, in.max_chips);
   p.dtypes = in.dtypes;
   const double S = in.traffic.len_prompt + in.traffic.len_decode;
   for (size_t di = 0; di < p.dtypes.size(); ++di) {
@@ -243,7 +248,8 @@ Plan plan(const PlanInput& in) {
         p.cut = true;
         break;
       }
-      const Candidate c{in.model, &p.dtypes[di], kv_tok, p.slices[si].chips, in.tpu.W_hbm, S};
+      const Candidate c{
+          in.model, &p.dtypes[di], &in.machine, kv_tok, p.slices[si].chips, in.machine.W_hbm, S};
       p.options.push_back(evaluate(c, in, static_cast<int>(si), static_cast<int>(di)));
     }
   }

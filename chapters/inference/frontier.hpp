@@ -19,9 +19,9 @@ struct DtypeSet {
 };
 // The sets a sweep tries on a chip: bf16; int8 weights and KV with bf16 matmuls; the same with
 // int8 matmuls where the chip has an int8 peak; int4 weights and KV with bf16 matmuls.
-std::vector<DtypeSet> dtype_sets(const Tpu& t);
-DtypeSet dtype_set(const Tpu& t, std::string_view w, std::string_view kv, std::string_view matmul,
-                   std::string_view field_matmul = "dtype_matmul");
+std::vector<DtypeSet> dtype_sets(const Machine& t);
+DtypeSet dtype_set(const Machine& t, std::string_view w, std::string_view kv,
+                   std::string_view matmul, std::string_view field_matmul = "dtype_matmul");
 
 inline constexpr long kMaxConfigs = 20000;  // a sweep or a plan evaluates at most this many
 
@@ -38,7 +38,7 @@ struct Point {
 
 struct SweepInput {
   const Served* model = nullptr;
-  Tpu tpu;
+  Machine machine;
   std::vector<DtypeSet> dtypes;
   double S = 8192;       // context of every sequence
   double max_chips = 0;  // largest slice tried; 0 = the pod
@@ -64,7 +64,7 @@ struct Traffic {
 };
 struct PlanInput {
   const Served* model = nullptr;
-  Tpu tpu;
+  Machine machine;
   std::vector<DtypeSet> dtypes;
   Traffic traffic;
   double tpot = 0.05;  // target time per output token (s)

@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chapters/gpus/cluster.hpp"
+#include "chapters/gpus/collectives.hpp"
+#include "chapters/inference/serving.hpp"
 #include "chapters/roofline/model.hpp"
 #include "chapters/tpus/model.hpp"
 #include "chapters/transformers/model.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
+#include "core/trace.hpp"
 #include "core/units.hpp"
 
 namespace sb::inference {
@@ -108,31 +112,59 @@ double cost_per_million_input(double n_chips, double price, double T_prefill, do
 
 // ------------------------------------------------------------------ the setting
 
-Tpu tpu_of(const hw::Chip& chip, std::string_view field) {
-  if (chip.kind != "tpu")
-    fail(field,
-         chip.name +
-             " is a GPU: these serving calculators shard a model over a TPU slice, whose ICI "
-             "torus sets the collective times, the hop latency and the slice sizes; a GPU's "
-             "NVLink node and fat tree are not costed here (the GPU chapter times them, and the "
-             "training planner plans on them). Pick a TPU.",
-         "no_figure");
-  Tpu t;
-  t.id = chip.id;
-  t.name = chip.name;
-  t.chip = &chip;
+namespace {
+
+// A GPU's figures: HBM and price from the tables, NVLink and the scale-out network from the GPU
+// chapter's node (cluster.hpp). A GPU the book gives no NVLink figures for (V100) serves alone.
+Machine gpu_machine(const hw::Chip& chip, std::string_view field) {
+  Machine t;
+  t.kind = Machine::Kind::gpu;
   t.W_hbm = chip.get("hbm_bw", field);
   t.M_hbm = chip.get("hbm_bytes", field);
-  t.W_ici = chip.get("ici_bw_bidi", field);
-  t.W_ici_1way = chip.get("ici_bw_oneway", field);
-  t.t_hop = tpus::hop_latency(chip);
-  t.price = chip.has("price_per_hour") ? chip.get("price_per_hour", field) : 0;
-  t.torus_dims = static_cast<int>(chip.get("torus_dims", field));
-  t.max_pod_chips = chip.get("max_pod_chips", field);
+  t.torus_dims = 0;
+  if (chip.has("nvlink_bw_per_gpu") && chip.has("gpus_per_node")) {
+    const gpus::GpuNode n = gpus::gpu_node(chip.id, std::string(field));
+    t.d_node = n.gpus_per_node;
+    t.W_ici = n.w_gpu;
+    t.w_node = n.w_node;
+    t.max_nodes = n.w_node > 0 ? gpus::max_nodes(gpus::FatTree{}) : 1;
+  }
   return t;
 }
 
-double peak_of(const Tpu& t, std::string_view dtype, std::string_view field) {
+}  // namespace
+
+Machine machine_of(const hw::Chip& chip, std::string_view field) {
+  Machine t;
+  if (chip.kind == "gpu") {
+    t = gpu_machine(chip, field);
+  } else {
+    t.W_hbm = chip.get("hbm_bw", field);
+    t.M_hbm = chip.get("hbm_bytes", field);
+    t.W_ici = chip.get("ici_bw_bidi", field);
+    t.W_ici_1way = chip.get("ici_bw_oneway", field);
+    t.t_hop = tpus::hop_latency(chip);
+    t.torus_dims = static_cast<int>(chip.get("torus_dims", field));
+    t.max_pod_chips = chip.get("max_pod_chips", field);
+  }
+  t.id = chip.id;
+  t.name = chip.name;
+  t.chip = &chip;
+  t.price = chip.has("price_per_hour") ? chip.get("price_per_hour", field) : 0;
+  return t;
+}
+
+Machine tpu_of(const hw::Chip& chip, std::string_view field) {
+  if (chip.kind != "tpu")
+    fail(field,
+         std::string(field) + ": " + chip.name +
+             " is a GPU: the book sets this problem on a TPU slice (its ICI torus and slice "
+             "sizes); the calculators on this page take a GPU. Pick a TPU.",
+         "no_figure");
+  return machine_of(chip, field);
+}
+
+double peak_of(const Machine& t, std::string_view dtype, std::string_view field) {
   const std::string key = "peak_flops_" + std::string(dtype);
   if (!t.chip->has(key))
     fail(field,
@@ -163,7 +195,7 @@ bool fits_pod(std::vector<double> dims, std::vector<double> pod) {
   return true;
 }
 
-Slice slice_from(const Tpu& t, const std::vector<double>& dims) {
+Slice slice_from(const Machine& t, const std::vector<double>& dims) {
   Slice s;
   s.dims = dims;
   tpus::Dims td;
@@ -178,9 +210,45 @@ Slice slice_from(const Tpu& t, const std::vector<double>& dims) {
   return s;
 }
 
+// A GPU slice of n GPUs: inside one node, or whole nodes.
+Slice gpu_slice(const Machine& t, double n) {
+  Slice s;
+  s.chips = n;
+  const double in_node = std::min(n, std::max(1.0, t.d_node));
+  const double nodes = n / in_node;
+  s.dims = {in_node, nodes};
+  s.n_axes = (in_node > 1) + (nodes > 1);
+  s.max_axis = in_node;
+  const std::string g = units::number(n) + "-GPU ";
+  s.shape = nodes > 1       ? g + "cluster (" + units::number(nodes) + " nodes)"
+            : n == t.d_node ? g + "node"
+            : n == 1        ? std::string("single GPU")
+                            : g + "group";
+  return s;
+}
+
+std::vector<Slice> gpu_slices(const Machine& t) {
+  std::vector<Slice> out;
+  for (double n = 1; n < t.d_node; n *= 2) out.push_back(gpu_slice(t, n));
+  if (t.d_node < 1) return {gpu_slice(t, 1)};
+  for (double m = 1; m <= t.max_nodes; m *= 2) out.push_back(gpu_slice(t, m * t.d_node));
+  return out;
+}
+
+// Why a GPU's sets stop where they do, for slice_of's error.
+std::string gpu_why(const Machine& t) {
+  if (!t.gpu()) return "";
+  if (t.d_node < 1)
+    return " (the book gives no NVLink figures for the " + t.name + ", so it serves on one GPU)";
+  if (t.w_node <= 0)
+    return " (the book gives no scale-out bandwidth for its nodes, so a set spans one node)";
+  return " (within a node, or whole nodes up to the GPU chapter's two-tier fat tree)";
+}
+
 }  // namespace
 
-std::vector<Slice> slices(const Tpu& t) {
+std::vector<Slice> slices(const Machine& t) {
+  if (t.gpu()) return gpu_slices(t);
   std::vector<double> pod;
   for (int d : tpus::topology_of(*t.chip, "chip").max_pod) pod.push_back(d);
   std::vector<Slice> out;
@@ -221,7 +289,7 @@ const Slice* smallest_slice(const std::vector<Slice>& all, double chips) {
   return nullptr;
 }
 
-Slice slice_of(const Tpu& t, double chips, std::string_view field) {
+Slice slice_of(const Machine& t, double chips, std::string_view field) {
   const std::vector<Slice> all = slices(t);
   std::string sizes;
   for (const Slice& s : all) {
@@ -229,9 +297,61 @@ Slice slice_of(const Tpu& t, double chips, std::string_view field) {
     sizes += (sizes.empty() ? "" : ", ") + units::number(s.chips);
   }
   fail(field,
-       std::string(field) + ": a " + t.name + " comes in slices of " + sizes + " chips, not " +
-           units::number(chips),
+       std::string(field) + ": a " + t.name + " comes in " + (t.gpu() ? "sets" : "slices") +
+           " of " + sizes + (t.gpu() ? " GPUs" : " chips") + ", not " + units::number(chips) +
+           gpu_why(t),
        "out_of_range");
+}
+
+namespace {
+
+// The nodes a GPU slice of n spans; InputError naming `field` on a TPU or a size it has not.
+double gpu_nodes(const Machine& t, double n, std::string_view field) {
+  if (!t.gpu())
+    fail(field,
+         std::string(field) + ": a " + t.name +
+             " slice has no NVLink node: its collectives run over the ICI torus",
+         "not_a_gpu");
+  return slice_of(t, n, field).dims[1];
+}
+
+}  // namespace
+
+double gpu_allgather_time(const Machine& t, double bytes, double n, std::string_view field,
+                          Trace* tr, std::string_view what) {
+  const double m = gpu_nodes(t, n, field);
+  if (m <= 1) {
+    if (tr) return tr->step(what, gpus::kAgRing, {bytes, n, t.W_ici});
+    return gpus::ag_time(bytes, n, t.W_ici);
+  }
+  if (tr) return tr->step(what, gpus::kHierAg, {bytes, t.d_node, t.W_ici, m, t.w_node});
+  return gpus::hier_ag_time(bytes, t.d_node, t.W_ici, m, t.w_node);
+}
+
+double gpu_allreduce_time(const Machine& t, double bytes, double n, std::string_view field,
+                          Trace* tr, std::string_view what) {
+  const double m = gpu_nodes(t, n, field);
+  if (m <= 1) {
+    if (tr) return tr->step(what, gpus::kArRing, {bytes, n, t.W_ici});
+    return gpus::ar_time(bytes, n, t.W_ici);
+  }
+  // A ReduceScatter and an AllGather, each the hierarchical ring (A.4 (2), (8)).
+  const double ag = gpu_allgather_time(t, bytes, n, field, tr,
+                                       "Its ReduceScatter, like an AllGather: NVLink inside the "
+                                       "node, then the nodes over the scale-out network");
+  if (tr) return tr->sum(what, "T_AR", "s", {{"T_RS", ag}, {"T_AG", ag}});
+  return 2 * ag;
+}
+
+double gpu_alltoall_time(const Machine& t, double bytes, double n, std::string_view field,
+                         Trace* tr, std::string_view what) {
+  const double m = gpu_nodes(t, n, field);
+  if (m <= 1) {
+    if (tr) return tr->step(what, gpus::kA2A, {bytes, n, t.W_ici});
+    return gpus::a2a_time(bytes, n, t.W_ici);
+  }
+  if (tr) return tr->step(what, gpus::kA2ACross, {bytes, m, t.w_node});
+  return gpus::a2a_cross_node_time(bytes, m, t.w_node);
 }
 
 // ------------------------------------------------------------------ the model
@@ -271,7 +391,19 @@ Decode decode(double P_total, double P_active, double b_w, double kv_tok, double
   return d;
 }
 
+double gpu_step_comms(const Machine& t, const Served& m, double B, double b_a, double n) {
+  if (!t.gpu() || n <= 1) return 0;
+  return t_1d_step(m.L, gpu_allreduce_time(t, activation_msg(B, m.D, b_a), n, "chips"));
+}
+
+Decode with_comms(Decode d, double T_comms) {
+  d.T_comms = T_comms;
+  d.T_step += T_comms;
+  return d;
+}
+
 const char* regime(const Decode& d) {
+  if (d.T_comms > std::max({d.T_kv, d.T_param, d.T_flops})) return "collective-bound";
   if (d.T_flops > d.T_param && d.T_flops >= d.T_kv) return "compute-bound";
   if (d.T_kv > d.T_param && d.T_kv > d.T_flops) return "KV-load bound";
   return "weight-load bound";

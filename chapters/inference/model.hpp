@@ -26,6 +26,9 @@ struct Chip;
 namespace sb::transformers {
 struct Config;
 }
+namespace sb {
+class Trace;
+}
 
 namespace sb::inference {
 
@@ -365,39 +368,67 @@ inline constexpr Formula kCostIn =
 
 // ------------------------------------------------------------------ the setting of a calculation
 
-// A TPU's figures for inference, from data/chips.json. A GPU is refused (InputError naming
-// `field`): this chapter serves on TPU slices, whose tori its sharding assumes.
-struct Tpu {
+// A serving machine, from data/chips.json: a TPU, whose slices are tori with ICI on every axis, or
+// a GPU, whose slices are sets of GPUs: 1, 2, 4 ... inside its NVLink node (the fast axis), then
+// whole nodes over the scale-out network (the slow axis), as the GPU chapter builds them.
+struct Machine {
+  enum class Kind { tpu, gpu };
+  Kind kind = Kind::tpu;
   std::string id, name;
   double W_hbm = 0, M_hbm = 0;
-  double W_ici = 0, W_ici_1way = 0;  // per link, both directions / one
+  // TPU: ICI per link, both directions / one. GPU: W_ici is NVLink egress per GPU, each way; a
+  // GPU has no one-way link figure and no hop latency (0).
+  double W_ici = 0, W_ici_1way = 0;
   double t_hop = 0;
   double price = 0;  // $ per chip-hour; 0 when the tables have none
   int torus_dims = 2;
   double max_pod_chips = 0;
+  // GPU: the NVLink node, the node's scale-out egress (0: the tables give none) and the most
+  // nodes the GPU chapter's two-tier fat tree takes; d_node 0 for a GPU without NVLink figures.
+  double d_node = 0, w_node = 0, max_nodes = 0;
   const hw::Chip* chip = nullptr;
+  bool gpu() const { return kind == Kind::gpu; }
 };
-Tpu tpu_of(const hw::Chip& chip, std::string_view field = "chip");
+Machine machine_of(const hw::Chip& chip, std::string_view field = "chip");
+// The same for the chapter's problems, which the book sets on TPU slices (their statements speak
+// of ICI and tori): a GPU is an InputError naming `field`.
+Machine tpu_of(const hw::Chip& chip, std::string_view field = "chip");
 // The peak of a matmul dtype ("bf16", "int8", "fp8"); InputError naming `field` when the chip
 // has none.
-double peak_of(const Tpu& t, std::string_view dtype, std::string_view field);
+double peak_of(const Machine& t, std::string_view dtype, std::string_view field);
 
-// A slice a TPU comes in: chips, a shape, the axes longer than 1 and the longest axis.
+// A slice a chip comes in: chips, a shape, the axes longer than 1 and the longest axis. On a GPU
+// the axes are the GPUs of a node and the nodes ({4, 1}: 4 GPUs of a node; {8, 2}: two nodes).
 struct Slice {
   double chips = 1;
-  std::string shape;  // "4x4", "2x2x4"
+  std::string shape;  // "4x4", "2x2x4"; "4-GPU group", "8-GPU node", "16-GPU cluster (2 nodes)"
   std::vector<double> dims;
   double n_axes = 0;
   double max_axis = 1;
-  std::vector<bool> wrap;  // per axis, by the chip's rule (tpus chapter)
+  std::vector<bool> wrap;  // per axis, by the chip's rule (tpus chapter); none on a GPU
 };
 // A.6: the slices of a chip by size: 1, 4, 8, 16 ... up to the pod (2D: 1x1, 2x2, 2x4, 4x4, ...,
-// 16x16; 3D: 2x2x1, 2x2x2, 2x2x4, ...).
-std::vector<Slice> slices(const Tpu& t);
+// 16x16; 3D: 2x2x1, 2x2x2, 2x2x4, ...). A GPU: 1, 2, 4 ... GPUs of a node, the node (8; 72 on
+// NVL72), then 2, 4, 8 ... nodes up to what the fat tree takes (one GPU without NVLink figures).
+std::vector<Slice> slices(const Machine& t);
 // The smallest slice of at least `chips` chips; nullptr when the pod is too small.
 const Slice* smallest_slice(const std::vector<Slice>& all, double chips);
 // The slice of exactly `chips` chips; InputError naming `field` (with the sizes there are).
-Slice slice_of(const Tpu& t, double chips, std::string_view field = "chips");
+Slice slice_of(const Machine& t, double chips, std::string_view field = "chips");
+
+// Collectives over a GPU slice of n GPUs (the GPU chapter's records,
+// chapters/gpus/collectives.hpp): inside a node a ring over NVLink (A.4 (1), (2), (4)); across
+// whole nodes the hierarchical AllGather (A.4 (8)) and the cross-node AllToAll (A.4 (10)) over the
+// scale-out network. `bytes` is the whole array. InputError naming `field` on a TPU (its
+// collectives are the sharding chapter's) or a slice the machine has not. With a trace, the time is
+// also written as a step
+// (`what`) of the record it comes from.
+double gpu_allgather_time(const Machine& t, double bytes, double n, std::string_view field,
+                          Trace* tr = nullptr, std::string_view what = {});
+double gpu_allreduce_time(const Machine& t, double bytes, double n, std::string_view field,
+                          Trace* tr = nullptr, std::string_view what = {});
+double gpu_alltoall_time(const Machine& t, double bytes, double n, std::string_view field,
+                         Trace* tr = nullptr, std::string_view what = {});
 
 // Bytes per element of a serving dtype: bf16 2, fp8 and int8 1, int4 0.5; InputError naming
 // `field` for any other.
@@ -423,12 +454,21 @@ double kv_tok_of(const Served& m, double b_kv, double S);
 struct Decode {
   double kv_batch = 0, bytes_w = 0;
   double T_kv = 0, T_param = 0, T_flops = 0, T_step = 0;
+  double T_comms = 0;  // a GPU slice's AllReduces, in T_step (gpu_step_comms); 0 on a TPU
 };
 Decode decode(double P_total, double P_active, double b_w, double kv_tok, double C_peak,
               double W_hbm, double n_chips, double B, double S);
 
-// Which term of the step dominates, in words: "weight-load bound", "KV-load bound" or
-// "compute-bound".
+// Beyond the book, on a GPU slice of n > 1: the step's model-parallel collectives, two
+// AllReduces of the [B, D] activation (b_a bytes) per layer (A.10's 1D model parallelism) over
+// NVLink and, across nodes, the scale-out network, which the serving searches add to the step (the
+// book takes a TPU's ICI to hide them). 0 on a TPU or one GPU.
+double gpu_step_comms(const Machine& t, const Served& m, double B, double b_a, double n);
+// The step with them added.
+Decode with_comms(Decode d, double T_comms);
+
+// Which term of the step dominates, in words: "weight-load bound", "KV-load bound",
+// "compute-bound" or, on a GPU slice, "collective-bound".
 const char* regime(const Decode& d);
 
 }  // namespace sb::inference

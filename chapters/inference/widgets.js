@@ -65,8 +65,9 @@ function swatch(color) {
 function drawStep(r, extra) {
   const b = r.bars;
   const terms = h('div', { class: 'sb-inf-bars', 'data-part': 'terms' },
-    h('h4', {}, 'The step\u2019s terms (weight loading and FLOPs overlap: the larger counts)'),
+    h('h4', {}, `The step\u2019s terms (weight loading and FLOPs overlap: the larger counts${b.T_comms ? '; on GPUs the AllReduces add' : ''})`),
     TERMS.map((t) => barRow(t.label, b[t.key], b.T_step, t.color, `${fmtQuantity(b[t.key], 's')} (${pct(b[t.key] / b.T_step)})`)),
+    b.T_comms ? barRow('AllReduces (GPUs)', b.T_comms, b.T_step, '#b45309', `${fmtQuantity(b.T_comms, 's')} (${pct(b.T_comms / b.T_step)})`) : null,
     barRow('the step', b.T_step, b.T_step, '#334155', fmtQuantity(b.T_step, 's')));
   const m = r.memory;
   const free = Math.max(0, m.hbm - m.weights - m.kv);

@@ -3,6 +3,7 @@
 // the fit runs the model a few thousand times); `scaling validate FILE...` is the same calculator.
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chapters/validation/model.hpp"
@@ -38,6 +39,8 @@ constexpr Param kParams[] = {
     num("link", "ratio", kFitted.link, "share of the line rate a collective reaches", 0.01, 1),
     num("hbm", "ratio", kFitted.hbm, "share of the HBM bandwidth a weight or KV stream reaches",
         0.01, 1),
+    num("moe", "ratio", kFitted.moe,
+        "share of the dense matmuls' rate an MoE's routed-expert matmuls reach", 0.01, 1),
     choice("fit", "no", "no|yes",
            "fit the factors to the runs first (least squares on log error)")};
 
@@ -95,7 +98,8 @@ json table_row(const Scenario& s, const Prediction& p) {
 
 void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::vector<Scenario> runs = read_scenarios(in.text("scenarios"), "scenarios");
-  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("mxu_fp8"), in.num("link"), in.num("hbm")};
+  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("mxu_fp8"),
+            in.num("link"),    in.num("hbm"),     in.num("moe")};
   if (in.text("fit") == "yes") f = fit(runs);
   std::vector<Prediction> preds;
   json rows = json::array(), table = json::array();
@@ -116,11 +120,16 @@ void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   r.value("median_error", sum.median, "ratio", "median |expected / measured - 1|");
   r.value("worst_error", sum.worst, "ratio", "worst |expected / measured - 1|");
   tr.value("Runs read", static_cast<double>(runs.size()), "count");
-  r.extra["factors"] = {{"mxu_tpu", f.mxu_tpu},
-                        {"mxu_gpu", f.mxu_gpu},
-                        {"mxu_fp8", f.mxu_fp8},
-                        {"link", f.link},
-                        {"hbm", f.hbm}};
+  const std::pair<const char*, double> shown[] = {
+      {"TPU matmuls, share of the bf16 peak", f.mxu_tpu},
+      {"GPU matmuls, share of the bf16 peak", f.mxu_gpu},
+      {"FP8 matmuls, share of the FP8 peak", f.mxu_fp8},
+      {"Collectives, share of the line rate", f.link},
+      {"HBM streams, share of the bandwidth", f.hbm},
+      {"MoE expert matmuls, share of the dense rate", f.moe}};
+  for (const auto& [what, v] : shown) tr.value(what, v, "ratio");
+  r.extra["factors"] = {{"mxu_tpu", f.mxu_tpu}, {"mxu_gpu", f.mxu_gpu}, {"mxu_fp8", f.mxu_fp8},
+                        {"link", f.link},       {"hbm", f.hbm},         {"moe", f.moe}};
   r.extra["summary"] = {{"median", sum.median}, {"worst", sum.worst}, {"worst_id", sum.worst_id}};
   r.extra["runs"] = std::move(rows);
   r.extra["table"] = std::move(table);

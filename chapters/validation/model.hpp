@@ -25,15 +25,22 @@ struct Factors {
   double mxu_fp8 = 1;  // FP8 matmuls (either family), share of the FP8 peak
   double link = 1;     // collectives, share of the line rate (ICI, NVLink, DCN, InfiniBand)
   double hbm = 1;      // HBM streams (weights, KV caches), share of the HBM bandwidth
+  double moe = 1;      // an MoE's routed-expert matmuls, share of the dense matmuls' rate
 };
 inline constexpr Factors kBound{};
 // Fitted by fit() on data/validation/published.json (least squares on the log of
 // expected / measured, a grid of 1% steps); `scaling validate --fit` prints them again.
-inline constexpr Factors kFitted{0.72, 0.54, 0.38, 0.37, 0.41};
+inline constexpr Factors kFitted{0.74, 0.61, 0.38, 0.47, 0.43, 0.37};
 
 struct Scenario;
 // The factor of a run's matmuls: FP8's where it computes in FP8, else its chip family's.
 double mxu_share(const Scenario& s, const Factors& f);
+// The routed experts' matmul weights one token uses, k of them in every MoE layer (0 for a dense
+// model): the matmuls the `moe` factor slows.
+double routed_active_params(const transformers::Config& c);
+// Matmuls at rate C whose routed-expert share e runs at moe C: the one rate that takes as long,
+// C / (1 - e + e / moe).
+double blended_rate(double C, double e, double moe);
 
 // One published run in the scenario format (docs/VALIDATION.md), checked.
 struct Scenario {
@@ -50,6 +57,8 @@ struct Scenario {
   double virtual_stages = 1;  // interleaved pipeline: stages per GPU
   double sequences = 0, seq_len = 0;
   transformers::Remat remat = transformers::Remat::BigMatmuls;
+  bool offload = false;  // the saved activations live in host memory (`offload`: "activations")
+  double host_bw = 0;    // the chip's host link (PCIe), B/s; 0 when the table has none
   std::string compute = "bf16";  // the matmuls' dtype, which picks the peak
   double b_w = 2, b_kv = 2;      // bytes per weight / KV element (inference)
   // Inference: "prefill" (batch prompts at once), "static" (prefill then decode, one batch),
@@ -60,6 +69,7 @@ struct Scenario {
   // "all" (every stored parameter) | "matmul" (the matmul weights a token uses, head included).
   std::string conv_attention = "causal", conv_params = "matmul";
   bool conv_recompute = false;
+  double conv_peak = 0;      // the peak FLOPs/s per chip its MFU divides by (default: the chip's)
   std::string measured_key;  // the quantity the source reports that the error is taken on
   double measured = 0;
   json measured_all = json::object();
@@ -70,6 +80,10 @@ Scenario read_scenario(const json& j, const std::string& where = "");
 // Every scenario of a text: one object, an array, {"runs": [...]}, or several of those one after
 // another (the CLI's files joined). InputError naming `field` for text that is not JSON.
 std::vector<Scenario> read_scenarios(std::string_view text, std::string_view field = "scenarios");
+
+// Inference: the data-parallel replicas a run serves with, the data degree over the share of it
+// that expert parallelism joins into one replica (data / gcd(data, expert)).
+double replicas(const Scenario& s);
 
 // The run's configuration, as the page's table and its links to the planner show it.
 json config_json(const Scenario& s);
@@ -98,9 +112,12 @@ void judge(Prediction& p);
 
 // The source's own FLOPs per token (its convention), for turning its TFLOP/s into tokens/s.
 double convention_flops_per_token(const Scenario& s);
+// The measured figure in the unit of its prediction: per chip (a whole run's tokens/s over its
+// chips), and a training run's TFLOP/s per chip or MFU as tokens/s under its own FLOP count.
+double measured_figure(const Scenario& s);
 
 // The factors that minimise the sum of squared log errors over the runs (each factor on a grid
-// of 0.01 in [0.2, 1], by coordinate descent from kFitted).
+// of 0.01 in [0.1, 1], by coordinate descent from kFitted).
 Factors fit(const std::vector<Scenario>& runs);
 
 // The median and the largest |error| of the expected figure.

@@ -8,6 +8,7 @@
 
 #include "chapters/gpus/collectives.hpp"
 #include "chapters/inference/model.hpp"
+#include "chapters/roofline/model.hpp"
 #include "chapters/training/model.hpp"
 #include "chapters/transformers/model_memory.hpp"
 #include "chapters/validation/model.hpp"
@@ -20,10 +21,12 @@ namespace tr = training;
 
 namespace {
 
-// The chip's rates at the factors.
-tr::Hardware at_factors(const Scenario& s, const Factors& f) {
+// The chip's rates at the factors. The layer's matmuls run at one rate in the training costs: a
+// routed expert's FLOPs at the `moe` share of it enter as the rate that takes as long.
+tr::Hardware at_factors(const Scenario& s, const Factors& f, const tr::LayerCosts& lc) {
   tr::Hardware h = s.hw;
-  h.C *= mxu_share(s, f);
+  const double expert = 2 * routed_active_params(s.model) / (lc.L * lc.flops);
+  h.C = blended_rate(h.C * mxu_share(s, f), expert, f.moe);
   h.W_ici *= f.link, h.W_dcn *= f.link, h.w_uni *= f.link;
   h.W_hbm *= f.hbm;
   return h;
@@ -68,14 +71,23 @@ int x_mode(const Scenario& s, const tr::Layout& lay) {
 // idles (Z - 1) / v stage-steps of a whole stage's work, not Z - 1: m + (Z - 1) / v slots.
 double interleaved_slots(double Z, double m, double v) { return m + (Z - 1) / v; }
 
+// Beyond the book: saved activations offloaded to host memory leave HBM, and cross the host link
+// twice a step (out in the forward pass, back in the backward), overlapped with the layers' work.
+// The host link's rate takes the collectives' share (`link`), as h's ICI does.
+double offload_time(const Scenario& s, const tr::StepCosts& t, const tr::Hardware& h) {
+  return roofline::t_comms(2 * t.mem_act, s.host_bw * h.W_ici / s.hw.W_ici);
+}
+
 struct TrainRun {
   tr::StepCosts t;
   tr::SplitCosts k;
 };
-TrainRun train_costs(const Scenario& s, const tr::Hardware& h) {
-  // Causal attention: each token attends to T/2 keys on average.
-  const tr::LayerChoice choice{false, true, s.seq_len / 2};
-  const tr::LayerCosts lc = tr::layer_costs(s.model, choice);
+// The whole layer; causal attention: each token attends to T/2 keys on average.
+tr::LayerCosts layer_of(const Scenario& s) {
+  return tr::layer_costs(s.model, tr::LayerChoice{false, true, s.seq_len / 2});
+}
+
+TrainRun train_costs(const Scenario& s, const tr::LayerCosts& lc, const tr::Hardware& h) {
   const tr::Layout lay = layout(s, h);
   const double B = s.sequences * s.seq_len;
   TrainRun run;
@@ -84,6 +96,7 @@ TrainRun train_costs(const Scenario& s, const tr::Hardware& h) {
                          static_cast<int>(s.micro));
   run.t.t_step *=
       interleaved_slots(lay.Z, s.micro, s.virtual_stages) / tr::pipeline_slots(lay.Z, s.micro);
+  if (s.offload) run.t.t_step = std::max(run.t.t_step, offload_time(s, run.t, h));
   return run;
 }
 
@@ -98,7 +111,7 @@ Figures train_figures(const Scenario& s, const tr::StepCosts& t) {
   Figures f;
   f.step = t.t_step;
   f.tokens_per_s_chip = s.sequences * s.seq_len / (t.t_step * s.chips);
-  f.mfu = convention_flops_per_token(s) * f.tokens_per_s_chip / s.hw.C;
+  f.mfu = convention_flops_per_token(s) * f.tokens_per_s_chip / s.conv_peak;
   f.primary = s.measured_key == "step_time_s" ? f.step : f.tokens_per_s_chip;
   return f;
 }
@@ -109,6 +122,13 @@ double mxu_share(const Scenario& s, const Factors& f) {
   if (s.compute == "fp8") return f.mxu_fp8;
   return s.family == "TPU" ? f.mxu_tpu : f.mxu_gpu;
 }
+
+double routed_active_params(const tf::Config& c) {
+  if (tf::moe_layers(c) <= 0) return 0;
+  return tf::moe_layers(c) * c.k * tf::mlp_params(c.D, c.F_e > 0 ? c.F_e : c.F, c.gated);
+}
+
+double blended_rate(double C, double e, double moe) { return C / (1 - e + e / moe); }
 
 void judge(Prediction& p) {
   if (!(p.measured > 0)) return;
@@ -131,20 +151,27 @@ double convention_flops_per_token(const Scenario& s) {
   return passes * (2 * P + attn);
 }
 
+double measured_figure(const Scenario& s) {
+  const std::string& k = s.measured_key;
+  if (k == "tflops_per_chip") return s.measured * 1e12 / convention_flops_per_token(s);
+  if (k == "mfu") return s.measured * s.conv_peak / convention_flops_per_token(s);
+  if (k == "tokens_per_s" || k == "output_tokens_per_s") return s.measured / s.chips;
+  return s.measured;
+}
+
 Prediction predict_inference(const Scenario& s, const Factors& f);  // predict_inference.cpp
 
 Prediction predict(const Scenario& s, const Factors& f) {
   if (s.kind == "inference") return predict_inference(s, f);
   Prediction p;
-  const TrainRun b = train_costs(s, s.hw), e = train_costs(s, at_factors(s, f));
+  const tr::LayerCosts lc = layer_of(s);
+  const TrainRun b = train_costs(s, lc, s.hw), e = train_costs(s, lc, at_factors(s, f, lc));
   p.bound = train_figures(s, b.t), p.expected = train_figures(s, e.t);
-  p.mem = b.t.mem(), p.hbm = s.hw.hbm, p.fits = p.mem <= p.hbm;
+  p.mem = b.t.mem() - (s.offload ? b.t.mem_act : 0), p.hbm = s.hw.hbm, p.fits = p.mem <= p.hbm;
   p.bottleneck = term_of(e.t);
   p.unit = s.measured_key == "step_time_s" ? "s" : "tokens/s per chip";
   p.higher_is_better = s.measured_key != "step_time_s";
-  p.measured = s.measured_key == "tflops_per_chip"
-                   ? s.measured * 1e12 / convention_flops_per_token(s)
-                   : s.measured;
+  p.measured = measured_figure(s);
   judge(p);
   return p;
 }

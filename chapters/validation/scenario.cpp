@@ -99,6 +99,7 @@ void read_chip(const json& j, const std::string& p, Scenario& s) {
   if (s.family == "TPU") {
     h = training::hardware_of(c, s.compute, p + "chip");
     s.torus_dims = c.get("torus_dims", p + "chip");
+    s.host_bw = c.has("pcie_bw") ? c.get("pcie_bw") : 0;
   } else {
     h.C = c.peak(s.compute, p + "dtypes.compute");
     h.W_ici = c.get("nvlink_bw_per_gpu", p + "chip");

@@ -1,5 +1,6 @@
 // The layout, batch, inference lengths, FLOP conventions and measured figures of a scenario.
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "chapters/validation/model.hpp"
@@ -58,9 +59,9 @@ void read_degrees(const json& j, const std::string& p, Scenario& s) {
   s.virtual_stages = whole_or(par, "virtual_stages", q, 1);
   const double product = s.data * s.fsdp * s.tensor * s.pipeline * s.context;
   if (product != s.chips)
-    fail(q + "data",
-         q + "data x fsdp x tensor x pipeline x context is " + count(product) + ", not the " +
-             count(s.chips) + " chips of the run",
+    fail(p + "chips",
+         p + "chips: parallelism's data x fsdp x tensor x pipeline x context is " + count(product) +
+             ", not the " + count(s.chips) + " chips of the run",
          "out_of_range");
   if (std::fmod(s.data * s.fsdp, s.expert) != 0)
     fail(q + "expert",
@@ -95,6 +96,14 @@ void read_training(const json& j, const std::string& p, Scenario& s) {
     s.remat = tf::Remat::BigMatmuls;
   else
     fail(p + "remat", p + "remat must be block, big_matmuls or save_all", "bad_value");
+  const std::string o = text_or(j, "offload", p, "none");
+  if (o != "none" && o != "activations")
+    fail(p + "offload", p + "offload must be none or activations", "bad_value");
+  s.offload = o == "activations";
+  if (s.offload && !(s.host_bw > 0))
+    fail(p + "offload",
+         p + "offload: the " + s.chip_name + " has no host-link figure in data/chips.json",
+         "unknown_key");
 }
 
 void read_inference(const json& j, const std::string& p, Scenario& s) {
@@ -106,6 +115,11 @@ void read_inference(const json& j, const std::string& p, Scenario& s) {
   s.prompt = whole_or(in, "prompt", q, -1);
   s.output = whole_or(in, "output", q, s.phase == "prefill" ? 1 : -1);
   s.batch = whole_or(in, "batch", q, -1);
+  if (std::fmod(s.batch, replicas(s)) != 0)
+    fail(q + "batch",
+         q + "batch: " + count(s.batch) + " sequences do not divide over the " +
+             count(replicas(s)) + " data-parallel replicas (data / gcd(data, expert))",
+         "out_of_range");
   const json& d = member(j, "dtypes", p, false);
   const std::string w = text_or(d, "weights", p + "dtypes.", "bf16");
   const std::string kv = text_or(d, "kv", p + "dtypes.", "bf16");
@@ -130,6 +144,8 @@ void read_layout(const json& j, const std::string& p, Scenario& s) {
   s.conv_params = text_or(c, "params", q, "matmul");
   if (s.conv_params != "matmul" && s.conv_params != "all")
     fail(q + "params", q + "params must be matmul or all", "bad_value");
+  s.conv_peak = s.hw.C;
+  if (c.contains("peak_flops")) s.conv_peak = positive(c, "peak_flops", q);
   if (c.contains("recompute")) {
     if (!c["recompute"].is_boolean())
       fail(q + "recompute", q + "recompute must be true or false", "bad_value");
@@ -146,10 +162,13 @@ void read_measured(const json& j, const std::string& p, Scenario& s) {
   const json& m = member(j, "measured", p, false);
   s.measured_all = m;
   static const char* kKnown[] = {"tokens_per_s_per_chip",
+                                 "tokens_per_s",
                                  "step_time_s",
                                  "tflops_per_chip",
+                                 "mfu",
                                  "latency_s",
                                  "output_tokens_per_s_per_chip",
+                                 "output_tokens_per_s",
                                  "tpot_s",
                                  "ttft_s",
                                  "memory_bytes_per_chip",
@@ -168,14 +187,22 @@ void read_measured(const json& j, const std::string& p, Scenario& s) {
       s.measured = it.value().get<double>();
     }
   }
-  if (s.kind == "training" &&
-      (s.measured_key == "latency_s" || s.measured_key == "tpot_s" || s.measured_key == "ttft_s" ||
-       s.measured_key == "output_tokens_per_s_per_chip"))
-    fail(p + "measured." + s.measured_key, "an inference figure on a training run", "bad_value");
-  if (s.kind == "inference" &&
-      (s.measured_key == "tokens_per_s_per_chip" || s.measured_key == "step_time_s" ||
-       s.measured_key == "tflops_per_chip"))
-    fail(p + "measured." + s.measured_key, "a training figure on an inference run", "bad_value");
+  const std::string& k = s.measured_key;
+  const bool inference_figure =
+      k == "latency_s" || k == "tpot_s" || k == "ttft_s" || k.rfind("output_tokens_per_s", 0) == 0;
+  if (!k.empty() && (s.kind == "inference") != inference_figure)
+    fail(p + "measured." + k,
+         p + "measured." + k + ": " +
+             (inference_figure ? "an inference figure on a training run"
+                               : "a training figure on an inference run"),
+         "bad_value");
+  if (k == "mfu" && s.measured > 1)
+    fail(p + "measured.mfu", p + "measured.mfu is a fraction of the peak (0.46 for 46%)",
+         "out_of_range");
+}
+
+double replicas(const Scenario& s) {
+  return s.data / std::gcd(static_cast<long long>(s.data), static_cast<long long>(s.expert));
 }
 
 json config_json(const Scenario& s) {

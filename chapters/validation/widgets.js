@@ -11,6 +11,7 @@ const FACTORS = [
   ['mxu_fp8', 'FP8 matmuls, share of the FP8 peak'],
   ['link', 'collectives, share of the line rate'],
   ['hbm', 'HBM streams, share of the bandwidth'],
+  ['moe', 'MoE expert matmuls, share of the dense rate'],
 ];
 const GROUPS = [
   ['TPU', 'training', 'TPU training', '#1f5fbf', 11],

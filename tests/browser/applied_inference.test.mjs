@@ -1,7 +1,7 @@
 // Browser tests of applied-inference.html: the dtype table of the slices calculator shows the
 // module's numbers and follows the slice factor and the page's model; the calculators and the
-// exercises agree on the same inputs; a GPU page chip makes every calculator compute on a TPU and
-// say why; every problem has a working exercise; the page fits 390 px.
+// exercises agree on the same inputs; a GPU page chip makes every calculator serve on a set of
+// GPUs; every problem has a working exercise; the page fits 390 px.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, solveEveryExercise } from './harness.mjs';
@@ -59,13 +59,22 @@ test('the calculators and the exercises agree on the same inputs', async () => {
   await page.close();
 });
 
-test('on a GPU page chip every calculator computes on a TPU and says why', async () => {
+test('on a GPU page chip every calculator serves on a set of GPUs', async () => {
   const gpu = await site.page('applied-inference.html?chip=h100');
   for (const name of CALCS) {
     await ready(gpu, name);
-    assert.equal((await response(gpu, name)).ok, true, name);
+    const r = await response(gpu, name);
+    assert.equal(r.ok, true, name);
+    assert.equal(r.inputs.chip, 'h100', name);
   }
-  assert.match(await gpu.locator('#sb-gpu-notice').textContent(), /is a GPU\./);
+  assert.equal(await gpu.locator('#sb-gpu-notice').count(), 0);
+  assert.match((await response(gpu, 'applied-inference.kv')).shape, /GPU/);
+  await gpu.setViewportSize({ width: 1280, height: 900 });
+  await site.shot(gpu, 'applied-inference-h100-1280');
+  await gpu.setViewportSize({ width: 390, height: 844 });
+  await gpu.waitForTimeout(200);
+  assert.ok(await gpu.evaluate(() => document.documentElement.scrollWidth) <= 392);
+  await site.shot(gpu, 'applied-inference-h100-390');
   await gpu.close();
 });
 

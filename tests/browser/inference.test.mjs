@@ -1,8 +1,8 @@
 // Browser tests of inference.html: the step calculator draws its terms and follows the page's chip,
 // the frontier redraws as the context slider moves and shows a point's configuration, the planner
 // answers for an MoE the book never uses (and says when nothing meets the target), the EP calculator
-// is marked beyond the book, a GPU makes every widget say why it cannot answer, and every problem
-// has a working exercise.
+// is marked beyond the book, a GPU page chip serves on GPUs (NVLink node, nodes beyond), and every
+// problem has a working exercise.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, solveEveryExercise } from './harness.mjs';
@@ -101,16 +101,27 @@ test('the EP calculator is marked beyond the book and shows its mesh', async () 
 });
 
 // Every TPU: chips.test.mjs (every widget of every page on every chip, computing on the page chip).
-test('on a GPU page chip every calculator computes on a TPU and says why beside its chip', async () => {
-  // A GPU page chip: the page says at the top what a GPU lacks here, and every calculator computes
-  // on the last TPU and says so beside its chip field (the site's rule, lib/calc.js).
+test('on a GPU page chip every calculator serves on GPUs: NVLink inside a node, nodes beyond', async () => {
+  // An H100 page chip: every calculator computes on the H100 (no note at the top), the step adds
+  // its AllReduces as a fourth term, and 2D sharding says what a GPU lacks.
   const gpu = await site.page('inference.html?chip=h100');
   for (const name of CALCS) {
     await ready(gpu, name);
-    assert.equal((await response(gpu, name)).ok, true, name);
-    assert.match(await gpu.locator(`sb-calc[name="${name}"] .sb-field[data-field="chip"] .sb-field-error`).textContent(),
-      /computed on .*: see the note at the top of the page/, name);
+    const r = await response(gpu, name);
+    assert.equal(r.ok, true, name);
+    assert.equal(r.inputs.chip, 'h100', name);
   }
+  assert.equal(await gpu.locator('#sb-gpu-notice').count(), 0);
+  const step = gpu.locator('sb-calc[name="inference.step"]');
+  assert.equal(await step.locator('[data-part="terms"] .sb-inf-bar-row').count(), 5);
+  assert.match(await step.locator('.sb-verdict').textContent(), /H100 SXM 16-GPU cluster \(2 nodes\)/);
+  assert.match(JSON.stringify((await response(gpu, 'inference.sharding')).notes), /not a torus/);
+  await gpu.setViewportSize({ width: 1280, height: 900 });
+  await site.shot(gpu, 'inference-h100-1280');
+  await gpu.setViewportSize({ width: 390, height: 844 });
+  await gpu.waitForTimeout(200);
+  assert.ok(await gpu.evaluate(() => document.documentElement.scrollWidth) <= 392);
+  await site.shot(gpu, 'inference-h100-390');
   await gpu.close();
 });
 

@@ -90,9 +90,8 @@ TEST(AppliedInferenceCost, Int8OnItsSlice) {
 }
 
 TEST(AppliedInferenceCalcs, BadInputNamesItsField) {
-  for (const char* name : {"applied-inference.kv", "applied-inference.slices",
-                           "applied-inference.servers", "applied-inference.cost"})
-    expect_error_value(calc(name, {{"chip", "h100"}}), "chip");
+  expect_error_value(calc("applied-inference.kv", {{"chip", "h300"}}), "chip");  // no such GPU
+  expect_error_value(calc("applied-inference.servers", {{"chip", "h100"}, {"chips", 12}}), "chips");
   expect_error_value(calc("applied-inference.kv", {{"dtype_w", "fp4"}}), "dtype_w");
   expect_error_value(calc("applied-inference.kv", {{"B", 0}}), "B");
   expect_error_value(calc("applied-inference.servers", {{"chips", 12}}), "chips");
@@ -205,4 +204,21 @@ TEST(AppliedInferenceProblems, BadGivensNameTheirField) {
                      "latency_limit_s");
   // Four chips of 16 GB cannot hold 70 GB of int8 weights.
   expect_error_value(problem("applied-inference.E1", {{"n_chips", 4}}), "n_chips");
+}
+
+TEST(AppliedInferenceCalcs, AnH100ClusterServes) {
+  // LLaMA 3-70B, 240 int8 caches of 32k on H100s (80 GB each): (70,553,706,496 +
+  // 1,288,490,188,800) / 80e9 = 16.99 -> 17 GPUs; the smallest set of at least that: 32 GPUs, four
+  // 8-GPU nodes.
+  const json k = calc("applied-inference.kv", {{"chip", "h100"}});
+  ASSERT_TRUE(k["ok"].get<bool>()) << k.dump().substr(0, 400);
+  near_rel(value_of(k, "chips_raw"), (kP + 1288490188800.0) / 80e9);
+  EXPECT_EQ(value_of(k, "slice"), 32);
+  EXPECT_EQ(k["shape"], "32-GPU cluster (4 nodes)");
+  for (const char* name :
+       {"applied-inference.slices", "applied-inference.servers", "applied-inference.cost"}) {
+    const json r = calc(name, {{"chip", "h100"}});
+    EXPECT_TRUE(r["ok"].get<bool>()) << name << r.dump().substr(0, 300);
+    EXPECT_TRUE(all_finite(r)) << name;
+  }
 }

@@ -80,7 +80,7 @@ TEST(InferenceModel, DecodeStepTerms) {
 }
 
 TEST(InferenceModel, SlicesOfA2dAndA3dTorus) {
-  const inf::Tpu v5e = inf::tpu_of(hw::chip("v5e"));
+  const inf::Machine v5e = inf::machine_of(hw::chip("v5e"));
   std::vector<double> sizes;
   std::vector<std::string> shapes;
   for (const auto& s : inf::slices(v5e)) {
@@ -94,12 +94,12 @@ TEST(InferenceModel, SlicesOfA2dAndA3dTorus) {
   EXPECT_EQ(inf::slices(v5e)[7].wrap, (std::vector<bool>{true, true}));
   EXPECT_EQ(inf::slices(v5e)[3].wrap, (std::vector<bool>{false, false}));
   // v5p: 2x2x1 (4 chips) doubling up to 4096 (16x16x16), under its 8960-chip pod.
-  const auto v5p = inf::slices(inf::tpu_of(hw::chip("v5p")));
+  const auto v5p = inf::slices(inf::machine_of(hw::chip("v5p")));
   EXPECT_EQ(v5p.front().chips, 4);
   EXPECT_EQ(v5p.front().shape, "2x2x1");
   EXPECT_EQ(v5p.back().chips, 4096);  // 16x16x16: a 16x16x32 is longer than the pod's 28
   // TPU7x (a 4x4x576 pod): past the 4x4x4 cube the slices grow along the long axis only.
-  const auto v7 = inf::slices(inf::tpu_of(hw::chip("tpu7x")));
+  const auto v7 = inf::slices(inf::machine_of(hw::chip("tpu7x")));
   EXPECT_EQ(v7[5].shape, "4x4x8");
   EXPECT_EQ(v7.back().shape, "4x4x512");
   // The smallest slice of at least 13.2 chips is 16; none holds 300.
@@ -197,7 +197,7 @@ TEST(InferenceStep, BadInputNamesItsField) {
   expect_error_value(calc("inference.step", {{"dtype_w", "fp16"}}), "dtype_w");
   expect_error_value(calc("inference.step", {{"model", "gpt-5"}}), "model");
   expect_error_value(calc("inference.step", {{"model", "custom"}}), "L");
-  expect_error_value(calc("inference.step", {{"chip", "h100"}}), "chip");
+  expect_error_value(calc("inference.step", {{"chip", "h300"}}), "chip");  // no such GPU
   expect_error_value(calc("inference.step", {{"dtype_matmul", "fp8"}}), "dtype_matmul");
   expect_error_value(calc("inference.step", {{"K", 7}}), "K");  // 64 heads over 7
 }
@@ -236,8 +236,8 @@ TEST(InferenceFrontier, BoundedByItsWork) {
   const transformers::Config c = transformers::model("llama-3-8b").config;
   const inf::Served m = inf::served(c);
   in.model = &m;
-  in.tpu = inf::tpu_of(hw::chip("v5p"));
-  in.dtypes = inf::dtype_sets(in.tpu);
+  in.machine = inf::machine_of(hw::chip("v5p"));
+  in.dtypes = inf::dtype_sets(in.machine);
   in.batches = 1000;
   const inf::Sweep sw = inf::sweep(in);
   EXPECT_TRUE(sw.cut);
@@ -466,4 +466,113 @@ TEST(InferenceProblems, GivensAtTheEndsOfTheirRanges) {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- GPUs -----------------------
+
+TEST(InferenceGpu, SlicesOfAnNvlinkNodeAndBeyond) {
+  // H100: 1, 2, 4 GPUs of a node, the 8-GPU node, then 2 ... 128 nodes (the GPU chapter's two-tier
+  // fat tree takes floor(64 / (8 x 2)) x 32 = 128 nodes): 1024 GPUs at most, 11 sizes.
+  const auto h = inf::slices(inf::machine_of(hw::chip("h100")));
+  ASSERT_EQ(h.size(), 11u);
+  EXPECT_EQ(h[2].chips, 4);
+  EXPECT_EQ(h[2].shape, "4-GPU group");
+  EXPECT_EQ(h[3].shape, "8-GPU node");
+  EXPECT_EQ(h[4].shape, "16-GPU cluster (2 nodes)");
+  EXPECT_EQ(h.back().chips, 1024);
+  // GB200 NVL72: 1 ... 64 inside the node, the 72-GPU node, then 144, 288 ... 72 x 128 = 9216.
+  const auto g = inf::slices(inf::machine_of(hw::chip("gb200")));
+  ASSERT_EQ(g.size(), 15u);
+  EXPECT_EQ(g[6].chips, 64);
+  EXPECT_EQ(g[7].chips, 72);
+  EXPECT_EQ(g[8].chips, 144);
+  EXPECT_EQ(g.back().chips, 9216);
+  // V100: the book gives no NVLink figures, so one GPU.
+  EXPECT_EQ(inf::slices(inf::machine_of(hw::chip("v100"))).size(), 1u);
+  // Collectives: inside the node a ring over NVLink, 2 x 1 MB x 7 / (8 x 450 GB/s) = 3.889 us;
+  // over 2 nodes the hierarchical ring, max(1e6 x 7 / (8 x 4.5e11), 1e6 x 1 / (2 x 4e11)) =
+  // max(1.944, 1.25) us per AllGather, twice for the AllReduce.
+  const inf::Machine m = inf::machine_of(hw::chip("h100"));
+  near_rel(inf::gpu_allreduce_time(m, 1e6, 8, "chips"), 2 * 1e6 * 7 / (8 * 4.5e11));
+  near_rel(inf::gpu_allreduce_time(m, 1e6, 16, "chips"), 2 * 1e6 * 7 / (8 * 4.5e11));
+  near_rel(inf::gpu_allgather_time(m, 1e6, 16, "chips"), 1e6 * 7 / (8 * 4.5e11));
+  // AllToAll over 4 nodes: 1e6 x 3 / (16 x 4e11) = 0.469 us; in a node 1e6 x 7 / (4.5e11 x 64).
+  near_rel(inf::gpu_alltoall_time(m, 1e6, 32, "chips"), 1e6 * 3 / (16 * 4e11));
+  near_rel(inf::gpu_alltoall_time(m, 1e6, 8, "chips"), 1e6 * 7 / (4.5e11 * 64));
+  expect_error([&] { inf::gpu_allgather_time(m, 1e6, 12, "chips"); }, "chips", "out_of_range",
+               "comes in sets");
+  expect_error([&] { inf::gpu_allgather_time(inf::machine_of(hw::chip("v5e")), 1e6, 4, "chips"); },
+               "chips", "not_a_gpu", "NVLink");
+  // The problems stay on TPUs.
+  expect_error([&] { inf::tpu_of(hw::chip("h100")); }, "chip", "no_figure", "is a GPU");
+}
+
+TEST(InferenceGpu, LlamaThreeSeventyOnAnH100Node) {
+  // LLaMA 3-70B, int8 weights and KV, bf16 matmuls, B 32, S 8192 on one 8-GPU H100 node
+  // (80 GB HBM at 3.35 TB/s, 990 TFLOPs/s bf16, NVLink 450 GB/s each way, $10.80 per GPU-hour).
+  const json r = calc("inference.step", {{"chip", "h100"}, {"chips", 8}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 400);
+  // Free HBM 8 x 80e9 - P = 569,446,293,504 B; B_max = floor(that / 1,342,177,280) = 424.
+  near_rel(value_of(r, "hbm_free"), 640e9 - kP70);
+  EXPECT_EQ(value_of(r, "b_max"), 424);
+  // Weights / 8 over HBM: 70.55e9 / (8 x 3.35e12) = 2.633 ms; caches 32 x 8192 x 163,840 /
+  // 2.68e13 = 1.603 ms; FLOPs 2 x 32 x P / (8 x 9.9e14) = 0.570 ms; the book's step 4.235 ms.
+  near_rel(value_of(r, "t_param"), kP70 / (8 * 3.35e12));
+  near_rel(value_of(r, "t_kv"), 32 * 8192 * kKv70 / (8 * 3.35e12));
+  near_rel(value_of(r, "t_flops"), 2 * 32 * kP70 / (8 * 9.9e14));
+  // The AllReduce of the [32, 8192] bf16 activation (524,288 B) over NVLink:
+  // 2 x 524,288 x 7 / (8 x 4.5e11) = 2.039 us; two per layer, 160 per step: 0.326 ms, added to
+  // the step: 4.235 + 0.326 = 4.561 ms.
+  const double ar = 2 * 524288.0 * 7 / (8 * 4.5e11);
+  near_rel(value_of(r, "t_allreduce"), ar);
+  near_rel(value_of(r, "t_comms"), 160 * ar);
+  near_rel(value_of(r, "t_step"), (32 * 8192 * kKv70 + kP70) / (8 * 3.35e12) + 160 * ar);
+  // Critical batch, int8 weights at bf16: (1 / 2) 9.9e14 / 3.35e12 = 147.8.
+  near_rel(value_of(r, "b_crit"), 0.5 * 9.9e14 / 3.35e12);
+  near_rel(value_of(r, "cost_out"), 1e6 * 8 * 10.8 * value_of(r, "t_step") / (3600 * 32));
+  EXPECT_EQ(r["verdict"], "weight-load bound (NVIDIA H100 SXM 8-GPU node)");
+  EXPECT_TRUE(all_finite(r));
+}
+
+TEST(InferenceGpu, ShardingMoeEngineAndSearchesOnGpus) {
+  // Sharding over 8 H100s: alpha = 9.9e14 / 4.5e11 = 2200; TP hides its collectives in prefill up
+  // to F / alpha = 28672 / 2200 = 13.03; one decode matmul's AllGather of 524,288 B over 8 GPUs
+  // takes 524,288 x 7 / (8 x 4.5e11) = 1.019 us.
+  const json s = calc("inference.sharding", {{"chip", "h100"}, {"chips", 8}});
+  ASSERT_TRUE(s["ok"].get<bool>()) << s.dump().substr(0, 400);
+  near_rel(value_of(s, "alpha_ici"), 2200);
+  near_rel(value_of(s, "y_max_prefill"), 28672.0 / 2200);
+  near_rel(value_of(s, "t_ici"), 524288.0 * 7 / (8 * 4.5e11));
+  EXPECT_NE(s.dump().find("not a torus"), std::string::npos);  // 2D sharding: what a GPU lacks
+  EXPECT_TRUE(all_finite(s));
+  // Qwen3-235B over 64 H100s (8 nodes): one dispatch moves B k D b_a = 256 x 8 x 4096 x 2 =
+  // 16,777,216 B; across nodes 16,777,216 x 7 / (64 x 4e11) = 4.588 us.
+  const json m = calc("inference.moe", {{"chip", "h100"}});
+  ASSERT_TRUE(m["ok"].get<bool>()) << m.dump().substr(0, 400);
+  near_rel(value_of(m, "a2a_time"), 16777216.0 * 7 / (64 * 4e11));
+  EXPECT_TRUE(all_finite(m));
+  EXPECT_TRUE(calc("inference.engine", {{"chip", "h100"}, {"chips", 8}})["ok"].get<bool>());
+  // The planner answers on GPUs: its slice is one of the H100's sets.
+  const json p = calc("inference.plan", {{"chip", "h100"}});
+  ASSERT_TRUE(p["ok"].get<bool>()) << p.dump().substr(0, 400);
+  std::set<double> sizes;
+  for (const auto& x : inf::slices(inf::machine_of(hw::chip("h100")))) sizes.insert(x.chips);
+  EXPECT_TRUE(sizes.count(value_of(p, "chips")));
+  EXPECT_TRUE(calc("inference.frontier", {{"chip", "gb200"}, {"batches", 4}})["ok"].get<bool>());
+}
+
+TEST(InferenceGpu, BadGpuInputNamesItsField) {
+  // 12 H100s is no set: inside a node 1, 2, 4, 8, then whole nodes.
+  const json a = calc("inference.step", {{"chip", "h100"}, {"chips", 12}});
+  expect_error_value(a, "chips");
+  EXPECT_NE(a.dump().find("whole nodes"), std::string::npos);
+  // 2048 GPUs is 256 nodes, more than the fat tree's 128.
+  expect_error_value(calc("inference.step", {{"chip", "h100"}, {"chips", 2048}}), "chips");
+  // The V100 has no NVLink figures: one GPU only.
+  expect_error_value(calc("inference.sharding", {{"chip", "v100"}, {"chips", 8}}), "chips");
+  expect_error_value(calc("inference.step", {{"chip", "h300"}}), "chip");
+  // fp8 matmuls on an A100: the tables give it no fp8 peak.
+  expect_error_value(
+      calc("inference.step", {{"chip", "a100"}, {"chips", 8}, {"dtype_matmul", "fp8"}}),
+      "dtype_matmul");
 }
