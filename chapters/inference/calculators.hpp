@@ -67,6 +67,12 @@ struct Counts {
 };
 Counts count_steps(const Chosen& ch, const Served& m, double b_w, double b_kv, double S, Trace& tr);
 
+// What the GPU steps leave out, said where a search may pick many GPUs.
+constexpr Text kGpuNoLatency =
+    "On GPUs the AllReduces are timed by bandwidth alone, as the GPU chapter's ring and "
+    "hierarchical collectives are: the tables give no NVLink or InfiniBand latency, so the "
+    "shortest steps over many nodes are optimistic.";
+
 // On a GPU slice of n > 1, the step's AllReduces as steps (model.hpp's gpu_step_comms: the
 // activation, one AllReduce by the GPU chapter's record, two per layer), and the step with them
 // (a sum step); returns the step. On a TPU or one GPU: T_step, and no step written.

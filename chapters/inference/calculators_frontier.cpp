@@ -112,6 +112,7 @@ void frontier_calc(const Inputs& in, Trace& tr, Result& r) {
   if (sw.cut)
     r.note("The sweep stopped at " + units::number(work_bound(kMaxConfigs)) +
            " configurations: fewer batches or a smaller largest slice cover the rest.");
+  if (si.machine.gpu()) r.note(kGpuNoLatency);
   write_points(sw, r.member("points"));
   append_json(r.member("verdict"),
               Text("best throughput " + units::format(top->tok_s_chip, "tokens_per_s") +
@@ -220,6 +221,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
                 units::format(o.d.T_step, "s") + " per token";
   append_json(r.member("verdict"), Text(verdict));
   if (p.best < 0) r.note("No slice, dtype and batch meets the targets; the closest is shown.");
+  if (pi.machine.gpu()) r.note(kGpuNoLatency);
   if (pi.price <= 0)
     r.note("The tables have no price for the " + pi.machine.name +
            ": the plan is ranked by chip-hours; enter a price for dollars.");
