@@ -540,6 +540,8 @@ export interface CalcPayloads {
   "inference.engine": NoPayload;
   "applied-training.case": {
     days: number;
+    /** What the mesh lies on: a TPU pod's torus, or a GPU cluster's NVLink nodes and fat tree. */
+    machine: "tpu" | "gpu";
     convention: {
       flops: string;
       flops_book: string;
@@ -903,6 +905,8 @@ export interface CalcPayloads {
       hbm: number;
       fits: boolean;
       verdict: string;
+      /** Why the GPUs asked for became the nearest whole nodes ("" when they are whole). */
+      snapped: string;
       best: TrainingPlanRow;
     }[];
   };

@@ -51,7 +51,10 @@ constexpr auto params(const std::array<Param, M>& own) {
 constexpr Param kMlpMatrices = choice(
     "mlp", "model", "model|book",
     "the MLP's matrices: the model's own (3 when gated), or the chapter's simplification (2)");
-constexpr Param kChip = chip_param("v5p", "a TPU of the tables (the mesh lies on its ICI torus)");
+constexpr Param kChip =
+    chip_param("v5p",
+               "a TPU (the mesh lies on its pod's ICI torus) or a GPU (a cluster of NVLink nodes, "
+               "the most the chapter's fat tree takes, with no pods)");
 constexpr Param kTokens =
     num("tokens", "tokens", 15e12, "pre-training tokens (LLaMA 3: 15T)", 1, 1e16);
 constexpr Param kBatch = num("batch", "tokens", 4194304,
@@ -64,18 +67,52 @@ constexpr Param kMfu = num("mfu", "ratio", 0.4, "model FLOPs utilisation", 1e-3,
 
 tf::Config chosen_config(const Inputs& in) { return tf::chosen_model(in).config; }
 
+// A GPU cluster's "pod": the most GPUs the chapter's fat tree takes, its M's at the layouts the
+// chapter's questions ask about (FSDP alone; TP inside the node beside FSDP), no pods over DCN.
+void gpu_case(const hw::Chip& chip, CaseInput& ci) {
+  if (ci.pods != 1)
+    fail("pods",
+         "pods: a GPU cluster's nodes share one fat tree, and the chapter joins no clusters over a "
+         "DCN; leave it at 1 (the cluster is " +
+             units::number(tr::gpu_counts(chip).back()) + " GPUs), or pick a TPU",
+         "not_tpu");
+  ci.hw = tr::gpu_hardware(chip);
+  ci.pod_chips = tr::gpu_counts(chip).back();
+  ci.gpu = tr::topology_for_gpus(chip, ci.pod_chips, false, "chip").gpu;
+  const tf::Config c = tf::validated(ci.model);
+  const double F = tr::layer_of(c, ci.book_mlp).F;
+  ci.Y_gpu = tr::gpu_tp_degree(ci.gpu, ci.pod_chips, F, tr::alpha_ici(ci.hw), c.D, c.N, c.K);
+  ci.M_X_fsdp = tr::gpu_axes(ci.gpu, 1, 1).M_X;
+  const tr::GpuAxes a = tr::gpu_mixed_axes(ci.gpu, ci.Y_gpu);
+  ci.M_X = a.M_X, ci.M_Y = a.M_Y;
+}
+
 CaseInput case_input(const Inputs& in, const hw::Chip& chip) {
   CaseInput ci;
   ci.model = chosen_config(in);
   ci.book_mlp = in.text("mlp") == "book";
-  ci.hw = tr::hardware_of(chip);
   ci.tokens = in.num("tokens");
   ci.batch = in.num("batch");
   ci.seq_len = in.num("seq_len");
-  ci.pod_chips = tr::pod_chips(chip);
   ci.pods = in.num("pods");
   ci.mfu = in.num("mfu");
+  if (chip.kind == "gpu") {
+    gpu_case(chip, ci);
+  } else {
+    ci.hw = tr::hardware_of(chip);
+    ci.pod_chips = tr::pod_chips(chip);
+  }
   return ci;
+}
+
+// What a GPU cluster changes, for a note.
+std::string gpu_words(const CaseInput& ci) {
+  return "A GPU cluster: " + units::number(ci.gpu.nodes) + " nodes of " +
+         units::number(ci.gpu.d_node) +
+         " GPUs (the most the chapter's fat tree takes), NVLink inside a node and the fat tree "
+         "across nodes. M_X and M_Y are each group's AllGather bandwidth over NVLink's at the "
+         "layout, not counts of axes; the recipe keeps TP inside the node (Y = " +
+         units::number(ci.Y_gpu) + ").";
 }
 
 std::string days(double s) { return units::number(s / 86400, 3) + " days"; }
@@ -105,7 +142,9 @@ void memory_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
 void sharding_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
   const tf::Config c = tf::validated(ci.model);
   const double F = tr::layer_of(c, ci.book_mlp).F;
-  const double alpha = t.step("ICI intensity", tr::kAlpha, {ci.hw.C, ci.hw.W_ici});
+  const double alpha =
+      t.step(ci.gpu.d_node > 0 ? "Intensity over NVLink (W_ici read as W_GPU)" : "ICI intensity",
+             tr::kAlpha, {ci.hw.C, ci.hw.W_ici});
   t.step("Batch per chip", tr::kPerChipBatch, {ci.batch, s.chips});
   t.step("FSDP floor", tr::kDpFloor, {alpha, ci.M_X_fsdp});
   t.step("FSDP + TP floor", tr::kMixedFloor, {alpha, ci.M_X, ci.M_Y, F});
@@ -113,7 +152,8 @@ void sharding_trace(const CaseInput& ci, const CaseStudy& s, Trace& t) {
   const double xo = t.step("$X_{opt}$ in a pod", tr::kXOpt, {Bp, F, ci.M_X, ci.M_Y, ci.pod_chips});
   t.step("Smallest compute-bound X (TP term)", tr::kXWindowLo, {ci.pod_chips, alpha, F, ci.M_Y});
   t.step("Largest compute-bound X (FSDP term)", tr::kFsdpMaxChips, {Bp, ci.M_X, alpha});
-  t.step("$X_{opt}$ rounded to a power of two, as the chapter does", tr::kRoundPow2, {xo});
+  if (ci.gpu.d_node == 0)
+    t.step("$X_{opt}$ rounded to a power of two, as the chapter does", tr::kRoundPow2, {xo});
 }
 
 // The chapter's questions in its order: parameters and FLOPs, memory, how to shard it.
@@ -152,8 +192,12 @@ void case_values(const CaseStudy& s, Result& r) {
   r.value("x_opt", s.x_opt, "count", "X_opt per pod");
   r.value("x_min", s.x_window.lo, "count", "smallest compute-bound X");
   r.value("x_max", s.x_window.hi, "count", "largest compute-bound X");
-  r.value("fsdp_degree", s.recipe.X, "count", "FSDP degree (X_opt rounded to a power of two)");
-  r.value("tp_degree", s.recipe.Y, "count", "TP degree (the largest the model takes beside it)");
+  r.value(
+      "fsdp_degree", s.recipe.X, "count",
+      s.gpu ? "FSDP degree (the GPUs TP leaves)" : "FSDP degree (X_opt rounded to a power of two)");
+  r.value("tp_degree", s.recipe.Y, "count",
+          s.gpu ? "TP degree (inside a node, under F / alpha)"
+                : "TP degree (the largest the model takes beside it)");
   r.value("idle_chips", s.recipe.idle, "chips", "chips of each pod the split leaves idle");
   if (s.dcn_threshold > 0) {
     r.value("per_pod_batch", s.per_pod_batch, "tokens", "batch per pod");
@@ -186,7 +230,7 @@ void case_notes(const CaseInput& ci, const CaseStudy& s, Result& r) {
 }
 
 void case_calc(const Inputs& in, Trace& t, Result& r) {
-  const hw::Chip& chip = tr::tpu_chip(in.text("chip"), "chip");
+  const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
   CaseInput ci = case_input(in, chip);
   ci.checkpoints_per_layer = in.num("checkpoints_per_layer");
   const CaseStudy s = case_study(ci);
@@ -195,12 +239,14 @@ void case_calc(const Inputs& in, Trace& t, Result& r) {
   sharding_trace(ci, s, t);
   case_values(s, r);
   case_notes(ci, s, r);
+  if (ci.gpu.d_node > 0) r.note(gpu_words(ci));
   r.extra["verdict"] = units::number(s.params.total / 1e9, 4) + "B parameters (" +
                        units::number(s.params.matmul_active / 1e9, 4) + "B a token uses), " +
                        units::format(s.total_flops, "flop") + ": " + days(s.time) + " on " +
                        units::format(s.chips, "chips") + " at " + units::number(ci.mfu * 100, 3) +
                        "% MFU; " + case_recipe_words(s) + ".";
   r.extra["days"] = s.time / 86400;
+  r.extra["machine"] = s.gpu ? "gpu" : "tpu";
   r.extra["convention"] = {{"flops", "6 x the matmul weights a token uses"},
                            {"flops_book", "6 x every parameter, as the chapter's exercises"},
                            {"batch", "4M read as 4 x 2^20; the memory exercises read 4e6"}};
@@ -255,6 +301,7 @@ tr::StrategyCost book_recipe(const CaseInput& ci) {
   si.Y = 0;
   si.pods = ci.pods;
   si.hw = ci.hw;
+  si.gpu = ci.gpu;
   return tr::strategy_cost(ci.pods > 1 ? tr::Strategy::DCN : tr::Strategy::FSDP_TP, si);
 }
 
@@ -264,7 +311,8 @@ tr::PlanResult planner_best(const hw::Chip& chip, const CaseInput& ci) {
   pi.model = tf::validated(ci.model);
   pi.layer.book_mlp = ci.book_mlp;
   pi.hw = ci.hw;
-  pi.topo = tr::topology_for_chips(chip, ci.pod_chips * ci.pods, "pods");
+  pi.topo = ci.gpu.d_node > 0 ? tr::topology_for_gpus(chip, ci.pod_chips, false, "chip")
+                              : tr::topology_for_chips(chip, ci.pod_chips * ci.pods, "pods");
   pi.B = ci.batch;
   return tr::plan(pi);
 }
@@ -289,14 +337,18 @@ void compare_values(const tr::StrategyCost& book, const tr::PlanResult& res, Res
 }
 
 void plan_calc(const Inputs& in, Trace& t, Result& r) {
-  const hw::Chip& chip = tr::tpu_chip(in.text("chip"), "chip");
+  const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
   const CaseInput ci = case_input(in, chip);
   const CaseStudy s = case_study(ci);
   const tr::StrategyCost book = book_recipe(ci);
   const tr::PlanResult res = planner_best(chip, ci);
   const tr::Plan& b = res.best;
-  t.note("The chapter's recipe: " + tr::recipe_words(book.recipe, s.x_opt) +
-         (ci.pods > 1 ? ", in each pod, DP across " + units::number(ci.pods) + " pods" : "") + ".");
+  if (ci.gpu.d_node > 0)
+    t.note(gpu_words(ci));
+  else
+    t.note("The chapter's recipe: " + tr::recipe_words(book.recipe, s.x_opt) +
+           (ci.pods > 1 ? ", in each pod, DP across " + units::number(ci.pods) + " pods" : "") +
+           ".");
   t.note("The planner searched " + std::to_string(res.configs) + " configurations.");
   compare_values(book, res, r);
   const double steps = ci.tokens / ci.batch;

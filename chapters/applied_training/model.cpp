@@ -88,7 +88,9 @@ void sharding(const CaseInput& in, const tf::Config& c, CaseStudy& s) {
   s.tp_limit = tr::tp_max_degree(layer.F, alpha, in.M_Y);
   s.x_opt = tr::x_opt(s.per_pod_batch, layer.F, in.pod_chips, in.M_X, in.M_Y);
   s.x_window = tr::x_window(s.per_pod_batch, layer.F, in.pod_chips, alpha, in.M_X, in.M_Y);
-  s.recipe = tr::mixed_recipe(s.x_opt, in.pod_chips, c.D, c.N, c.K);
+  s.gpu = in.gpu.d_node > 0;
+  s.recipe = s.gpu ? tr::Recipe{in.pod_chips / in.Y_gpu, in.Y_gpu, in.pod_chips, 0}
+                   : tr::mixed_recipe(s.x_opt, in.pod_chips, c.D, c.N, c.K);
   if (in.hw.W_dcn > 0) {
     s.dcn_threshold = tr::alpha_dcn(in.hw);
     s.dcn_compute_bound = in.pods > 1 && tr::dcn_compute_bound(in.batch, in.pods, in.hw);
@@ -106,6 +108,7 @@ void costed(const CaseInput& in, const tf::Config& c, CaseStudy& s) {
   si.M_Y = in.M_Y;
   si.pods = in.pods;
   si.hw = in.hw;
+  si.gpu = in.gpu;
   const bool dcn = in.pods > 1 && in.hw.W_dcn > 0;
   try {
     si.Y = 1;
@@ -137,7 +140,10 @@ std::string case_recipe_words(const CaseStudy& s) {
            " chips' HBM, more than the " + units::number(s.chips, 6) +
            " here, so no sharding holds it (fewer checkpoints, a smaller batch or more pods)";
   if (s.fsdp_costed_bound) return "it fits, and FSDP alone is compute-bound";
-  const std::string recipe = tr::recipe_words(s.recipe, s.x_opt);
+  const std::string recipe =
+      s.gpu ? units::number(s.recipe.X, 6) + "-way FSDP x " + units::number(s.recipe.Y, 6) +
+                  "-way TP (TP inside the NVLink node, as the gpus chapter keeps it)"
+            : tr::recipe_words(s.recipe, s.x_opt);
   if (s.recipe_costed_bound)
     return "it fits; FSDP alone is comms-bound, and " + recipe + " is compute-bound";
   if (s.mixed_compute_bound)

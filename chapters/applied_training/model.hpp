@@ -6,6 +6,7 @@
 #pragma once
 
 #include "chapters/training/model.hpp"
+#include "chapters/training/planner.hpp"
 #include "chapters/transformers/model.hpp"
 #include "core/formula.hpp"
 
@@ -72,6 +73,10 @@ struct CaseInput {
   double checkpoints_per_layer = 4;
   double M_X_fsdp = 3;      // FSDP alone spans the three axes
   double M_X = 2, M_Y = 1;  // the book's FSDP + TP split of the axes
+  // A GPU cluster (d_node > 0; pod_chips its GPUs, one "pod"): the M's are its layouts' (the
+  // training planner's gpu_axes) and the recipe keeps TP in the node at Y_gpu (gpu_tp_degree).
+  training::GpuCluster gpu;
+  double Y_gpu = 0;
 };
 struct CaseStudy {
   transformers::Params params;
@@ -104,6 +109,7 @@ struct CaseStudy {
   // HBM loads; for a mixture of experts, FSDP gathers every expert's weights, which the closed
   // forms (on the width a token uses) leave out.
   bool fsdp_costed_bound = false, recipe_costed_bound = false;
+  bool gpu = false;          // on a GPU cluster: the recipe is the gpus chapter's
   double dcn_threshold = 0;  // alpha_dcn
   bool dcn_compute_bound = false;
 };

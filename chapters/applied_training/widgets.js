@@ -41,7 +41,7 @@ function side(title, p, extraLines) {
 function comparison(p) {
   return [p.ok
     ? h('div', { class: 'sb-train-compare', 'data-verdict': p.verdict },
-      side('The chapter\u2019s recipe', p.book, `${fmtNumber(p.book.X, 5)}-way FSDP x ${fmtNumber(p.book.Y, 5)}-way TP (M_X ${p.book.M_X}, M_Y ${p.book.M_Y})` +
+      side('The chapter\u2019s recipe', p.book, `${fmtNumber(p.book.X, 5)}-way FSDP x ${fmtNumber(p.book.Y, 5)}-way TP (M_X ${fmtNumber(p.book.M_X, 3)}, M_Y ${fmtNumber(p.book.M_Y, 3)})` +
         (p.book.idle > 0 ? `, ${fmtNumber(p.book.idle, 6)} chips idle` : '')),
       side('The planner\u2019s plan', p.plan, `${p.plan.strategy}: X ${p.plan.X} x Y ${p.plan.Y}${p.plan.Z > 1 ? ` x Z ${p.plan.Z}` : ''}`))
     : h('p', { class: 'sb-error' }, p.error.message),
@@ -58,8 +58,11 @@ function drawCase(r, extra, calc) {
   extra.replaceChildren(
     h('div', { class: 'sb-case-groups' }, GROUPS.map(([t, keys]) => group(t, keys, v))),
     h('h4', {}, 'The chapter\u2019s recipe beside the planner\u2019s'),
-    h('p', { class: 'sb-muted sb-small' }, 'The chapter rounds X_opt to a split of the pod and puts FSDP on two axes and TP on one. The planner tries ' +
-      'every split of the pod\u2019s axes (pipelining too) and keeps the fastest plan that fits; among equally fast ones, the simplest with the most comms headroom.'),
+    h('p', { class: 'sb-muted sb-small' }, (r.machine === 'gpu'
+      ? 'On a GPU cluster the recipe keeps TP on NVLink inside a node (the largest degree under F / alpha) and FSDP over the rest; M_X and M_Y ' +
+        'are each group\u2019s bandwidth over NVLink\u2019s. The planner tries every split of the nodes and the cluster (pipelining too)'
+      : 'The chapter rounds X_opt to a split of the pod and puts FSDP on two axes and TP on one. The planner tries every split of the pod\u2019s axes ' +
+        '(pipelining too)') + ' and keeps the fastest plan that fits; among equally fast ones, the simplest with the most comms headroom.'),
     calc.planBox);
   const seq = (calc.planSeq = (calc.planSeq || 0) + 1);
   calc.planBox.setAttribute('aria-busy', 'true');

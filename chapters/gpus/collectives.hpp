@@ -117,6 +117,18 @@ double a2a_cross_node_time(double bytes, double m, double w_node);
 inline constexpr Formula kA2ACross =
     record("T_A2A", "bytes * (M - 1) / (M ^ 2 * W_node)", "s", "A.4 (10)", "bytes M W_node",
            kSymbols, [](const double* x) { return a2a_cross_node_time(x[0], x[1], x[2]); });
+// A.4 (4) and (10): an expert parallelism AllToAll over a group of N GPUs, N_node of them in each
+// node: inside one node NVLink's (N - 1) / (W_GPU N^2); across M = ceil(N / N_node) nodes the
+// group's scale-out share (M - 1) / (M^2 W_out), which gains nothing from the node. The levels
+// overlap, so the larger sets the time (across nodes, the scale-out one for every GPU of the
+// tables, whose NIC is slower than its NVLink).
+double expert_a2a_time(double bytes, double n, double n_node, double w_gpu, double w_out);
+inline constexpr Formula kExpertA2A =
+    record("T_A2A",
+           "max(bytes * (N - 1) / (W_GPU * N ^ 2), "
+           "bytes * (ceil(N / N_node) - 1) / (ceil(N / N_node) ^ 2 * W_out))",
+           "s", "A.4 (10)", "bytes N N_node W_GPU W_out", kSymbols,
+           [](const double* x) { return expert_a2a_time(x[0], x[1], x[2], x[3], x[4]); });
 // A.4 (11): reducing an array already sharded Y ways: the node part ...
 double sharded_node_time(double bytes, double w_gpu, double y, double d_node);
 inline constexpr Formula kShardedNode =

@@ -18,8 +18,8 @@ inline constexpr const Formula* kFormulas[] = {
     &kArrayBytes, &kAgRing, &kAgApprox, &kArRing, &kRingHops, &kTreeHops, &kA2A, &kA2AApprox,
     &kA2ARagged, &kA2AHit, &kSharpAr, &kSharpSpeedup, &kSharpSwitch, &kArBusFactor, &kAgBusFactor,
     &kWithGain, &kEffectiveBw, &kTwoLevelAg, &kLevelRingBw, &kFatTreeRingBw, &kFatTreeSharpBw,
-    &kA2ACross, &kShardedNode, &kShardedScaleOut, &kSuTwoAxisAg, &kSharpSharded, &kSharpSpine,
-    &kNodeSwitchIn, &kNodeSwitchOut, &kTopSwitchIn, &kTopSwitchOut, &kNodeSwitchTime,
+    &kA2ACross, &kExpertA2A, &kShardedNode, &kShardedScaleOut, &kSuTwoAxisAg, &kSharpSharded,
+    &kSharpSpine, &kNodeSwitchIn, &kNodeSwitchOut, &kTopSwitchIn, &kTopSwitchOut, &kNodeSwitchTime,
     &kGroupScaleOut, &kHierAg,
     // A.5
     &kAlpha, &kDpMoe, &kDpSmallX, &kDpSpan, &kDpSpanGain, &kDpRingGain, &kTpMax, &kTpMaxSpanning,

@@ -104,6 +104,10 @@ double fat_tree_sharp_bw(double w1, double w2, double w3) { return std::min({w1,
 double a2a_cross_node_time(double bytes, double m, double w_node) {
   return bytes * (m - 1) / ((m * m) * w_node);
 }
+double expert_a2a_time(double bytes, double n, double n_node, double w_gpu, double w_out) {
+  const double m = std::ceil(n / n_node);
+  return std::max(a2a_time(bytes, n, w_gpu), a2a_cross_node_time(bytes, m, w_out));
+}
 double sharded_node_time(double bytes, double w_gpu, double y, double d_node) {
   return bytes / (w_gpu * std::min(y, d_node));
 }

@@ -65,6 +65,7 @@ inline constexpr Symbol kSymbols[] = {
     sym("bytes", "B", 1, 1e15, "bytes of the whole array"),
     whole("N", "count", 2, 1e5, "GPUs taking part"),
     whole("M", "count", 2, 1e4, "nodes spanned"),
+    with_tex(whole("N_node", "count", 1, 72, "GPUs of a group in one node"), "N_{node}"),
     with_tex(whole("D_node", "count", 1, 576, "GPUs per node (NVLink domain)"), "D_{node}"),
     sym("W", "B_per_s", 1e9, 1e14, "bandwidth per GPU the collective runs at, each way"),
     sym("T", "s", 1e-9, 1e4, "time of the transfer"),

@@ -43,6 +43,43 @@ json timeline_json(const Timeline& t) {
   return parse_json(o.view(), kNoLimits);
 }
 
+Machine machine_of(const Inputs& in) {
+  Machine m;
+  const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
+  m.chip = &chip;
+  if (chip.kind != "gpu") {
+    m.chip = &tpu(in);
+    m.h = hardware_of(chip);
+    m.N = chips_of(in, chip);
+    m.axes = axes_of(in, chip);
+    return m;
+  }
+  if (in.num("axes") > 0)
+    fail("axes",
+         "axes: a GPU cluster has no ICI torus axes (its GPUs sit in NVLink nodes under a fat "
+         "tree); leave it at 0, or pick a TPU",
+         "not_tpu");
+  if (in.num("M_Y") != 1)
+    fail("M_Y",
+         "M_Y: a GPU cluster has no torus axes to give TP; where TP lies (NVLink inside a node, "
+         "the fat tree across nodes) sets its bandwidth. Leave it at 1, or pick a TPU",
+         "not_tpu");
+  m.h = gpu_hardware(chip);
+  const double asked = in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back();
+  m.N = buildable_gpus(chip, asked);
+  m.gpu = topology_for_gpus(chip, m.N, true, "chips").gpu;
+  m.snapped = snapped_words(chip, asked, m.N);
+  return m;
+}
+
+std::string gpu_words(const Machine& m) {
+  return units::number(m.gpu.nodes) + (m.gpu.nodes == 1 ? " node" : " nodes") + " of " +
+         units::number(m.gpu.d_node) + " " + m.chip->name +
+         " GPUs: NVLink inside a node, the fat tree across nodes. M_X and M_Y are each group's "
+         "AllGather bandwidth over NVLink's (the gpus chapter's hierarchical AllGather), not "
+         "counts of axes.";
+}
+
 }  // namespace calc
 
 namespace {
@@ -56,7 +93,7 @@ constexpr Text kStrategies = "DP|FSDP|TP|FSDP+TP|pipeline|DCN";
 constexpr auto kStrategyParams = params(std::to_array<Param>(
     {choice("strategy", "FSDP+TP", kStrategies,
             "DP, FSDP, TP, FSDP+TP, pipeline, or DCN (DP across pods, FSDP and TP inside)"),
-     kMlp, kChip, kChips, kBatch, kAxes, kMY,
+     kMlp, kMeshChip, kChips, kBatch, kAxes, kMY,
      zero_ok(num("Y", "count", 0,
                  "TP degree for FSDP+TP and DCN (0: the chapter's recipe, X_opt rounded to a power "
                  "of two; for DCN 1 is FSDP alone inside a pod)",
@@ -65,7 +102,7 @@ constexpr auto kStrategyParams = params(std::to_array<Param>(
      count("pods", 2, "pods for DP over DCN", {}, 1, 1e4), kGradBuffers}));
 
 constexpr auto kSplitParams =
-    params(std::to_array<Param>({kMlp, kChip, kChips, kBatch, kAxes, kMY}));
+    params(std::to_array<Param>({kMlp, kMeshChip, kChips, kBatch, kAxes, kMY}));
 
 constexpr auto kPlanParams = params(std::to_array<Param>(
     {kMlp, kLayer, kSeqLen,

@@ -56,14 +56,21 @@ constexpr Param kGradBuffers = choice(
     "grad_buffers", "no", "no|yes",
     "count bf16 gradient buffers besides the weights and Adam state (12 bytes per parameter)");
 constexpr Param kChip = chip_param("v5p", "a TPU of the tables (the mesh lies on its ICI torus)");
-constexpr Param kChips = zero_ok(
-    num("chips", "chips", 0, "chips N (per pod for DP over DCN); 0: one full pod", 0, 1e8, true));
+constexpr Param kMeshChip =
+    chip_param("v5p",
+               "a TPU or a GPU (a TPU's mesh lies on its slice's ICI torus, a GPU's on NVLink "
+               "nodes under a fat tree)");
+constexpr Param kChips = zero_ok(num("chips", "chips", 0,
+                                     "chips N (per pod for DP over DCN); 0: one full pod (or the "
+                                     "GPUs the fat tree takes); GPUs come in whole nodes",
+                                     0, 1e8, true));
 constexpr Param kBatch = num("B", "tokens", 4194304,
                              "global batch in tokens (4M read as 4 x 2^20 = 4,194,304)", 1, 1e15);
-constexpr Param kAxes = zero_ok(
-    num("axes", "count", 0, "ICI axes of the slice (0: the chip's torus rank)", 0, 3, true));
-constexpr Param kMY =
-    num("M_Y", "count", 1, "axes given to TP in FSDP + TP (FSDP gets the rest)", 0.1, 2.9);
+constexpr Param kAxes =
+    zero_ok(num("axes", "count", 0, "ICI axes of the slice (0: the chip's torus rank; a TPU only)",
+                0, 3, true));
+constexpr Param kMY = num(
+    "M_Y", "count", 1, "axes given to TP in FSDP + TP (FSDP gets the rest; a TPU only)", 0.1, 2.9);
 
 // The model of the inputs, validated, and its name ("LLaMA 3 70B", "custom model").
 inline tf::Config config_of(const Inputs& in) { return tf::chosen_model(in).config; }
@@ -87,6 +94,21 @@ inline double chips_of(const Inputs& in, const hw::Chip& c) {
 inline double axes_of(const Inputs& in, const hw::Chip& c) {
   return in.num("axes") > 0 ? in.num("axes") : tpus::topology_of(c).torus_dims;
 }
+
+// The machine a strategy or split lays its mesh on: a TPU slice's torus, or a GPU cluster of whole
+// nodes (planner_gpu.cpp) with the GPUs asked for snapped to the nearest cluster that can be built
+// (`snapped` says so). On a GPU the torus-only fields are an InputError naming the field unless
+// left at their defaults: axes 0, M_Y 1.
+struct Machine {
+  const hw::Chip* chip = nullptr;
+  Hardware h;
+  double N = 0, axes = 0;
+  GpuCluster gpu;  // d_node > 0 on a GPU cluster
+  std::string snapped;
+};
+Machine machine_of(const Inputs& in);
+// The GPU cluster's words for a note: "128 nodes of 8 NVIDIA H100 SXM GPUs: ...".
+std::string gpu_words(const Machine& m);
 
 inline std::string n_text(double v) { return units::number(v, 6); }
 

@@ -66,9 +66,10 @@ LayerChoice layer_choice(const Inputs& in) {
 }
 
 // The request's plan on `chip`: a slice `shape` (empty: every shape of the chip count), or for a
-// GPU its cluster of that many GPUs, with TP across nodes when `cross_tp`.
+// GPU its cluster of that many GPUs (snapped to whole nodes, `snapped` saying so), with TP across
+// nodes when `cross_tp`.
 PlanInput plan_input(const Inputs& in, const hw::Chip& chip, const std::string& shape,
-                     bool cross_tp) {
+                     bool cross_tp, std::string& snapped) {
   PlanInput pi;
   pi.model = config_of(in);
   pi.layer = layer_choice(in);
@@ -79,8 +80,10 @@ PlanInput plan_input(const Inputs& in, const hw::Chip& chip, const std::string& 
            "shape: a GPU cluster has no slice shape (its GPUs sit in NVLink nodes under a fat "
            "tree); leave the shape empty and give the GPU count",
            "bad_shape");
-    pi.topo = topology_for_gpus(
-        chip, in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back(), cross_tp, "chips");
+    const double asked = in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back();
+    const double gpus = buildable_gpus(chip, asked);
+    pi.topo = topology_for_gpus(chip, gpus, cross_tp, "chips");
+    snapped = snapped_words(chip, asked, gpus);
   } else {
     pi.hw = hardware_of(chip);
     pi.topo = shape.empty() ? topology_for_chips(chip, chips_of(in, chip), "chips")
@@ -159,21 +162,15 @@ void gpu_trace(const GpuCluster& g, const Hardware& h, const Plan& b, Trace& tr)
                     b.M_Y, tr);
 }
 
-// Expert parallelism's all-to-alls on a GPU cluster: the experts' group inside the node first
-// (A.4 (4)), else across nodes at the group's scale-out share (A.4 (10)), as planner_gpu.cpp
-// prices them.
+// Expert parallelism's all-to-alls on a GPU cluster: the experts' group inside the node first,
+// across nodes at the group's scale-out share (the gpus chapter's expert AllToAll), as
+// planner_gpu.cpp prices them.
 void gpu_a2a_trace(const GpuCluster& g, const Plan& b, double rows, Trace& tr) {
   const double group = b.ep_degree, x_n = b.x[0];
-  double t1 = 0;
-  if (group <= x_n) {
-    t1 = tr.step("One AllToAll, per byte a GPU holds, inside a node", gpus::kA2A,
-                 {group, group, g.w_gpu});
-  } else {
-    const double w = tr.step("Scale-out bandwidth of the group's GPUs in one node",
-                             gpus::kGroupScaleOut, {g.w_node, x_n, g.d_node});
-    t1 = tr.step("One AllToAll, per byte a GPU holds, across nodes", gpus::kA2ACross,
-                 {group, std::ceil(group / x_n), w});
-  }
+  const double w = tr.step("Scale-out bandwidth of the group's GPUs in one node",
+                           gpus::kGroupScaleOut, {g.w_node, x_n, g.d_node});
+  const double t1 = tr.step("One expert AllToAll, per byte a GPU holds", gpus::kExpertA2A,
+                            {group, group, x_n, g.w_gpu, w});
   tr.value("Expert all-to-alls (dispatch and return) of the layer's routed rows", 2 * rows * t1,
            "s");
 }
@@ -249,7 +246,8 @@ void plan_values(const PlanInput& pi, const PlanResult& res, double chips, Resul
 }  // namespace
 
 json plan_column(const Inputs& in, const hw::Chip& chip) {
-  const PlanInput pi = plan_input(in, chip, "", false);
+  std::string snapped;
+  const PlanInput pi = plan_input(in, chip, "", false, snapped);
   const PlanResult res = plan(pi);
   const Plan& b = res.best;
   const Slice& sl = pi.topo.slices[b.slice];
@@ -262,12 +260,15 @@ json plan_column(const Inputs& in, const hw::Chip& chip) {
           {"hbm", pi.hw.hbm},
           {"fits", res.fits},
           {"verdict", plan_verdict(res, chips, pi.hw.hbm)},
+          {"snapped", snapped},
           {"best", plan_json(b, sl, pi.hw.hbm, pi.topo.gpu)}};
 }
 
 void plan_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& chip = hw::chip(in.text("chip"), "chip");
-  const PlanInput pi = plan_input(in, chip, in.text("shape"), in.text("tp_span") == "nodes");
+  std::string snapped;
+  const PlanInput pi =
+      plan_input(in, chip, in.text("shape"), in.text("tp_span") == "nodes", snapped);
   const PlanResult res = plan(pi);
   const Plan& b = res.best;
   const Slice& sl = pi.topo.slices[b.slice];
@@ -281,6 +282,7 @@ void plan_calc(const Inputs& in, Trace& tr, Result& r) {
     r.note(
         "No layout of this model fits on these chips: more chips, a smaller batch, or a chip "
         "with more HBM.");
+  if (!snapped.empty()) r.note(snapped);
   r.note(layer_words(pi.layer));
   r.note(
       "Remat policies tried for every layout: save the big matmuls' outputs, save every "

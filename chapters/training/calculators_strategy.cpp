@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/gpus/llm.hpp"
 #include "chapters/training/calculators.hpp"
 #include "chapters/training/strategy.hpp"
 
@@ -54,21 +55,21 @@ const char* activations_text(Strategy s) {
   return "";
 }
 
-StrategyInput strategy_input(const Inputs& in, const tf::Config& c, const hw::Chip& chip,
-                             const Hardware& h) {
+StrategyInput strategy_input(const Inputs& in, const tf::Config& c, const Machine& mc) {
   StrategyInput s;
   s.model = c;
   s.book_mlp = book_mlp(in);
   s.state = state_of(in);
   s.B = in.num("B");
-  s.N = chips_of(in, chip);
-  s.axes = axes_of(in, chip);
+  s.N = mc.N;
+  s.axes = mc.axes;
+  s.gpu = mc.gpu;
   s.M_Y = in.num("M_Y");
   s.Y = in.num("Y");
   s.Z = in.num("Z");
   s.m = in.num("m");
   s.pods = in.num("pods");
-  s.hw = h;
+  s.hw = mc.h;
   return s;
 }
 
@@ -130,7 +131,10 @@ void strategy_trace(const StrategyRun& u, Trace& tr) {
   const Hardware& h = u.h;
   const Split& s = u.c.split;
   const LayerTimes& t = u.c.t;
-  tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
+  if (u.si.gpu.d_node > 0)
+    tr.step("NVLink intensity (W_GPU inside a node)", gpus::kAlpha, {h.C, h.W_ici});
+  else
+    tr.step("ICI intensity", kAlpha, {h.C, h.W_ici});
   const bool pipe = u.st == Strategy::Pipeline;
   const double B = pipe ? u.si.B / u.si.m : u.si.B / s.pods;
   tr.step("Forward $T_{math}$ per layer", kTMathFwd, {l.n_mats, B, l.D, l.F, s.X * s.Y, h.C});
@@ -217,9 +221,26 @@ void strategy_values(const StrategyRun& u, Result& r) {
   }
 }
 
+// On a GPU cluster: the nodes, the GPUs snapped to whole nodes, the recipe, TP across nodes.
+void gpu_notes(const StrategyRun& u, const Machine& mc, Result& r) {
+  const StrategyCost& c = u.c;
+  r.note(gpu_words(mc));
+  if (!mc.snapped.empty()) r.note(mc.snapped);
+  if (c.from_recipe)
+    r.note("The gpus chapter's recipe (A.5 (2)): TP on NVLink inside a node, the largest degree " +
+           std::string("under F / alpha = ") +
+           units::number(gpus::tp_max(u.l.F, alpha_ici(u.h)), 3) +
+           " that the node and the model take (Y = " + n_text(c.split.Y) +
+           "), FSDP over the rest (X = " + n_text(c.split.X) + ").");
+  if (c.split.Y > mc.gpu.d_node)
+    r.note("TP spans " + n_text(c.split.Y / mc.gpu.d_node) +
+           " nodes, over the fat tree: the gpus chapter keeps it inside one node (A.5 (2)).");
+}
+
 void strategy_notes(const StrategyRun& u, const Inputs& in, Result& r) {
   const StrategyCost& c = u.c;
-  if (c.from_recipe) r.note("The chapter's recipe: " + recipe_words(c.recipe, c.x_opt) + ".");
+  if (c.from_recipe && u.si.gpu.d_node == 0)
+    r.note("The chapter's recipe: " + recipe_words(c.recipe, c.x_opt) + ".");
   if (c.x_opt > 0 && c.window.empty())
     r.note("No compute-bound split: " +
            window_words(c.window, u.si.B / u.si.N / c.split.pods,
@@ -293,21 +314,22 @@ void strategy_extra(const StrategyRun& u, Result& r) {
 }  // namespace
 
 void strategy_calc(const Inputs& in, Trace& tr, Result& r) {
-  const hw::Chip& chip = tpu(in);
+  const Machine mc = machine_of(in);
   StrategyRun u;
-  u.h = hardware_of(chip);
+  u.h = mc.h;
   u.cfg = config_of(in);
   u.l = layer_of(u.cfg, book_mlp(in));
   LayerChoice choice;
   choice.book_mlp = book_mlp(in);
   u.lc = layer_costs(u.cfg, choice);
-  u.si = strategy_input(in, u.cfg, chip, u.h);
+  u.si = strategy_input(in, u.cfg, mc);
   u.st = strategy_of(in.text("strategy"));
   u.c = strategy_cost(u.st, u.si);
   strategy_trace(u, tr);
   memory_trace(u, tr);
   strategy_values(u, r);
   strategy_notes(u, in, r);
+  if (mc.gpu.d_node > 0) gpu_notes(u, mc, r);
   strategy_extra(u, r);
 }
 

@@ -48,6 +48,9 @@ void versus_calc(const Inputs& in, Trace& tr, Result& r) {
           gpu["name"].get<std::string>() + " as " + gpu["where"].get<std::string>() + ", " +
           tpu["name"].get<std::string>() + " as the slice " + tpu["where"].get<std::string>() +
           ".");
+  if (const std::string s = gpu["snapped"].get<std::string>(); !s.empty())
+    r.note(s + " The " + tpu["name"].get<std::string>() + " column keeps " +
+           units::number(tpu["chips"].get<double>()) + " chips.");
   r.note(layer_words(LayerChoice{book_mlp(in), in.text("layer") == "full", in.num("seq_len")}));
   r.extra["columns"] = json::array({gpu, tpu});
   r.extra["verdict"] = gpu["name"].get<std::string>() + ", " + gpu["verdict"].get<std::string>() +

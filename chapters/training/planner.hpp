@@ -89,6 +89,28 @@ std::vector<double> gpu_counts(const hw::Chip& chip);
 // (the fast axis' bandwidth per GPU, each way); w_uni the per-GPU scale-out (stage copies cross
 // nodes).
 Hardware gpu_hardware(const hw::Chip& chip, std::string_view field = "chip");
+// The GPU count nearest `chips` that a cluster of the chip is built from: whole nodes (a 72-GPU
+// NVL72 rack is one), at least one. A count that is already whole comes back as it is; one above
+// the fat tree, or not a count at all, too, for topology_for_gpus to refuse.
+double buildable_gpus(const hw::Chip& chip, double chips);
+// What a calculator says when it built `used` GPUs for the `asked` ("" when they agree).
+std::string snapped_words(const hw::Chip& chip, double asked, double used);
+// A layout of X-way data, Y-way TP and Z pipeline stages on a GPU cluster, laid as the planner
+// lays it: TP on a divisor of the node's GPUs or on whole nodes, stages on whole nodes, the data
+// axis on the rest. M_X and M_Y are the hierarchical AllGathers' bandwidths over NVLink's (0 for a
+// degree of 1). InputError naming `y_field` or `z_field` for a layout the cluster cannot hold.
+struct GpuAxes {
+  double M_X = 0, M_Y = 0;
+};
+GpuAxes gpu_axes(const GpuCluster& g, double Y, double Z, std::string_view y_field = "Y",
+                 std::string_view z_field = "Z");
+// The M_X and M_Y the FSDP + TP closed forms take on a GPU cluster: the layout's with TP at Y or,
+// when it lacks TP or FSDP, that of TP over the node (over half of it on one node): both positive.
+GpuAxes gpu_mixed_axes(const GpuCluster& g, double Y);
+// The gpus chapter's TP degree (A.5 (2)): inside one node and under F / alpha, the largest divisor
+// of the node's GPUs the model's layers take that also divides the `chips` (at least 1).
+double gpu_tp_degree(const GpuCluster& g, double chips, double F, double alpha, double D,
+                     double heads, double kv);
 
 // The work a search may do: about 20 ms of the page's time in wasm.
 inline constexpr double kMaxConfigs = 250000;

@@ -8,6 +8,7 @@
 // holds whole nodes (y_n = D_node). A group of x_n GPUs per node reaches the other nodes over its
 // share of the node's NICs, W_node x_n / D_node (one NIC per GPU), which is why TP inside the
 // node leaves the data axis' scale-out time unchanged (A.4 (11)).
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "chapters/gpus/cluster.hpp"
 #include "chapters/gpus/collectives.hpp"
+#include "chapters/gpus/llm.hpp"
 #include "chapters/training/planner.hpp"
 #include "chapters/training/planner_detail.hpp"
 #include "core/error.hpp"
@@ -34,12 +36,12 @@ gpus::GpuNode planner_node(const hw::Chip& chip, std::string_view field) {
   if (!chip.has("peak_flops_bf16"))
     fail(f,
          f + ": the book gives no bf16 FLOPs/s for the " + chip.name +
-             ", so the planner cannot time its math; pick another GPU or a TPU",
+             ", so the training chapter cannot time its math; pick another GPU or a TPU",
          "no_figure");
   if (!chip.has("nvlink_bw_per_gpu") || !chip.has("gpus_per_node"))
     fail(f,
          f + ": the book gives no NVLink figures for the " + chip.name +
-             ", so the planner has no fast axis for it; pick another GPU or a TPU",
+             ", so a training mesh on it has no fast axis; pick another GPU or a TPU",
          "no_figure");
   return gpus::gpu_node(chip.id, f);
 }
@@ -101,6 +103,67 @@ std::vector<double> gpu_counts(const hw::Chip& chip) {
   return out;
 }
 
+double buildable_gpus(const hw::Chip& chip, double chips) {
+  if (chip.kind != "gpu" || !(chips >= 1) || chips > 1e8) return chips;
+  const double d = planner_node(chip, "chip").gpus_per_node;
+  if (std::fmod(chips, d) == 0) return chips;
+  return std::max(1.0, std::round(chips / d)) * d;
+}
+
+std::string snapped_words(const hw::Chip& chip, double asked, double used) {
+  if (asked == used) return "";
+  const double d = planner_node(chip, "chip").gpus_per_node;
+  return count_text(asked) + " GPUs is not a whole number of " + chip.name + " nodes of " +
+         count_text(d) + " (its NVLink domain, which comes whole): this is the nearest cluster " +
+         "that can be built, " + count_text(used / d) + (used == d ? " node, " : " nodes, ") +
+         count_text(used) + " GPUs.";
+}
+
+GpuAxes gpu_axes(const GpuCluster& g, double Y, double Z, std::string_view y_field,
+                 std::string_view z_field) {
+  const double d = g.d_node, m = g.nodes;
+  const bool in_node = Y <= d && std::fmod(d, Y) == 0;
+  if (!(Y >= 1) || Y != std::floor(Y) ||
+      (!in_node && (std::fmod(Y, d) != 0 || std::fmod(m, Y / d) != 0)))
+    fail(y_field,
+         std::string(y_field) +
+             ": on a GPU cluster TP lies on NVLink inside a node (a divisor of " + count_text(d) +
+             " GPUs) or on whole nodes (a multiple of " + count_text(d) + " that divides the " +
+             count_text(d * m) + " GPUs), got " + count_text(Y),
+         "bad_layout");
+  const double y_n = in_node ? Y : d, y_m = in_node ? 1 : Y / d;
+  if (!(Z >= 1) || Z != std::floor(Z) || std::fmod(m / y_m, Z) != 0)
+    fail(z_field,
+         std::string(z_field) + ": pipeline stages lie on whole nodes of a GPU cluster, so they " +
+             "must divide the " + count_text(m / y_m) + (m / y_m == 1 ? " node" : " nodes") +
+             " the data axis leaves, got " + count_text(Z),
+         "bad_layout");
+  detail::AxisOpt o[3] = {
+      {static_cast<int>(d / y_n), static_cast<int>(y_n), 1, 0, 0},
+      {static_cast<int>(m / y_m / Z), static_cast<int>(y_m), static_cast<int>(Z), 0, 0},
+      {}};
+  detail::Ctx c;
+  c.gpu = g;
+  c.gpu.cross_node_tp = true;  // the reader's layout says where TP lies
+  const Layout lay = detail::gpu_layout(c, o);
+  return {lay.M_X, lay.M_Y};
+}
+
+GpuAxes gpu_mixed_axes(const GpuCluster& g, double Y) {
+  const GpuAxes a = gpu_axes(g, Y, 1);
+  if (a.M_X > 0 && a.M_Y > 0) return a;
+  return gpu_axes(g, g.nodes >= 2 ? g.d_node : g.d_node / 2, 1);
+}
+
+double gpu_tp_degree(const GpuCluster& g, double chips, double F, double alpha, double D,
+                     double heads, double kv) {
+  const double most = std::min(g.d_node, std::max(1.0, gpus::tp_max(F, alpha)));
+  for (double y = std::floor(most); y > 1; --y)
+    if (std::fmod(g.d_node, y) == 0 && std::fmod(chips, y) == 0 && tp_degree_fits(y, D, heads, kv))
+      return y;
+  return 1;
+}
+
 namespace detail {
 
 AxisOpts gpu_axis_opts(const GpuCluster& g, bool pipeline) {
@@ -127,9 +190,8 @@ namespace {
 // node first (x_n of them per node): NVLink's A.4 (4) inside one node, A.4 (10) across nodes at
 // the group's scale-out share.
 double gpu_a2a(const GpuCluster& g, double group, double x_n) {
-  if (group <= x_n) return gpus::a2a_time(group, group, g.w_gpu);
-  const double nodes = std::ceil(group / x_n);
-  return gpus::a2a_cross_node_time(group, nodes, gpus::group_scaleout_bw(g.w_node, x_n, g.d_node));
+  return gpus::expert_a2a_time(group, group, x_n, g.w_gpu,
+                               gpus::group_scaleout_bw(g.w_node, x_n, g.d_node));
 }
 
 }  // namespace

@@ -46,8 +46,15 @@ void check_input(Strategy st, const StrategyInput& in) {
   positive(in.N, "chips", "the chip count must be positive");
   if (!whole(in.N) || in.N > 1e8)
     fail("chips", "the chip count must be a whole number, got " + num_text(in.N), "out_of_range");
-  if (!(in.axes >= 1 && in.axes <= 3))
+  const bool gpu = in.gpu.d_node > 0;
+  if (!gpu && !(in.axes >= 1 && in.axes <= 3))
     fail("axes", "a TPU slice has 1 to 3 ICI axes, got " + num_text(in.axes), "out_of_range");
+  if (gpu && st == Strategy::DCN)
+    fail("strategy",
+         "strategy: DP over DCN joins TPU pods; a GPU cluster's nodes already share one fat tree, "
+         "which DP and FSDP span, and the chapter joins no clusters over a DCN. Pick DP or FSDP, "
+         "or a TPU",
+         "bad_choice");
   for (double v : {in.hw.C, in.hw.W_ici, in.hw.hbm, in.hw.W_hbm, in.hw.w_uni})
     positive(v, "chip", "the chip needs a peak, ICI and HBM bandwidths and an HBM size");
   const double pods = st == Strategy::DCN ? in.pods : 1;
@@ -147,6 +154,18 @@ namespace {
 
 double alpha_of(const StrategyInput& in) { return alpha_ici(in.hw); }
 
+// The reader's TP degree, checked: a whole number that divides the chips, which the model takes.
+double reader_y(const StrategyInput& in, const tf::Config& cfg) {
+  if (!(in.Y >= 1) || !whole(in.Y) || !whole(in.N / in.Y))
+    fail("Y",
+         "the TP degree Y must be a whole number that divides the " + num_text(in.N) +
+             " chips, got " + num_text(in.Y),
+         "out_of_range");
+  if (!tp_degree_fits(in.Y, cfg.D, cfg.N, cfg.K))
+    fail("Y", "a TP degree of " + tp_degree_misfit(in.Y, cfg.D, cfg.N, cfg.K), "bad_layout");
+  return in.Y;
+}
+
 // FSDP + TP (and DCN with Y > 1): TP over M_Y of the axes, FSDP over the rest; Y the reader's
 // (dividing the chips and the model's heads) or the chapter's recipe, on a sub-slice when no
 // power-of-two split uses every chip. DCN with Y = 1: FSDP alone inside each pod.
@@ -170,14 +189,7 @@ void mixed_layout(Strategy st, const StrategyInput& in, const tf::Config& cfg, c
     c.recipe = mixed_recipe(c.x_opt, in.N, cfg.D, cfg.N, cfg.K);
     c.from_recipe = true;
   } else {
-    if (!(in.Y >= 1) || !whole(in.Y) || !whole(in.N / in.Y))
-      fail("Y",
-           "the TP degree Y must be a whole number that divides the " + num_text(in.N) +
-               " chips, got " + num_text(in.Y),
-           "out_of_range");
-    if (!tp_degree_fits(in.Y, cfg.D, cfg.N, cfg.K))
-      fail("Y", "a TP degree of " + tp_degree_misfit(in.Y, cfg.D, cfg.N, cfg.K), "bad_layout");
-    c.recipe = {in.N / in.Y, in.Y, in.N, 0};
+    c.recipe = {in.N / reader_y(in, cfg), in.Y, in.N, 0};
   }
   c.split = {c.recipe.X, c.recipe.Y, M_X, M_Y, XMode::FSDP, pods};
 }
@@ -218,6 +230,28 @@ void layout_of(Strategy st, const StrategyInput& in, const tf::Config& cfg, cons
     case Strategy::DCN:
       mixed_layout(st, in, cfg, l, c);
       return;
+  }
+}
+
+// On a GPU cluster: the torus's degrees, with M_X and M_Y from where each group lies
+// (planner_gpu.cpp). FSDP + TP takes the reader's Y or the gpus chapter's (TP inside the node,
+// under F / alpha), and X_opt and the window on that layout's bandwidths.
+void gpu_layout_of(Strategy st, const StrategyInput& in, const tf::Config& cfg, const Layer& l,
+                   StrategyCost& c) {
+  if (st == Strategy::FSDP_TP) {
+    const double Y = in.Y == 0 ? gpu_tp_degree(in.gpu, in.N, l.F, alpha_of(in), cfg.D, cfg.N, cfg.K)
+                               : reader_y(in, cfg);
+    c.recipe = {in.N / Y, Y, in.N, 0};
+    c.from_recipe = in.Y == 0;
+    c.split = {in.N / Y, Y, 0, 0, XMode::FSDP, 1};
+  } else {
+    layout_of(st, in, cfg, l, c);
+  }
+  const GpuAxes a = gpu_axes(in.gpu, c.split.Y, c.Z, st == Strategy::TP ? "chips" : "Y", "Z");
+  c.split.M_X = a.M_X, c.split.M_Y = a.M_Y;
+  if (st == Strategy::FSDP_TP && a.M_X > 0 && a.M_Y > 0) {
+    c.x_opt = x_opt(in.B, l.F, in.N, a.M_X, a.M_Y);
+    c.window = x_window(in.B, l.F, in.N, alpha_of(in), a.M_X, a.M_Y);
   }
 }
 
@@ -299,7 +333,10 @@ StrategyCost strategy_cost(Strategy st, const StrategyInput& in) {
   const LayerCosts lc = layer_costs(cfg, choice);
   StrategyCost c;
   c.strategy = st;
-  layout_of(st, in, cfg, l, c);
+  if (in.gpu.d_node > 0)
+    gpu_layout_of(st, in, cfg, l, c);
+  else
+    layout_of(st, in, cfg, l, c);
   evaluate(in, lc, c);
   conditions_of(st, in, l, c);
   collectives(st, lc, l.n_mats, in.B / c.split.pods, c, in.hw, c.collectives);

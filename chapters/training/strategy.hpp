@@ -8,6 +8,7 @@
 
 #include "chapters/training/costs.hpp"
 #include "chapters/training/model.hpp"
+#include "chapters/training/planner.hpp"
 #include "chapters/transformers/model.hpp"
 
 namespace sb::training {
@@ -32,6 +33,9 @@ struct StrategyInput {
   double Z = 1, m = 1;  // pipeline stages and microbatches
   double pods = 1;      // DCN
   Hardware hw;
+  // A GPU cluster (d_node > 0): N whole nodes; the axes, M_Y and pods do not apply, M_X and M_Y
+  // follow from where each group lies (planner_gpu.cpp), and the recipe keeps TP in the node.
+  GpuCluster gpu;
 };
 // One collective of one layer (or one stage boundary, for pipelining): what moves and its cost.
 struct Collective {

@@ -53,9 +53,8 @@ tr::Layout layout(const Scenario& s, const tr::Hardware& h) {
   lay.M_Y = lay.Y > 1 ? (lay.Y <= node ? 1 : scale / h.W_ici) : 0;
   lay.M_X = lay.X > 1 ? (x_spans_nodes ? scale / h.W_ici : 1) : 0;
   if (s.expert > 1) {
-    const double g = s.expert, nodes = std::ceil(g / x_node);
-    lay.a2a = nodes > 1 ? gpus::a2a_cross_node_time(g, nodes, scale * x_node)
-                        : gpus::a2a_time(g, g, h.W_ici);
+    const double g = s.expert;
+    lay.a2a = gpus::expert_a2a_time(g, g, x_node, h.W_ici, scale * x_node);
   }
   return lay;
 }

@@ -95,9 +95,7 @@ double matmul_time(const Scenario& s, const Rates& r, double tokens, double n) {
 double expert_a2a(const Scenario& s, const Rates& r, double B) {
   if (s.expert <= 1 || s.family != "GPU") return 0;
   const double bytes = 2 * B * tf::moe_layers(s.model) * s.model.k * s.model.D * 2;
-  const double nodes = std::ceil(s.expert / s.gpus_per_node);
-  return nodes > 1 ? gpus::a2a_cross_node_time(bytes, nodes, r.W_node)
-                   : gpus::a2a_time(bytes, s.expert, r.W_fast);
+  return gpus::expert_a2a_time(bytes, s.expert, s.gpus_per_node, r.W_fast, r.W_node);
 }
 
 double attention_flops(const tf::Config& c, double B, double T, double S, bool causal) {

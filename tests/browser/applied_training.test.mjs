@@ -42,7 +42,7 @@ test('the case study answers the chapter\'s questions beside the planner\'s plan
   await page.close();
 });
 
-test('the case study opens on a TPU a link names, and on a GPU page chip computes on that TPU and says why', async () => {
+test('the case study opens on a TPU a link names, and on a GPU it cannot use (the V100) computes on that TPU and says why', async () => {
   const page = await site.page('applied-training.html');
   const chips = await page.evaluate(async () => {
     const core = await import('./lib/core.js');
@@ -65,9 +65,27 @@ test('the case study opens on a TPU a link names, and on a GPU page chip compute
       // A GPU page chip: the page says once what a GPU lacks here; the case computes on a TPU.
       assert.equal(r.ok, true, `${id}: ${JSON.stringify(r.error)}`);
       assert.equal(r.inputs.chip, lastTpu, `${id}: the last TPU the reader's links named`);
-      assert.match(await p.locator('#sb-gpu-notice').textContent(), /is a GPU\. .*ICI torus/);
+      assert.match(await p.locator('#sb-gpu-notice').textContent(), /is a GPU\. .*no NVLink figures/);
       await p.locator(`${CASE} .sb-train-compare`).waitFor();
     }
+    await p.close();
+  }
+});
+
+test('on an H100 or a GB200 page chip the case study computes on that GPU cluster', async () => {
+  for (const [id, chips] of [['h100', 1024], ['gb200', 9216]]) {
+    const p = await site.page(`applied-training.html?chip=${id}`);
+    await p.waitForFunction((sel) => document.querySelector(sel)?.response, CASE);
+    const r = await p.evaluate((sel) => document.querySelector(sel).response, CASE);
+    assert.equal(r.ok, true, `${id}: ${JSON.stringify(r.error)}`);
+    assert.equal(r.inputs.chip, id);
+    // The cluster the chapter's fat tree takes: 128 nodes of 8 H100s, 128 racks of 72 GB200s.
+    assert.equal(r.values.chips.value, chips);
+    assert.equal(r.machine, 'gpu');
+    assert.equal(r.values.tp_degree.value, 8, `${id}: TP inside the node`);
+    await p.locator(`${CASE} .sb-train-compare`).waitFor();
+    assert.equal(await p.locator('#sb-gpu-notice').count(), 0);
+    await site.shot(p, `applied-training-${id}`);
     await p.close();
   }
 });

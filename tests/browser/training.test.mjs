@@ -167,19 +167,44 @@ test('on an H100 page chip the planner plans on the H100 cluster, beside a v5p s
   assert.deepEqual(vs.columns.map((c) => c.chips), [1024, 1024]);
   assert.equal(await page.locator(`${VS} .sb-train-versus thead th`).nth(1).textContent(), 'NVIDIA H100 SXM');
   await site.shot(page, 'training-versus');
-  // The torus widgets compute on the page's own TPU and the page says, in the module's words,
-  // what a GPU lacks there.
+  // One strategy and the FSDP x TP split lay their mesh on the H100 cluster: TP inside the node.
+  for (const name of ['training.strategy', 'training.split']) {
+    await page.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
+    const r = await page.evaluate((n) => document.querySelector(`sb-calc[name="${n}"]`).response, name);
+    assert.equal(r.ok, true, name);
+    assert.equal(r.inputs.chip, 'h100', name);
+    assert.equal(r.values.Y.value, 8, `${name}: TP over the 8 GPUs of a node`);
+    assert.ok(!(await page.locator(`sb-calc[name="${name}"]`).evaluate((el) => el.classList.contains('sb-stale'))), name);
+  }
+  await site.shot(page, 'training-h100-split');
+  // The regime map computes on the page's own TPU and the page says, in the module's words, what
+  // a GPU lacks there.
   await page.locator('#sb-gpu-notice').waitFor();
   const notice = await page.locator('#sb-gpu-notice').textContent();
   assert.match(notice, /^NVIDIA H100\b.* is a GPU\. .*ICI torus/);
   assert.doesNotMatch(notice, /Part 12/);
-  for (const name of ['training.regime', 'training.strategy', 'training.split']) {
-    await page.waitForFunction((n) => document.querySelector(`sb-calc[name="${n}"]`)?.response, name);
-    const r = await page.evaluate((n) => document.querySelector(`sb-calc[name="${n}"]`).response, name);
-    assert.equal(r.ok, true, name);
-    assert.equal(r.inputs.chip, 'v5p', `${name}: the page's own TPU (no TPU picked yet)`);
-    assert.ok(!(await page.locator(`sb-calc[name="${name}"]`).evaluate((el) => el.classList.contains('sb-stale'))), name);
-  }
+  await page.waitForFunction(() => document.querySelector('sb-calc[name="training.regime"]')?.response);
+  const regime = await page.evaluate(() => document.querySelector('sb-calc[name="training.regime"]').response);
+  assert.equal(regime.ok, true);
+  assert.equal(regime.inputs.chip, 'v5p', 'the regime map: the page\'s own TPU (no TPU picked yet)');
+  await page.close();
+});
+
+test('on a GB200 page chip the 1024 chips snap to 14 whole NVL72 racks, and the page says so', async () => {
+  const page = await site.page('training.html?chip=gb200');
+  const VS = 'sb-plan-versus sb-calc[name="training.versus"]';
+  await page.waitForFunction((sel) => { const c = document.querySelector(sel); return c?.response && !c.hasAttribute('aria-busy'); }, VS, { timeout: 60000 });
+  const vs = await page.evaluate((sel) => document.querySelector(sel).response, VS);
+  assert.equal(vs.ok, true, JSON.stringify(vs.error));
+  // 1024 / 72 = 14.2 racks: the nearest cluster, 14 x 72 = 1008 GPUs, beside 1024 v5p chips.
+  assert.deepEqual(vs.columns.map((c) => c.chips), [1008, 1024]);
+  assert.match(await page.locator(`${VS} .sb-notes`).textContent(), /14 nodes, 1008 GPUs/);
+  const st = 'sb-training-strategy sb-calc[name="training.strategy"]';
+  await page.waitForFunction((sel) => document.querySelector(sel)?.response, st);
+  const r = await page.evaluate((sel) => document.querySelector(sel).response, st);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.inputs.chip, 'gb200');
+  await site.shot(page, 'training-gb200');
   await page.close();
 });
 

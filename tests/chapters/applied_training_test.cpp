@@ -68,7 +68,9 @@ TEST(AppliedTrainingCase, FourPodsOverDcn) {
 }
 
 TEST(AppliedTrainingCase, BadInputNamesTheField) {
-  EXPECT_EQ(error_field(calc("applied-training.case", {{"chip", "h100"}})), "chip");
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"chip", "v100"}})), "chip");
+  // A GPU cluster has no pods over DCN.
+  EXPECT_EQ(error_field(calc("applied-training.case", {{"chip", "h100"}, {"pods", 2}})), "pods");
   EXPECT_EQ(error_field(calc("applied-training.case", {{"batch", 1000}})), "batch");
   EXPECT_EQ(error_field(calc("applied-training.case", {{"mfu", 1.5}})), "mfu");
   EXPECT_EQ(error_field(calc("applied-training.case", {{"pods", 0}})), "pods");
@@ -84,6 +86,28 @@ TEST(AppliedTrainingCase, BadInputNamesTheField) {
         EXPECT_TRUE(it.value()["value"].is_number()) << name << " " << c.id << " " << it.key();
     }
   }
+}
+
+TEST(AppliedTrainingCase, OnAnH100Cluster) {
+  // The cluster: the 1024 H100s the fat tree takes (128 nodes of 8). FSDP alone: 8 GPUs a node,
+  // 128 nodes; the nodes' ring moves 127/128 of a byte at the node's 400 GB/s, slower than NVLink's
+  // 7/8 at 450 GB/s: M_X = (400e9 x 128 / 127) / 450e9 = 0.89589, and the floor
+  // alpha / M_X = (990e12 / 450e9) / 0.89589 = 2200 / 0.89589 = 2455.7 tokens.
+  const json r = calc("applied-training.case", {{"chip", "h100"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  EXPECT_EQ(value_of(r, "chips"), 1024);
+  near_rel(value_of(r, "fsdp_threshold"), 2200 / (400e9 * 128 / 127 / 450e9));
+  // The recipe keeps TP in the node: F / alpha = 28672 / 2200 = 13.03, so Y = 8 and X = 128.
+  EXPECT_EQ(value_of(r, "tp_degree"), 8);
+  EXPECT_EQ(value_of(r, "fsdp_degree"), 128);
+  // Beside the planner on the same cluster.
+  const json p = calc("applied-training.plan", {{"chip", "h100"}});
+  ASSERT_TRUE(p["ok"].get<bool>()) << p.dump().substr(0, 300);
+  EXPECT_EQ(value_of(p, "book_X") * value_of(p, "book_Y"), 1024);
+  // One A100 node (the book gives no A100 scale-out): 8 GPUs, every value a number.
+  const json a = calc("applied-training.case", {{"chip", "a100"}});
+  ASSERT_TRUE(a["ok"].get<bool>()) << a.dump().substr(0, 300);
+  EXPECT_EQ(value_of(a, "chips"), 8);
 }
 
 TEST(AppliedTrainingPlan, ChapterBesidePlanner) {

@@ -119,6 +119,12 @@ TEST(GpusCollectives, TimesByHand) {
   EXPECT_EQ(fat_tree_sharp_bw(450e9, 400e9, 12.8e12), 400e9);
   // AllToAll over 2 nodes, exact: (1/(4 x 400e9)) / (7/(64 x 450e9)) = 2.8800e13 / 1.12e13.
   near_rel(a2a_cross_node_time(1, 2, 400e9) / a2a_time(1, 8, 450e9), 28.8 / 11.2);
+  // The expert AllToAll: 8 GPUs in one node, NVLink's 8 x 7 / (450e9 x 64) = 1.9444e-12 s; 16
+  // GPUs, 8 a node, on ceil(16 / 8) = 2 nodes: the larger of NVLink's 16 x 15 / (450e9 x 256) =
+  // 2.0833e-12 s and the scale-out's 16 x 1 / (4 x 400e9) = 1e-11 s.
+  near_rel(expert_a2a_time(8, 8, 8, 450e9, 50e9), 56 / (450e9 * 64));
+  near_rel(expert_a2a_time(16, 16, 8, 450e9, 400e9), 1e-11);
+  near_rel(expert_a2a_time(16, 16, 8, 450e9, 400e9), a2a_cross_node_time(16, 2, 400e9));
   // Sharded on Y = 16 > 8: the scale-out part halves, bytes / 400e9 x 8/16.
   near_rel(sharded_scaleout_time(v, 400e9, 16, 8), v / 400e9 / 2);
   near_rel(sharded_node_time(v, 450e9, 16, 8), v / (450e9 * 8));

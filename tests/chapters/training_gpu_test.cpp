@@ -4,6 +4,7 @@
 // inside the NVLink node, and bad input.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "chapters/training/costs.hpp"
@@ -173,7 +174,12 @@ TEST(TrainingGpu, PlanCalculatorTakesAnH100Cluster) {
   EXPECT_EQ(r["values"]["chips"]["value"].get<double>(), 1024);
   EXPECT_EQ(r["values"]["hbm"]["value"].get<double>(), 80e9);
   EXPECT_EQ(r["best"]["slice"].get<std::string>(), "128 nodes of 8 GPUs");
-  const json bad = calc("training.plan", {{"chip", "h100"}, {"chips", 12}});
+  // 12 GPUs are 1.5 nodes: the nearest cluster, 2 nodes, 16 GPUs, with a note; 2048 are more
+  // than the fat tree takes.
+  const json twelve = calc("training.plan", {{"chip", "h100"}, {"chips", 12}});
+  ASSERT_TRUE(twelve["ok"].get<bool>()) << twelve.dump().substr(0, 300);
+  EXPECT_EQ(twelve["values"]["chips"]["value"].get<double>(), 16);
+  const json bad = calc("training.plan", {{"chip", "h100"}, {"chips", 2048}});
   ASSERT_FALSE(bad["ok"].get<bool>());
   EXPECT_EQ(bad["error"]["field"].get<std::string>(), "chips");
   const json shape = calc("training.plan", {{"chip", "h100"}, {"shape", "8x128"}});
@@ -185,4 +191,124 @@ TEST(TrainingGpu, PlanCalculatorTakesAnH100Cluster) {
   EXPECT_EQ(v["columns"][1]["chip"].get<std::string>(), "v5p");
   EXPECT_EQ(v["values"]["a_chips"]["value"].get<double>(), 1024);
   EXPECT_EQ(v["values"]["b_chips"]["value"].get<double>(), 1024);
+}
+
+TEST(TrainingGpu, BuildableClusters) {
+  const sb::hw::Chip& gb200 = sb::hw::chip("gb200");
+  // 1024 / 72 = 14.2 racks: the nearest, 14 racks of 72 = 1008 GPUs; 30 GPUs: one rack at least.
+  EXPECT_EQ(tr::buildable_gpus(gb200, 1024), 1008);
+  EXPECT_EQ(tr::buildable_gpus(gb200, 30), 72);
+  EXPECT_EQ(tr::buildable_gpus(gb200, 144), 144);
+  EXPECT_EQ(tr::buildable_gpus(h100(), 1024), 1024);
+  EXPECT_EQ(tr::buildable_gpus(h100(), 12), 16);  // 1.5 nodes round to 2
+  // Not a count, or a TPU: as it is, for topology_for_gpus / the slice to refuse.
+  EXPECT_EQ(tr::buildable_gpus(h100(), 0), 0);
+  EXPECT_EQ(tr::buildable_gpus(sb::hw::chip("v5p"), 1000), 1000);
+  EXPECT_NE(tr::snapped_words(gb200, 1024, 1008).find("14 nodes, 1008 GPUs"), std::string::npos);
+  EXPECT_EQ(tr::snapped_words(h100(), 1024, 1024), "");
+}
+
+TEST(TrainingGpu, AxesOfALayoutByHand) {
+  const tr::GpuCluster g = tr::topology_for_gpus(h100(), 16, true).gpu;  // 2 nodes of 8
+  // Y = 8 in the node: TP's ring 7/8 of a byte at 450 GB/s, M_Y = 8/7. The data axis is one GPU a
+  // node over 2 nodes, at its NIC's 400e9 x 1/8 = 50 GB/s: 1/2 byte / 50e9 = 1e-11 s, so
+  // M_X = 1 / (450e9 x 1e-11) = 0.2222.
+  tr::GpuAxes a = tr::gpu_axes(g, 8, 1);
+  near_rel(a.M_Y, 8.0 / 7);
+  near_rel(a.M_X, 1 / 4.5);
+  // Y = 16, whole nodes: max(7/8 / 450e9, 1/2 / 400e9) = 1.944e-12 s: M_Y = 8/7; no data axis.
+  a = tr::gpu_axes(g, 16, 1);
+  near_rel(a.M_Y, 8.0 / 7);
+  EXPECT_EQ(a.M_X, 0);
+  // Y = 2 and 2 stages (one node each): 4 data GPUs in the node, 3/4 byte / 450e9: M_X = 4/3;
+  // TP's pair 1/2 byte: M_Y = 2.
+  a = tr::gpu_axes(g, 2, 2);
+  near_rel(a.M_X, 4.0 / 3);
+  near_rel(a.M_Y, 2);
+  // On one node, FSDP + TP's closed forms take TP over half the node: X = 2 (M_X = 2), Y = 4
+  // (3/4 byte: M_Y = 4/3).
+  const tr::GpuCluster one = tr::topology_for_gpus(h100(), 8, true).gpu;
+  a = tr::gpu_mixed_axes(one, 8);
+  near_rel(a.M_X, 2);
+  near_rel(a.M_Y, 4.0 / 3);
+  // Layouts the cluster cannot hold: TP on 3 or 2.5 GPUs, on 3 nodes of the 2; 4 or half a stage.
+  expect_error([&] { tr::gpu_axes(g, 3, 1); }, "Y", "divisor of 8");
+  expect_error([&] { tr::gpu_axes(g, 2.5, 1); }, "Y", "divisor of 8");
+  expect_error([&] { tr::gpu_axes(g, 24, 1); }, "Y", "whole nodes");
+  expect_error([&] { tr::gpu_axes(g, 8, 4); }, "Z", "whole nodes");
+  expect_error([&] { tr::gpu_axes(g, 8, 0.5); }, "Z", "whole nodes");
+}
+
+TEST(TrainingGpu, TpDegreeInsideTheNode) {
+  // LLaMA 3-70B (F 28672, D 8192, 64 heads, 8 KV heads) on H100s: alpha = 990e12 / 450e9 = 2200,
+  // F / alpha = 13.03: the largest divisor of 8 under it, 8.
+  const tr::GpuCluster g = tr::topology_for_gpus(h100(), 1024).gpu;
+  EXPECT_EQ(tr::gpu_tp_degree(g, 1024, 28672, 2200, 8192, 64, 8), 8);
+  // The small model's F / alpha = 4096 / 2200 = 1.86: no TP.
+  EXPECT_EQ(tr::gpu_tp_degree(g, 1024, 4096, 2200, 1024, 8, 8), 1);
+  // An NVL72 rack under F / alpha = 11.5: 11 and 10 do not divide 72, 9 does not divide D 8192;
+  // 8 does.
+  const tr::GpuCluster r = tr::topology_for_gpus(sb::hw::chip("gb200"), 1008).gpu;
+  EXPECT_EQ(tr::gpu_tp_degree(r, 1008, 28672, 2500, 8192, 64, 8), 8);
+}
+
+TEST(TrainingGpu, StrategyAndSplitOnAnH100Cluster) {
+  const json base = {{"chip", "h100"}, {"model", "llama-3-70b"}};
+  auto with = [&](json extra) {
+    json in = base;
+    in.update(extra);
+    return in;
+  };
+  // FSDP over 1024 H100s: its step is the planner's FSDP plan's, costed the same way.
+  const json f = calc("training.strategy", with({{"strategy", "FSDP"}}));
+  ASSERT_TRUE(f["ok"].get<bool>()) << f.dump().substr(0, 300);
+  EXPECT_EQ(f["values"]["X"]["value"].get<double>(), 1024);
+  const json p = calc("training.plan", base);
+  double fsdp_step = 0;
+  for (const json& row : p["plans"])
+    if (row["strategy"] == "FSDP") fsdp_step = row["t_step"].get<double>();
+  near_rel(f["values"]["step"]["value"].get<double>(), fsdp_step);
+  // FSDP + TP, the recipe: TP on the node (F / alpha = 13.03: Y = 8), X = 1024 / 8 = 128.
+  const json m = calc("training.strategy", with({{"strategy", "FSDP+TP"}}));
+  ASSERT_TRUE(m["ok"].get<bool>()) << m.dump().substr(0, 300);
+  EXPECT_EQ(m["values"]["Y"]["value"].get<double>(), 8);
+  EXPECT_EQ(m["values"]["X"]["value"].get<double>(), 128);
+  // The split: M_X = 50e9 x 128/127 / 450e9 = 0.11199 (one GPU a node at its NIC's share), M_Y =
+  // 8/7; X_opt = sqrt(B/F x M_X/M_Y x N) = sqrt(4194304/28672 x 0.11199/1.14286 x 1024) = 121.15.
+  const json s = calc("training.split", base);
+  ASSERT_TRUE(s["ok"].get<bool>()) << s.dump().substr(0, 300);
+  const double M_X = 50e9 * 128 / 127 / 450e9, M_Y = 8.0 / 7;
+  near_rel(s["values"]["x_opt"]["value"].get<double>(),
+           std::sqrt(4194304.0 / 28672 * M_X / M_Y * 1024));
+  EXPECT_EQ(s["values"]["Y"]["value"].get<double>(), 8);
+  // TP over two nodes, the reader's Y = 16: it runs, and says it leaves the node.
+  const json t = calc("training.strategy", with({{"strategy", "FSDP+TP"}, {"Y", 16}}));
+  ASSERT_TRUE(t["ok"].get<bool>()) << t.dump().substr(0, 300);
+  EXPECT_NE(t.dump().find("TP spans 2 nodes"), std::string::npos);
+}
+
+TEST(TrainingGpu, Gb200AtTheDefaultCountSnapsToWholeRacks) {
+  // 1024 GB200s: 14 racks of 72 = 1008 GPUs, said in a note; the v5p column keeps 1024.
+  const json v = calc("training.versus", {{"chip", "gb200"}});
+  ASSERT_TRUE(v["ok"].get<bool>()) << v.dump().substr(0, 300);
+  EXPECT_EQ(v["values"]["a_chips"]["value"].get<double>(), 1008);
+  EXPECT_EQ(v["values"]["b_chips"]["value"].get<double>(), 1024);
+  EXPECT_NE(v.dump().find("14 nodes, 1008 GPUs"), std::string::npos);
+  const json s = calc("training.split", {{"chip", "gb200"}, {"chips", 1024}});
+  ASSERT_TRUE(s["ok"].get<bool>()) << s.dump().substr(0, 300);
+  EXPECT_EQ(s["values"]["chips_used"]["value"].get<double>(), 1008);
+  const json st = calc("training.strategy", {{"chip", "gb200"}, {"chips", 1024}});
+  ASSERT_TRUE(st["ok"].get<bool>()) << st.dump().substr(0, 300);
+}
+
+TEST(TrainingGpu, TorusOnlyInputsNameTheirField) {
+  auto field = [](json in) { return calc("training.strategy", in)["error"]["field"]; };
+  EXPECT_EQ(field({{"chip", "h100"}, {"strategy", "DCN"}}), "strategy");
+  EXPECT_EQ(field({{"chip", "h100"}, {"axes", 2}}), "axes");
+  EXPECT_EQ(field({{"chip", "h100"}, {"M_Y", 2}}), "M_Y");
+  // 16 GPUs are 2 nodes: 4 stages cannot each hold whole nodes.
+  EXPECT_EQ(field({{"chip", "h100"}, {"chips", 16}, {"strategy", "pipeline"}, {"Z", 4}}), "Z");
+  EXPECT_EQ(field({{"chip", "h100"}, {"strategy", "FSDP+TP"}, {"Y", 3}}), "Y");
+  EXPECT_EQ(field({{"chip", "h100"}, {"chips", 4096}}), "chips");  // beyond the fat tree
+  EXPECT_EQ(calc("training.split", {{"chip", "h100"}, {"axes", 3}})["error"]["field"], "axes");
 }

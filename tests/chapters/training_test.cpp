@@ -202,7 +202,7 @@ TEST(TrainingStrategy, SideBySideAndBadInput) {
             (std::set<std::string>{"DP", "FSDP", "TP", "FSDP+TP", "pipeline", "DP over DCN"}));
   // A batch smaller than the chip count, a GPU, an unknown model, M_Y taking every axis.
   EXPECT_EQ(error_field(calc("training.strategy", book({{"chips", 4096}, {"B", 4000}}))), "B");
-  EXPECT_EQ(error_field(calc("training.strategy", book({{"chip", "h100"}}))), "chip");
+  EXPECT_EQ(error_field(calc("training.strategy", book({{"chip", "v100"}}))), "chip");
   EXPECT_EQ(error_field(calc("training.strategy", book({{"model", "gpt-5"}}))), "model");
   EXPECT_EQ(error_field(calc("training.strategy", book({{"M_Y", 2.95}}))), "M_Y");
   EXPECT_EQ(error_field(calc("training.strategy", book({{"L", -1}}))), "L");
@@ -224,8 +224,11 @@ TEST(TrainingStrategy, EveryStrategyOpensOnEveryTpu) {
         EXPECT_TRUE(r["ok"].get<bool>()) << c.id << " " << s << " " << r.dump().substr(0, 300);
         for (auto it = r["values"].begin(); it != r["values"].end(); ++it)
           EXPECT_TRUE(it.value()["value"].is_number()) << c.id << " " << s << " " << it.key();
-      } else {
-        EXPECT_EQ(error_field(r), "chip") << c.id;
+      } else if (!r["ok"].get<bool>()) {
+        // A GPU: V100 (no NVLink figures), DP over DCN, TP over a whole cluster LLaMA 3-70B's
+        // heads do not divide, stages that do not fit the one-node A100 cluster.
+        const std::string f = error_field(r);
+        EXPECT_TRUE(f == "chip" || f == "strategy" || f == "chips" || f == "Z") << c.id << s << f;
       }
     }
   }
