@@ -310,10 +310,11 @@ int cmd_chips(bool as_json) {
     std::cout << c["id"].get<std::string>() << "  " << c["name"].get<std::string>() << "\n";
     for (auto it = c["specs"].begin(); it != c["specs"].end(); ++it) {
       const auto& s = it.value();
+      // A stated unknown ("value": null) prints its note: why the book gives no figure.
       std::string v = s.contains("text") ? s["text"].get<std::string>()
                       : s["value"].is_number()
                           ? sb::units::format(s["value"].get<double>(), s.value("unit", "count"))
-                          : "?";
+                          : "not known (" + s.value("note", "") + ")";
       std::cout << "    " << it.key() << " = " << v << "   [" << s.value("source", "") << "]\n";
     }
   }

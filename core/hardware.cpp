@@ -67,7 +67,11 @@ struct Tables {
 // One spec of a chip: a number with its unit, or only a text (e.g. a topology).
 Spec parse_spec(const std::string& where, const json& s) {
   Spec spec;
-  if (s.contains("value") && s["value"].is_number()) {
+  if (s.contains("value") && s["value"].is_null()) {
+    spec.known = false;  // stated unknown: its note says so
+    spec.unit = s.value("unit", "");
+    if (s.value("note", "").empty()) bad_data(where + " is unknown without a note saying so");
+  } else if (s.contains("value") && s["value"].is_number()) {
     spec.value = s["value"].get<double>();
     spec.unit = s.value("unit", "");
     if (spec.unit.empty()) bad_data(where + " has no unit");
@@ -144,12 +148,40 @@ std::string fmt_number(double v) { return units::number(v, 6); }
 
 }  // namespace
 
-bool Chip::has(std::string_view key) const { return specs.count(key) > 0; }
+bool Chip::has(std::string_view key) const {
+  auto it = specs.find(key);
+  return it != specs.end() && it->second.known;
+}
+
+bool Chip::unknown(std::string_view key) const {
+  auto it = specs.find(key);
+  return it != specs.end() && !it->second.known;
+}
+
+namespace {
+
+// "hbm_bw: TPU v2's HBM bandwidth is not known (<the table's note>); enter it.": the key's label
+// in words. A field named after the key is the reader's own figure for it; any other field (the
+// chip) can only be changed.
+[[noreturn]] void not_known(const Chip& c, std::string_view key, std::string_view field,
+                            const Spec& s) {
+  const json& labels = tables().labels;
+  auto l = labels.find(key);
+  const std::string what =
+      l != labels.end() && l->is_string() ? l->get<std::string>() : std::string(key);
+  fail(field,
+       std::string(field) + ": " + c.name + "'s " + what + " is not known (" + s.note + "); " +
+           (field == key ? "enter it." : "pick another chip."),
+       "no_figure");
+}
+
+}  // namespace
 
 double Chip::get(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
     fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
+  if (!it->second.known) not_known(*this, key, field, it->second);
   if (it->second.unit.empty())
     fail(
         field,
@@ -162,6 +194,7 @@ std::string Chip::get_text(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
     fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
+  if (!it->second.known) not_known(*this, key, field, it->second);
   if (!it->second.unit.empty()) return fmt_number(it->second.value);
   return it->second.text;
 }
@@ -170,7 +203,7 @@ double Chip::peak(std::string_view dtype, std::string_view field) const {
   dtype_bytes(dtype, field);  // an unknown dtype is a different mistake from a missing figure
   char buf[48];
   const std::string_view key = lower_into(buf, "peak_flops_", dtype);
-  if (!has(key)) {
+  if (!has(key) && !unknown(key)) {  // a stated unknown: get() says so
     const std::string d = lower(dtype);
     fail(field, "The book gives no " + d + " peak FLOPs/s (peak_flops_" + d + ") for " + name + ".",
          "no_figure");
@@ -214,8 +247,11 @@ json chips_json() {
     json specs = json::object();
     for (const auto& [key, s] : c.specs) {
       json j = json::object();
-      if (!s.unit.empty()) j["value"] = s.value;
-      if (s.unit.empty() || !s.text.empty()) j["text"] = s.text;
+      if (!s.known)
+        j["value"] = nullptr;  // stated unknown
+      else if (!s.unit.empty())
+        j["value"] = s.value;
+      if (s.known && (s.unit.empty() || !s.text.empty())) j["text"] = s.text;
       j["unit"] = s.unit;
       j["source"] = s.source;
       j["note"] = s.note;

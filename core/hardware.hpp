@@ -17,6 +17,7 @@ struct Spec {
   std::string unit;    // units id, or "" for text
   std::string source;  // a key of chips.json "sources": "tpus.md spec table", "derived", ...
   std::string note;
+  bool known = true;  // false: the table states the figure is not known ("value": null)
 };
 
 struct Chip {
@@ -26,8 +27,10 @@ struct Chip {
   std::vector<std::string> aliases;
   std::map<std::string, Spec, std::less<>> specs;
 
-  bool has(std::string_view key) const;
-  // Numeric spec; throws InputError(field) naming the chip and key when the book gives none.
+  bool has(std::string_view key) const;      // a figure the table gives (not one stated unknown)
+  bool unknown(std::string_view key) const;  // a figure the table states is not known
+  // Numeric spec; throws InputError(field) naming the chip and key when the book gives none, and
+  // saying it is not known, with what to do, when the table states so.
   double get(std::string_view key, std::string_view field = "chip") const;
   std::string get_text(std::string_view key, std::string_view field = "chip") const;
   // Peak FLOPs/s for a compute dtype ("bf16" -> peak_flops_bf16).

@@ -1,7 +1,8 @@
 // libFuzzer: any bytes read as HLO text. The reader never throws on a module's text; every number
 // it reports is finite and non-negative, every skipped line names a line of the text, and the
 // report is valid UTF-8 JSON. The first byte picks the device count for empty replica groups,
-// and the calculator's whole run (cost on a chip, the JSON) is exercised on the same text.
+// and the calculator's whole run (cost on a chip, the JSON written as text) is exercised on the
+// same text: its response must read back as JSON, with the instructions the parse read.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +11,9 @@
 
 #include "chapters/profiling/cost.hpp"
 #include "chapters/profiling/hlo.hpp"
+#include "core/api.hpp"
 #include "core/hardware.hpp"
+#include "core/json.hpp"
 
 namespace {
 
@@ -38,6 +41,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (in.group_size && *in.group_size < 1) std::abort();
     const auto t = sb::profiling::op_time(in, chip);
     if (t.time && bad(*t.time)) std::abort();
+  }
+  // The whole call, on the chip that takes each core as a device (v3); a text with no instruction
+  // is an error naming the module.
+  const sb::json req = {{"op", "calc"},
+                        {"name", "profiling.hlo"},
+                        {"inputs", {{"module", std::string(text)}, {"chip", "v3"}}}};
+  // Text that is not UTF-8 goes with its bad bytes replaced, and may read differently.
+  std::string body;
+  bool same_text = true;
+  try {
+    body = req.dump();
+  } catch (const sb::json::exception&) {
+    same_text = false;
+    body = req.dump(-1, ' ', false, sb::json::error_handler_t::replace);
+  }
+  const sb::json r = sb::parse_json(sb::api::handle(body), sb::kNoLimits);
+  if (!same_text) return 0;
+  if (m.instructions.empty()) {
+    if (r["ok"].get<bool>() || r["error"]["field"] != "module") std::abort();
+  } else if (!r["ok"].get<bool>() || r["instructions"].size() != m.instructions.size()) {
+    std::abort();
   }
   return 0;
 }

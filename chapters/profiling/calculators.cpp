@@ -38,9 +38,9 @@ constexpr Param kWorkedParams[] = {
     num("d_qkv", "count", 256, "width of one head", 1, 1e5, true),
     num("dp", "count", 4, "data-parallel degree", 1, 1e4, true),
     num("mp", "count", 2, "model-parallel degree", 1, 1e4, true),
-    num("core_flops", "flop_per_s", 23e12, "bf16 FLOPs/s of one TPU v2 core", 1e9, 1e17),
-    num("link_bw", "B_per_s", 1.2e11, "TPU v2 link bandwidth, both ways", 1e6, 1e14),
-    zero_ok(num("hbm_bw", "B_per_s", 0, "TPU v2 HBM bandwidth (the book gives none; 0: unknown)", 0,
+    chip_param("v2", "the chip: the chapter's is TPU v2 (each TensorCore a device)"),
+    zero_ok(num("hbm_bw", "B_per_s", 0,
+                "HBM bandwidth per chip: TPU v2's is not known, enter it (0: the tables')", 0,
                 1e14)),
     zero_ok(num("reported_up", "s", 0.096, "the profile's up-projection time (0: none)", 0, 1e4)),
     zero_ok(
@@ -63,8 +63,8 @@ constexpr Calculator kProfilingCalculators[] = {
      .run = tiling_calc},
     {.name = "profiling.worked",
      .title = "The worked profile on a TPU v2 slice",
-     .doc = "The mock Transformer's ops on 8 TPU v2 cores: each op's roofline time beside the "
-            "time the chapter's profile shows.",
+     .doc = "The mock Transformer's ops on 8 TPU v2 cores (or the page's chip): each op's "
+            "roofline time beside the time the chapter's profile shows.",
      .params = kWorkedParams,
      .run = worked_calc},
 };

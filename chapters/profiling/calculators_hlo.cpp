@@ -1,7 +1,10 @@
 // The HLO paste box: every instruction read (hlo.hpp), its cost on the chosen chip (cost.hpp),
 // sorted by predicted time; the sum of the counted ones is the predicted step.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "chapters/profiling/calculators.hpp"
 #include "chapters/profiling/cost.hpp"
@@ -12,90 +15,130 @@
 namespace sb::profiling {
 namespace {
 
-json shape_json(const hlo::Instruction& in) {
-  json j = {{"line", in.line},
-            {"name", in.name},
-            {"opcode", in.opcode},
-            {"computation", in.computation},
-            {"dtype", in.shape.dtype},
-            {"shape", in.shape.dims},
-            {"bytes", hlo::logical_bytes(in.shape)},
-            {"counted", in.counted}};
+// An optional number: the value, or null where the text or the tables do not say.
+template <class T>
+JsonWriter& maybe(JsonWriter& w, const std::optional<T>& v) {
+  if (!v) return w.value(json(nullptr));
+  if constexpr (std::is_integral_v<T>)
+    return w.integer(*v);
+  else
+    return w.num(*v);
+}
+
+JsonWriter& dims(JsonWriter& w, const std::vector<int64_t>& d) {
+  w.arr();
+  for (int64_t x : d) w.integer(x);
+  return w.end();
+}
+
+void shape_members(JsonWriter& w, const hlo::Instruction& in) {
+  w.key("line").integer(in.line).key("name").str(in.name).key("opcode").str(in.opcode);
+  w.key("computation").str(in.computation).key("dtype").str(in.shape.dtype);
+  dims(w.key("shape"), in.shape.dims).key("bytes").num(hlo::logical_bytes(in.shape));
+  w.key("counted").boolean(in.counted);
   if (!in.shape.tiles.empty()) {
-    j["padded_bytes"] = hlo::padded_bytes(in.shape);
-    j["padded_shape"] = hlo::padded_dims(in.shape);
+    w.key("padded_bytes").num(hlo::padded_bytes(in.shape));
+    dims(w.key("padded_shape"), hlo::padded_dims(in.shape));
   }
-  if (in.shape.memory_space != 0) j["memory_space"] = in.shape.memory_space;
-  j["flops"] = in.flops ? json(*in.flops) : json(nullptr);
-  j["traffic_bytes"] = in.traffic_bytes;
-  if (!in.fusion_kind.empty()) j["kind"] = in.fusion_kind;
-  if (!in.calls.empty()) j["calls"] = in.calls;
-  return j;
+  if (in.shape.memory_space != 0) w.key("memory_space").integer(in.shape.memory_space);
+  maybe(w.key("flops"), in.flops).key("traffic_bytes").num(in.traffic_bytes);
+  if (!in.fusion_kind.empty()) w.key("kind").str(in.fusion_kind);
+  if (!in.calls.empty()) w.key("calls").str(in.calls);
 }
 
-json instruction_json(const hlo::Instruction& in, const OpTime& t) {
-  json j = shape_json(in);
+// One instruction as text, straight into the response: a module has tens of thousands, and a
+// json tree of them was most of a 10 MB module's call (bench/NOTES.md, "Eighth pass").
+void instruction_json(JsonWriter& w, const hlo::Instruction& in, const OpTime& t) {
+  w.obj();
+  shape_members(w, in);
   if (in.collective != hlo::Collective::None) {
-    j["collective"] = hlo::collective_name(in.collective);
-    j["payload_bytes"] = in.payload_bytes ? json(*in.payload_bytes) : json(nullptr);
-    j["group_size"] = in.group_size ? json(*in.group_size) : json(nullptr);
-    if (in.collective == hlo::Collective::Permute) j["pairs"] = in.pairs;
+    w.key("collective").str(hlo::collective_name(in.collective));
+    maybe(w.key("payload_bytes"), in.payload_bytes);
+    maybe(w.key("group_size"), in.group_size);
+    if (in.collective == hlo::Collective::Permute) w.key("pairs").integer(in.pairs);
   }
-  {
-    j["time_s"] = t.time ? json(*t.time) : json(nullptr);
-    j["bound"] = t.bound;
-    if (t.t_math) j["t_math_s"] = *t.t_math;
-    if (t.t_hbm) j["t_hbm_s"] = *t.t_hbm;
-  }
-  if (!in.notes.empty()) j["notes"] = in.notes;
-  return j;
+  maybe(w.key("time_s"), t.time).key("bound").str(t.bound);
+  if (t.t_math) w.key("t_math_s").num(*t.t_math);
+  if (t.t_hbm) w.key("t_hbm_s").num(*t.t_hbm);
+  if (!in.notes.empty()) w.key("notes").strs(in.notes);
+  w.end();
 }
 
-json totals_json(const hlo::Module& m, const std::vector<OpTime>& times) {
+struct Totals {
   double flops = 0, bytes = 0, payload = 0, step = 0;
-  int counted = 0, unknown = 0;
+  long long counted = 0, unknown = 0;
+};
+
+Totals totals_of(const hlo::Module& m, const std::vector<OpTime>& times) {
+  Totals t;
   for (size_t k = 0; k < m.instructions.size(); ++k) {
     const auto& in = m.instructions[k];
     if (!in.counted) continue;
-    ++counted;
-    flops += in.flops.value_or(0);
-    bytes += in.traffic_bytes;
-    payload += in.payload_bytes.value_or(0);
+    ++t.counted;
+    t.flops += in.flops.value_or(0);
+    t.bytes += in.traffic_bytes;
+    t.payload += in.payload_bytes.value_or(0);
     if (times[k].time)
-      step += *times[k].time;
+      t.step += *times[k].time;
     else
-      ++unknown;
+      ++t.unknown;
   }
-  return {
-      {"instructions", m.instructions.size()}, {"counted", counted}, {"skipped", m.skipped.size()},
-      {"computations", m.computations},        {"flops", flops},     {"traffic_bytes", bytes},
-      {"collective_bytes", payload},           {"step_s", step},     {"ops_without_time", unknown}};
+  return t;
+}
+
+void totals_json(JsonWriter& w, const hlo::Module& m, const Totals& t) {
+  w.obj().key("instructions").integer(static_cast<long long>(m.instructions.size()));
+  w.key("counted").integer(t.counted);
+  w.key("skipped").integer(static_cast<long long>(m.skipped.size()));
+  w.key("computations").integer(m.computations).key("flops").num(t.flops);
+  w.key("traffic_bytes").num(t.bytes).key("collective_bytes").num(t.payload);
+  w.key("step_s").num(t.step).key("ops_without_time").integer(t.unknown).end();
 }
 
 constexpr size_t kTableRows = 200;  // rows of the plain table; --json has every instruction
 
+template <class T>
+std::string text_of(const std::optional<T>& v, const char* unit) {
+  return v ? units::format(static_cast<double>(*v), unit) : std::string("unknown");
+}
+
 // The slowest ops as texts, the header first (the CLI prints it in columns).
-json table_json(const hlo::Module& m, const json& rows, const std::vector<size_t>& order) {
-  json t = json::array();
-  t.push_back({"op", "opcode", "result", "bytes", "FLOPs", "collective", "time", "bound"});
-  auto num = [](const json& v, const char* unit) {
-    return v.is_number() ? units::format(v.get<double>(), unit) : std::string("unknown");
-  };
+void table_json(JsonWriter& w, const hlo::Module& m, const std::vector<OpTime>& times,
+                const std::vector<size_t>& order) {
+  w.arr().strs({"op", "opcode", "result", "bytes", "FLOPs", "collective", "time", "bound"});
   for (size_t k = 0; k < order.size() && k < kTableRows; ++k) {
-    const json& j = rows[order[k]];
     const auto& in = m.instructions[order[k]];
     std::string shape = in.shape.dtype + "[";
     for (size_t d = 0; d < in.shape.dims.size(); ++d)
       shape += (d ? "," : "") + std::to_string(in.shape.dims[d]);
     shape += "]";
     std::string coll;
-    if (j.contains("collective"))
-      coll = j["collective"].get<std::string>() + " " + num(j["payload_bytes"], "B") + " / " +
-             (j["group_size"].is_number() ? std::to_string(j["group_size"].get<int>()) : "?");
-    t.push_back({in.name, in.opcode, shape, num(j["bytes"], "B"), num(j["flops"], "flop"), coll,
-                 num(j["time_s"], "s"), j["bound"]});
+    if (in.collective != hlo::Collective::None)
+      coll = std::string(hlo::collective_name(in.collective)) + " " +
+             text_of(in.payload_bytes, "B") + " / " +
+             (in.group_size ? std::to_string(*in.group_size) : "?");
+    w.arr().str(in.name).str(in.opcode).str(shape);
+    w.str(units::format(hlo::logical_bytes(in.shape), "B")).str(text_of(in.flops, "flop"));
+    w.str(coll).str(text_of(times[order[k]].time, "s")).str(times[order[k]].bound).end();
   }
-  return t;
+  w.end();
+}
+
+// table, order, module, totals, instructions, skipped: the response's members after its values.
+void write_members(JsonWriter w, const hlo::Module& m, const std::vector<OpTime>& times,
+                   const Totals& totals, const std::vector<size_t>& order) {
+  table_json(w.key("table"), m, times, order);
+  w.key("order").arr();
+  for (size_t k : order) w.integer(static_cast<long long>(k));
+  w.end().key("module").str(m.name);
+  totals_json(w.key("totals"), m, totals);
+  w.key("instructions").arr();
+  for (size_t k = 0; k < m.instructions.size(); ++k)
+    instruction_json(w, m.instructions[k], times[k]);
+  w.end().key("skipped").arr();
+  for (const auto& s : m.skipped)
+    w.obj().key("line").integer(s.line).key("reason").str(s.reason).end();
+  w.end();
 }
 
 void no_instruction(const hlo::Module& m) {
@@ -118,16 +161,12 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
   std::vector<OpTime> times;
   times.reserve(m.instructions.size());
   for (const auto& i : m.instructions) times.push_back(op_time(i, chip));
-  json rows = json::array();
-  for (size_t k = 0; k < m.instructions.size(); ++k)
-    rows.push_back(instruction_json(m.instructions[k], times[k]));
-  json totals = totals_json(m, times);
+  const Totals totals = totals_of(m, times);
   tr.value("Instructions read", static_cast<double>(m.instructions.size()), "count");
   tr.value("Lines skipped", static_cast<double>(m.skipped.size()), "count");
-  const double step = totals["step_s"].get<double>();
-  tr.value("Predicted step: the sum of the counted ops' times", step, "s");
-  r.value("step", step, "s", "predicted step (sum of the ops' times)");
-  r.value("flops", totals["flops"].get<double>(), "flop", "FLOPs of the counted ops");
+  tr.value("Predicted step: the sum of the counted ops' times", totals.step, "s");
+  r.value("step", totals.step, "s", "predicted step (sum of the ops' times)");
+  r.value("flops", totals.flops, "flop", "FLOPs of the counted ops");
   for (size_t k = 0; k < m.skipped.size() && k < 10; ++k)
     r.note("Line " + std::to_string(m.skipped[k].line) + " skipped, " + m.skipped[k].reason + ".");
   if (m.skipped.size() > 10)
@@ -144,14 +183,7 @@ void hlo_calc(const Inputs& in, Trace& tr, Result& r) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return times[a].time.value_or(-1) > times[b].time.value_or(-1);
   });
-  r.extra["table"] = table_json(m, rows, order);
-  r.extra["order"] = order;
-  r.extra["module"] = m.name;
-  r.extra["totals"] = std::move(totals);
-  r.extra["instructions"] = std::move(rows);
-  json skipped = json::array();
-  for (const auto& s : m.skipped) skipped.push_back({{"line", s.line}, {"reason", s.reason}});
-  r.extra["skipped"] = std::move(skipped);
+  write_members(r.writer(), m, times, totals, order);
 }
 
 }  // namespace sb::profiling

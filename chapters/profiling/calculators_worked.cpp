@@ -4,6 +4,7 @@
 #include <string>
 
 #include "chapters/profiling/calculators.hpp"
+#include "chapters/profiling/cost.hpp"
 #include "chapters/profiling/model.hpp"
 #include "chapters/roofline/model.hpp"
 #include "chapters/sharding/collectives.hpp"
@@ -25,13 +26,38 @@ std::string arr(double a, double b, double c = 0) {
   return "bf16[" + s(a) + "," + s(b) + (c > 0 ? "," + s(c) : "") + "]";
 }
 
+// The chip's figures for one device: its bf16 peak and its link from the tables (TPU v2: 23e12
+// per core, 1.2e11 B/s both ways); the HBM bandwidth the reader's where the tables lack it.
+struct Device {
+  ChipTerms terms;
+  double link_bidi = 0;
+};
+
+Device device_of(const Inputs& in) {
+  const hw::Chip& chip = hw::chip(in.text("chip"));
+  if (chip.kind == "gpu")
+    fail("chip",
+         "chip: the worked profile's ReduceScatter runs over a TPU's ICI link; the " + chip.name +
+             " has none (pick a TPU)",
+         "no_figure");
+  Device d{chip_terms(chip, hbm_given(in)), chip.get("ici_bw_bidi", "chip")};
+  chip.peak("bf16", "chip");  // an error naming the chip where the tables give no peak
+  return d;
+}
+
 }  // namespace
 
 void worked_calc(const Inputs& in, Trace& tr, Result& r) {
   const double B = in.num("batch"), T = in.num("seq_len"), D = in.num("d_model"),
                F = in.num("d_ff"), H = in.num("n_heads"), K = in.num("d_qkv");
-  const double dp = in.num("dp"), mp = in.num("mp"), peak = in.num("core_flops");
-  const double cores = dp * mp, w = in.num("link_bw"), hbm = hbm_given(in);
+  const double dp = in.num("dp"), mp = in.num("mp");
+  const Device dev = device_of(in);
+  const double cores = dp * mp, w = dev.link_bidi;
+  const double peak = tr.value(dev.terms.devices_per_chip > 1
+                                   ? "bf16 FLOPs/s of one TensorCore (each a device): the chip's "
+                                     "peak over its cores"
+                                   : "bf16 FLOPs/s of one chip",
+                               dev.terms.peak, "flop_per_s");
   const double tokens = tr.step("Tokens per data-parallel shard", kTokensPerShard, {B, dp, T});
   const double up_flops =
       tr.step("Up-projection FLOPs (global)", roofline::kMatmulFlops, {B * T, D, F});
@@ -53,15 +79,16 @@ void worked_calc(const Inputs& in, Trace& tr, Result& r) {
                        "collective"));
   ops.push_back(
       op_row("Q projection", arr(tokens / T, T, D) + " x " + arr(D, H * K / mp), q, 0, "compute"));
-  if (hbm > 0) {
+  if (dev.terms.hbm_bw) {
     const double bytes = 2 * (tokens * D + D * F / mp + tokens * F / mp);
-    const double t_hbm = tr.step("Up-projection's HBM time", roofline::kTComms, {bytes, hbm});
+    const double t_hbm =
+        tr.step("Up-projection's HBM time", roofline::kTComms, {bytes, *dev.terms.hbm_bw});
     r.value("up_hbm_time", t_hbm, "s", "up-projection's HBM time");
   } else {
-    r.note(
-        "TPU v2's HBM bandwidth is printed nowhere in the book: enter it to see each op's "
-        "memory time; the compute and link times above need only the figures the chapter "
-        "gives.");
+    r.note(dev.terms.name +
+           "'s HBM bandwidth is not known (the book prints none): enter it (per chip) to see the "
+           "up-projection's memory time; the compute and link times need only the figures the "
+           "tables give.");
   }
   r.value("up_time", up, "s", "up-projection");
   r.value("rs_time", rs, "s", "ReduceScatter");

@@ -40,6 +40,11 @@ LevelBw level_bw(const hw::Chip& c, Level l) {
     instead = " has no DCN: its scale-out network instead (per GPU).";
   }
   LevelBw v{row.name, 0, ""};
+  if (c.unknown(row.key)) {  // stated unknown (TPU v2's HBM): the table's note says why
+    v.note = words({"The ", c.name, "'s ", row.what, " is not known (",
+                    c.specs.find(row.key)->second.note, "): pick another chip."});
+    return v;
+  }
   if (!c.has(row.key)) {
     v.note = words({"The book gives no ", row.what, " for the ", c.name, "."});
     return v;

@@ -242,6 +242,45 @@ TEST(ProfilingCalc, TilingAndWorked) {
   near_rel(sb::test::value_of(w, "rs_time"), 134217728 / 1.2e11);
 }
 
+// The worked profile takes TPU v2 from the tables: 23e12 per core is its 4.6e13 over 2 cores, its
+// link 1.2e11 both ways; its HBM bandwidth is the reader's, per chip, half of it per core.
+TEST(ProfilingCalc, WorkedTakesTpuV2FromTheTables) {
+  const json w = sb::test::calc("profiling.worked");
+  ASSERT_TRUE(w["ok"].get<bool>()) << w.dump().substr(0, 300);
+  EXPECT_FALSE(w["values"].contains("up_hbm_time"));
+  EXPECT_NE(w["notes"].dump().find("TPU v2's HBM bandwidth is not known"), std::string::npos);
+  // 7e11 B/s a chip, 3.5e11 a core; the up-projection moves 2 x (8192 x 8192 + 8192 x 16384 +
+  // 8192 x 16384) = 671,088,640 B: 671088640 / 3.5e11 = 1.917 ms.
+  const json h = sb::test::calc("profiling.worked", {{"hbm_bw", 7e11}});
+  near_rel(sb::test::value_of(h, "up_hbm_time"), 671088640 / 3.5e11);
+  // A GPU has no ICI link for the ReduceScatter: an error naming the chip.
+  EXPECT_EQ(sb::test::error_field(sb::test::calc("profiling.worked", {{"chip", "h100"}})), "chip");
+  // On v5e (one core a chip, 1.97e14; link 9e10 both ways) the tables give every figure.
+  const json e = sb::test::calc("profiling.worked", {{"chip", "v5e"}});
+  near_rel(sb::test::value_of(e, "up_time"), 2.0 * 32768 * 8192 * 32768 / (8 * 1.97e14));
+  near_rel(sb::test::value_of(e, "up_hbm_time"), 671088640 / 8.2e11);
+}
+
+// Without the reader's figure, TPU v2's HBM bandwidth is an error that names the field asking and
+// says it is not known; the HLO reader keeps the FLOPs and link times and leaves HBM times unknown.
+TEST(ProfilingCalc, TpuV2WithoutHbmBandwidth) {
+  const json m = sb::test::calc("roofline.matmul", {{"chip", "v2"}});
+  ASSERT_FALSE(m["ok"].get<bool>());
+  EXPECT_EQ(m["error"]["field"], "memory");
+  EXPECT_NE(m["error"]["message"].get<std::string>().find("TPU v2's HBM bandwidth is not known"),
+            std::string::npos)
+      << m.dump();
+  sb::test::expect_error([] { sb::hw::chip("tpu-v2").get("hbm_bw", "hbm_bw"); }, "hbm_bw",
+                         "no_figure", "hbm_bw: TPU v2's HBM bandwidth is not known");
+  const json r = sb::test::calc("profiling.hlo", {{"chip", "tpu-v2"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  EXPECT_NE(r["notes"].dump().find("Not in the tables for TPU v2: its HBM bandwidth (enter it)"),
+            std::string::npos);
+  EXPECT_GT(r["totals"]["ops_without_time"].get<int>(), 0);
+  const json g = sb::test::calc("profiling.hlo", {{"chip", "tpu-v2"}, {"hbm_bw", 7e11}});
+  EXPECT_EQ(g["totals"]["ops_without_time"], 0);
+}
+
 TEST(ProfilingHlo, LayoutNamingADimTwiceIsSkipped) {
   // {0,0} is no order of two dims: the line is skipped, never read as some other shape.
   const auto m = hlo::parse("%a = f32[128,256]{0,0} parameter(0)");

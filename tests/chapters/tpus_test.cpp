@@ -9,6 +9,7 @@
 #include "core/api.hpp"
 #include "core/error.hpp"
 #include "core/hardware.hpp"
+#include "tests/support/chips.hpp"
 #include "tests/support/support.hpp"
 
 using namespace sb;
@@ -434,13 +435,19 @@ TEST(TpusApi, BadInputsNameTheField) {
   EXPECT_EQ(r["values"]["chip_mxu_flops_per_s"]["value"], 1.31072e11);
 }
 
-// Every TPU opens each calculator at its defaults with a result; a GPU, which has no ICI torus
-// and no MXU, gets an error on the chip that says so in words.
+// Every TPU opens each calculator at its defaults with a result, or (a TPU that states figures
+// unknown, v2) an error on the chip naming the figure; a GPU, which has no ICI torus and no MXU,
+// gets an error on the chip that says so in words.
 TEST(TpusApi, EveryChipOpensAtTheDefaults) {
   for (const auto& c : hw::chips()) {
+    const bool partial = c.unknown("hbm_bw") || c.unknown("max_pod");
     for (const char* name :
          {"tpus.inventory", "tpus.topology", "tpus.transfer", "tpus.mxu", "tpus.decode"}) {
       json r = calc(name, {{"chip", c.id}});
+      if (partial) {
+        sb::test::ok_or_not_known(r, c.name);
+        continue;
+      }
       if (c.kind == "tpu" || std::string(name) == "tpus.decode") {
         EXPECT_TRUE(r["ok"].get<bool>()) << name << " " << c.id << ": " << r.dump();
         continue;

@@ -15,6 +15,7 @@
 #include "core/api.hpp"
 #include "core/hardware.hpp"
 #include "core/registry.hpp"
+#include "tests/support/chips.hpp"
 #include "tests/support/support.hpp"
 
 using namespace sb;
@@ -213,6 +214,8 @@ TEST(TrainingStrategy, EveryStrategyOpensOnEveryTpu) {
   for (const auto& c : hw::chips()) {
     for (const char* s : {"DP", "FSDP", "TP", "FSDP+TP", "pipeline", "DCN"}) {
       const json r = calc("training.strategy", {{"chip", c.id}, {"strategy", s}});
+      // A TPU that states figures unknown (v2: its HBM bandwidth, its pod) says which.
+      if (c.kind == "tpu" && !ok_or_not_known(r, c.name)) continue;
       if (c.kind == "tpu") {
         // TP over a whole pod takes LLaMA 3-70B only when the chip count divides its heads and D:
         // else the error names the chips and says what it does not divide.

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -99,9 +100,14 @@ TEST(Hardware, TpuTopologyIsConsistent) {
   for (const hw::Chip& c : hw::chips()) {
     if (c.kind != "tpu") continue;
     SCOPED_TRACE(c.id);
-    // max_pod "16x20x28" must multiply out to max_pod_chips (8960), host "2x2x1" to 4, etc.
-    EXPECT_DOUBLE_EQ(shape_product(c.get_text("max_pod")), c.get("max_pod_chips"));
-    EXPECT_DOUBLE_EQ(shape_product(c.get_text("host_shape")), c.get("chips_per_host"));
+    // max_pod "16x20x28" must multiply out to max_pod_chips (8960), host "2x2x1" to 4, etc.; a
+    // chip whose pod or host the book does not give (TPU v2) states both figures unknown.
+    for (auto [shape, chips] :
+         {std::pair{"max_pod", "max_pod_chips"}, std::pair{"host_shape", "chips_per_host"}}) {
+      SCOPED_TRACE(shape);
+      EXPECT_EQ(c.unknown(shape), c.unknown(chips));
+      if (!c.unknown(shape)) EXPECT_DOUBLE_EQ(shape_product(c.get_text(shape)), c.get(chips));
+    }
     // A 2D torus has 4 neighbours and a 3D one 6: links = 2 x dims.
     EXPECT_DOUBLE_EQ(c.get("ici_links"), 2 * c.get("torus_dims"));
     // Bidirectional ICI is twice the one-way figure on every generation (B.2).
@@ -187,8 +193,8 @@ TEST(Hardware, IdsAndAliasesAreUnambiguous) {
       EXPECT_EQ(it->second, c.id) << "alias '" << a << "' also names " << it->second;
       (void)fresh;
     }
-  // 6 TPUs + 6 GPUs.
-  EXPECT_EQ(hw::chip_ids().size(), 12u);
+  // 7 TPUs + 6 GPUs.
+  EXPECT_EQ(hw::chip_ids().size(), 13u);
 }
 
 TEST(Hardware, UnknownChipNamesTheField) {
@@ -261,6 +267,12 @@ TEST(Hardware, EveryFigureHasUnitAndSource) {
       EXPECT_TRUE(all["sources"].contains(s.source)) << "source '" << s.source << "' not described";
       // The hardware page names every figure in words (chips.json "labels").
       EXPECT_TRUE(all["labels"].contains(key)) << "no label";
+      if (!s.known) {
+        // Stated unknown ("value": null): its note says why, and it has no text to show.
+        EXPECT_FALSE(s.note.empty());
+        EXPECT_TRUE(s.text.empty());
+        continue;
+      }
       if (s.unit.empty()) {
         EXPECT_FALSE(s.text.empty());
       } else if (!s.text.empty()) {
@@ -282,19 +294,60 @@ TEST(Hardware, EveryFigureHasUnitAndSource) {
   EXPECT_GT(numeric, 200);
 }
 
+// A figure the roofline needs is in the table, or stated unknown there, in which case asking for
+// it is an InputError naming the field that asked and saying the figure is not known.
+void figure_or_unknown(const hw::Chip& c, const char* key) {
+  SCOPED_TRACE(key);
+  if (c.has(key)) {
+    EXPECT_GT(c.get(key), 0);
+    return;
+  }
+  ASSERT_TRUE(c.unknown(key)) << "neither a figure nor a stated unknown";
+  InputError e = sb::test::thrown([&] { c.get(key, "chip"); });
+  EXPECT_EQ(e.field, "chip");
+  EXPECT_EQ(e.code, "no_figure");
+  EXPECT_NE(std::string(e.what()).find(c.name + "'s"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("is not known"), std::string::npos) << e.what();
+}
+
 TEST(Hardware, EveryChipHasWhatTheRooflineNeeds) {
   for (const hw::Chip& c : hw::chips()) {
     SCOPED_TRACE(c.id);
     EXPECT_GT(c.peak("bf16"), 0);
-    EXPECT_GT(c.get("hbm_bw"), 0);
-    EXPECT_GT(c.get("hbm_bytes"), 0);
-    // Every TPU has the link figures the network rooflines divide by.
+    figure_or_unknown(c, "hbm_bw");
+    figure_or_unknown(c, "hbm_bytes");
+    // Every TPU has the link figures the network rooflines divide by, or states them unknown.
     if (c.kind == "tpu") {
       for (const char* k :
            {"ici_bw_oneway", "pcie_bw", "dcn_bw", "peak_flops_int8", "cores_per_chip"})
-        EXPECT_GT(c.get(k), 0) << k;
+        figure_or_unknown(c, k);
     }
   }
+}
+
+TEST(Hardware, TpuV2StatesItsHbmBandwidthUnknown) {
+  const hw::Chip& v2 = hw::chip("TPU v2");
+  // 2 TensorCores x 23e12 (Part 9) = 4.6e13 per chip; its link 1.2e11 both ways, 6e10 one way.
+  EXPECT_DOUBLE_EQ(v2.peak("bf16"), 2 * 23e12);
+  EXPECT_DOUBLE_EQ(v2.get("ici_bw_oneway"), 1.2e11 / 2);
+  EXPECT_FALSE(v2.has("hbm_bw"));
+  EXPECT_TRUE(v2.unknown("hbm_bw"));
+  // Asked by a field of its own name, the error says to enter it.
+  InputError e = sb::test::thrown([&] { v2.get("hbm_bw", "hbm_bw"); });
+  EXPECT_EQ(e.field, "hbm_bw");
+  EXPECT_EQ(std::string(e.what()).rfind("hbm_bw: TPU v2's HBM bandwidth is not known", 0), 0u)
+      << e.what();
+  EXPECT_NE(std::string(e.what()).find("enter it"), std::string::npos);
+  // The int8 peak is stated unknown too: peak() says so rather than "gives no".
+  InputError i8 = sb::test::thrown([&] { v2.peak("int8", "dtype_compute"); });
+  EXPECT_EQ(i8.field, "dtype_compute");
+  EXPECT_NE(std::string(i8.what()).find("is not known"), std::string::npos) << i8.what();
+  // chips_json writes a stated unknown as null, with its note.
+  for (const auto& c : hw::chips_json()["chips"])
+    if (c["id"] == "v2") {
+      EXPECT_TRUE(c["specs"]["hbm_bw"]["value"].is_null());
+      EXPECT_FALSE(c["specs"]["hbm_bw"]["note"].get<std::string>().empty());
+    }
 }
 
 TEST(Hardware, ChipsJsonCarriesTheWholeTable) {

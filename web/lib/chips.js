@@ -29,6 +29,7 @@ export function specLabel(key, labels) {
 }
 
 function specText(s) {
+  if (s.value === null) return 'not known';  // stated unknown: its note says why
   if (s.text !== undefined && s.text !== '') return s.text;
   if (typeof s.value === 'number') return fmtQuantity(s.value, s.unit);
   return '';
