@@ -315,26 +315,23 @@ double gpu_nodes(const Machine& t, double n, std::string_view field) {
   return slice_of(t, n, field).dims[1];
 }
 
+// A record's value at x, written as a step when there is a trace.
+double at(const Formula& f, std::initializer_list<double> x, Trace* tr, std::string_view what) {
+  return tr ? tr->step(what, f, x) : f.fn(x.begin());
+}
+
 }  // namespace
 
 double gpu_allgather_time(const Machine& t, double bytes, double n, std::string_view field,
                           Trace* tr, std::string_view what) {
   const double m = gpu_nodes(t, n, field);
-  if (m <= 1) {
-    if (tr) return tr->step(what, gpus::kAgRing, {bytes, n, t.W_ici});
-    return gpus::ag_time(bytes, n, t.W_ici);
-  }
-  if (tr) return tr->step(what, gpus::kHierAg, {bytes, t.d_node, t.W_ici, m, t.w_node});
-  return gpus::hier_ag_time(bytes, t.d_node, t.W_ici, m, t.w_node);
+  if (m <= 1) return at(gpus::kAgRing, {bytes, n, t.W_ici}, tr, what);
+  return at(gpus::kHierAg, {bytes, t.d_node, t.W_ici, m, t.w_node}, tr, what);
 }
 
 double gpu_allreduce_time(const Machine& t, double bytes, double n, std::string_view field,
                           Trace* tr, std::string_view what) {
-  const double m = gpu_nodes(t, n, field);
-  if (m <= 1) {
-    if (tr) return tr->step(what, gpus::kArRing, {bytes, n, t.W_ici});
-    return gpus::ar_time(bytes, n, t.W_ici);
-  }
+  if (gpu_nodes(t, n, field) <= 1) return at(gpus::kArRing, {bytes, n, t.W_ici}, tr, what);
   // A ReduceScatter and an AllGather, each the hierarchical ring (A.4 (2), (8)).
   const double ag = gpu_allgather_time(t, bytes, n, field, tr,
                                        "Its ReduceScatter, like an AllGather: NVLink inside the "
@@ -346,12 +343,8 @@ double gpu_allreduce_time(const Machine& t, double bytes, double n, std::string_
 double gpu_alltoall_time(const Machine& t, double bytes, double n, std::string_view field,
                          Trace* tr, std::string_view what) {
   const double m = gpu_nodes(t, n, field);
-  if (m <= 1) {
-    if (tr) return tr->step(what, gpus::kA2A, {bytes, n, t.W_ici});
-    return gpus::a2a_time(bytes, n, t.W_ici);
-  }
-  if (tr) return tr->step(what, gpus::kA2ACross, {bytes, m, t.w_node});
-  return gpus::a2a_cross_node_time(bytes, m, t.w_node);
+  if (m <= 1) return at(gpus::kA2A, {bytes, n, t.W_ici}, tr, what);
+  return at(gpus::kA2ACross, {bytes, m, t.w_node}, tr, what);
 }
 
 // ------------------------------------------------------------------ the model
