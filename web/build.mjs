@@ -277,7 +277,9 @@ function staticImports(out, script) {
 }
 
 // Hints that let the browser fetch a page's whole module graph and its chapter's wasm at once,
-// instead of discovering them one import (and one catalogue fetch) after another.
+// instead of discovering them one import (and one catalogue fetch) after another. `chapter` is the
+// chapter whose first module the page instantiates: none where every calculator is heavy (its
+// worker loads the heavy module) and there are no exercises (the validation page).
 function preloads(out, script, chapter) {
   const links = staticImports(out, script).slice(1).map((f) => `<link rel="modulepreload" href="${esc(f)}">`);
   // Every page reads the catalogue and the unit table (lib/core.js fetches them in cors mode).
@@ -288,6 +290,15 @@ function preloads(out, script, chapter) {
     links.push(`<link rel="preload" href="wasm/scaling-${esc(chapter)}.wasm" as="fetch" type="application/wasm" crossorigin>`);
   }
   return links.join('\n');
+}
+
+// Whether a chapter's page instantiates its first module: for a calculator computed on the main
+// thread, or for its exercises (lib/core.js loads the exercises module after the first). A catalogue
+// without calculators or problems (a test's records alone) counts as using it.
+function firstModuleUsed(catalog, id) {
+  if (!catalog.calculators && !catalog.problems) return true;
+  return (catalog.calculators || []).some((c) => c.chapter === id && !c.heavy) ||
+    (catalog.problems || []).some((p) => p.chapter === id);
 }
 
 // Writes every page: the frame around each page's content. `catalog` needs only `chapters` (with
@@ -338,7 +349,8 @@ export function writePages(out, catalog, partsData) {
 </header>`;
     const main = [head, content, standardSections(r, content)].filter(Boolean).join('\n');
     page(`${r.slug}.html`, {
-      title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main, chapter: r.id,
+      title: `${r.title} · Scaling companion`, script: widgets ? `widgets/${r.id}.js` : 'lib/page.js', main,
+      chapter: firstModuleUsed(catalog, r.id) ? r.id : null,
       styles: css ? [`css/${r.id}.css`] : [],
     });
   }

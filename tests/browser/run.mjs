@@ -5,7 +5,8 @@
 // two files at a time (the machine has 2 cores, and a file keeps about one of them busy: the
 // layer's time is the browser's work). Prints the layer's time.
 //   node tests/browser/run.mjs [file ...]     (default: every *.test.mjs here)
-import { spawn } from 'node:child_process';
+import { run } from 'node:test';
+import { tap } from 'node:test/reporters';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,11 +33,16 @@ try {
   const tBuilt = performance.now();
   server = await startServer(await freePort(), site);
   browser = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-  const env = { ...process.env, SB_SITE: site, SB_SKIP_BUILD: '1', SB_SITE_URL: server.url, SB_BROWSER_WS: browser.wsEndpoint() };
-  const concurrency = process.env.SB_TEST_CONCURRENCY || '2';
+  Object.assign(process.env, { SB_SITE: site, SB_SKIP_BUILD: '1', SB_SITE_URL: server.url, SB_BROWSER_WS: browser.wsEndpoint() });
+  const concurrency = Number(process.env.SB_TEST_CONCURRENCY || 2);
+  // node's runner, a process per file, in the order above (`node --test` sorts its files by name).
   code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], { env, stdio: 'inherit' });
-    child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
+    let failed = false;
+    const stream = run({ files, concurrency });
+    stream.on('test:fail', (e) => { if (!e.todo && !e.skip) failed = true; });
+    const out = stream.compose(tap);
+    out.pipe(process.stdout, { end: false });
+    out.on('end', () => resolve(failed ? 1 : 0));
   });
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`browser tests: ${files.length} files, site built in ${s(tBuilt - t0)}, tests ${s(performance.now() - tBuilt)}, ` +
