@@ -1167,9 +1167,11 @@ export interface ParseResult {
   text: string;
 }
 
-/** A chip figure: a number with its unit, or a text (a torus shape), with its source. */
+/** A chip figure: a number with its unit, or a text (a torus shape), with its source. A figure
+ * the book does not give may be stated unknown: value null, the note saying why (TPU v2's HBM
+ * bandwidth). */
 export interface Spec {
-  value?: number;
+  value?: number | null;
   text?: string;
   unit: UnitId;
   /** A key of ChipsResult.sources. */

@@ -186,9 +186,8 @@ void collective(Instruction& in, const detail::Line& l, std::optional<int> devic
 }  // namespace
 
 namespace detail {
-Instruction build(Line& l, const std::string& comp, int line,
-                  const std::unordered_map<std::string, Shape>& names, std::optional<int> devices) {
-  Instruction in;
+void build(Instruction& in, Line& l, const std::string& comp, int line,
+           const std::unordered_map<std::string, Shape>& names, std::optional<int> devices) {
   in.line = line;
   in.name = std::move(l.name);
   in.opcode = std::move(l.opcode);
@@ -207,7 +206,6 @@ Instruction build(Line& l, const std::string& comp, int line,
   own_flops(in, l);
   collective(in, l, devices);
   traffic(in);
-  return in;
 }
 }  // namespace detail
 

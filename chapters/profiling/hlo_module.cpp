@@ -9,9 +9,10 @@
 
 namespace sb::profiling::hlo {
 namespace detail {
-Instruction build(Line& l, const std::string& comp, int line,
-                  const std::unordered_map<std::string, Shape>& names,
-                  std::optional<int> devices);  // hlo.cpp
+// Fills `in` (a new instruction in place: a module's tens of thousands are never moved).
+void build(Instruction& in, Line& l, const std::string& comp, int line,
+           const std::unordered_map<std::string, Shape>& names,
+           std::optional<int> devices);  // hlo.cpp
 }  // namespace detail
 
 namespace {
@@ -54,8 +55,14 @@ struct Reader {
     detail::Line l = detail::read_line(t, base);
     if (!l.calls.empty()) called.insert(l.calls);
     if (!l.to_apply.empty()) called.insert(l.to_apply);
-    m.instructions.push_back(detail::build(l, comp, n, names, devices));
-    names[m.instructions.back().name] = std::move(l.shape);
+    Instruction& in = m.instructions.emplace_back();
+    try {
+      detail::build(in, l, comp, n, names, devices);
+    } catch (...) {
+      m.instructions.pop_back();
+      throw;
+    }
+    names[in.name] = std::move(l.shape);
   }
 };
 
@@ -134,10 +141,14 @@ void finish(Reader& r) {
 Module parse(std::string_view text, std::optional<int> devices) {
   Reader r;
   r.devices = devices;
-  // Room for the instructions up front (a module's lines run to 100-300 characters), so that the
-  // vector does not move them as it grows; a text of short lines grows it as usual.
+  // Room for the instructions up front, so that the vector never moves them as it grows: a line
+  // that defines one holds " = ". Capped by the lines, and by one per 100 bytes (a real module's
+  // lines run to 100-300 characters), so that a text of short lines reserves no gigabytes.
   const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-  r.m.instructions.reserve(std::min(lines, text.size() / 200 + 16));
+  size_t defs = 0;
+  for (size_t at = text.find(" = "); at != std::string_view::npos; at = text.find(" = ", at + 3))
+    ++defs;
+  r.m.instructions.reserve(std::min({lines, defs, text.size() / 100}) + 16);
   size_t pos = 0;
   for (int n = 1; pos <= text.size(); ++n) {
     size_t e = text.find('\n', pos);
