@@ -303,7 +303,12 @@ void conditions_of(Strategy st, const StrategyInput& in, const Layer& l, Strateg
   if (st == Strategy::TP)
     out.push_back({"Y < M_Y F / alpha", "$Y < M_Y F / \\alpha$", "count", s.Y,
                    tp_max_degree(F, alpha, s.M_Y), true});
-  if ((st == Strategy::FSDP_TP || st == Strategy::DCN) && s.M_Y > 0) {
+  // A GPU cluster's FSDP + TP on one node may leave no data axis (M_X = 0): TP's bound alone.
+  const bool mixed = st == Strategy::FSDP_TP || st == Strategy::DCN;
+  if (mixed && s.M_Y > 0 && !(s.M_X > 0))
+    out.push_back({"Y < M_Y F / alpha", "$Y < M_Y F / \\alpha$", "count", s.Y,
+                   tp_max_degree(F, alpha, s.M_Y), true});
+  if (mixed && s.M_Y > 0 && s.M_X > 0) {
     out.push_back({"B/N > alpha^2 / (M_X M_Y F)", "$B/N > \\alpha^2 / (M_X M_Y F)$", "tokens",
                    B_pod / used, mixed_min_batch_per_chip(alpha, F, s.M_X, s.M_Y)});
     out.push_back({"B/X > alpha / M_X", "$B/X > \\alpha / M_X$", "tokens", B_pod / s.X,

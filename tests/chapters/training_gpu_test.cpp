@@ -312,3 +312,17 @@ TEST(TrainingGpu, TorusOnlyInputsNameTheirField) {
   EXPECT_EQ(field({{"chip", "h100"}, {"chips", 4096}}), "chips");  // beyond the fat tree
   EXPECT_EQ(calc("training.split", {{"chip", "h100"}, {"axes", 3}})["error"]["field"], "axes");
 }
+
+TEST(TrainingGpu, OneNodeFsdpTpHasNoDataAxisCondition) {
+  // 8 A100s are one node (the book gives no A100 scale-out): TP over all 8 leaves X = 1, no data
+  // axis (M_X = 0), so the only condition is TP's, Y = 8 < M_Y F / alpha, with M_Y = 8/7 (7/8 of
+  // a byte over NVLink) and alpha = 310e12 / 300e9 = 1033.3: 8/7 x 28672 / 1033.3 = 31.711.
+  const json r = calc("training.strategy", {{"chip", "a100"},
+                                            {"chips", 8},
+                                            {"strategy", "FSDP+TP"},
+                                            {"Y", 8},
+                                            {"model", "llama-3-70b"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  ASSERT_EQ(r["conditions"].size(), 1u);
+  near_rel(r["conditions"][0]["rhs"].get<double>(), 8.0 / 7 * 28672 / (310e12 / 300e9));
+}
