@@ -70,7 +70,7 @@ void worked_calc(const Inputs& in, Trace& tr, Result& r) {
   link.w_uni = tr.step("One way over the link", sharding::kWUni, {w});
   const double rs =
       sharding::collective_cost(sharding::Op::ReduceScatter, shard,
-                                {sharding::Axis{"Y", mp, true, 1}}, link, &tr, "ReduceScatter: ")
+                                {sharding::Axis{"Y", mp, true, 1}}, link, &tr, "ReduceScatter")
           .t;
   json ops = json::array();
   ops.push_back(op_row("up-projection", arr(tokens / T, T, D) + " x " + arr(D, F / mp), up,

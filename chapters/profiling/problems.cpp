@@ -99,7 +99,7 @@ constexpr Problem kW2{
           const double n = in.num("hops") + 1;  // a ring of hops + 1 devices
           const double t = sharding::collective_cost(sharding::Op::ReduceScatter, v,
                                                      {sharding::Axis{"Y", n, true, 1}}, link, &tr,
-                                                     "ReduceScatter: ")
+                                                     "ReduceScatter")
                                .t_bw;
           Answers a{{"shard_bytes", v}, {"reducescatter_time", t}};
           a.slip("reducescatter_time", roofline::t_comms(v, link.w_uni),

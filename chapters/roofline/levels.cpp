@@ -41,7 +41,7 @@ LevelBw level_bw(const hw::Chip& c, Level l) {
   }
   LevelBw v{row.name, 0, ""};
   if (c.unknown(row.key)) {  // stated unknown (TPU v2's HBM): the table's note says why
-    v.note = words({"The ", c.name, "'s ", row.what, " is not known (",
+    v.note = words({c.name, "'s ", row.what, " is not known (",
                     c.specs.find(row.key)->second.note, "): pick another chip."});
     return v;
   }
