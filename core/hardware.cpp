@@ -160,9 +160,9 @@ bool Chip::unknown(std::string_view key) const {
 
 namespace {
 
-// "hbm_bw: TPU v2's HBM bandwidth is not known (<the table's note>); enter it.": the key's label
-// in words. A field named after the key is the reader's own figure for it; any other field (the
-// chip) can only be changed.
+// "TPU v2's HBM bandwidth is not known (<the table's note>); enter it.", in field hbm_bw: the
+// key's label in words. A field named after the key is the reader's own figure for it; any other
+// field (the chip) can only be changed.
 [[noreturn]] void not_known(const Chip& c, std::string_view key, std::string_view field,
                             const Spec& s) {
   const json& labels = tables().labels;
@@ -170,7 +170,7 @@ namespace {
   const std::string what =
       l != labels.end() && l->is_string() ? l->get<std::string>() : std::string(key);
   fail(field,
-       std::string(field) + ": " + c.name + "'s " + what + " is not known (" + s.note + "); " +
+       c.name + "'s " + what + " is not known (" + s.note + "); " +
            (field == key ? "enter it." : "pick another chip."),
        "no_figure");
 }

@@ -41,8 +41,8 @@ LevelBw level_bw(const hw::Chip& c, Level l) {
   }
   LevelBw v{row.name, 0, ""};
   if (c.unknown(row.key)) {  // stated unknown (TPU v2's HBM): the table's note says why
-    v.note = words({c.name, "'s ", row.what, " is not known (",
-                    c.specs.find(row.key)->second.note, "): pick another chip."});
+    v.note = words({c.name, "'s ", row.what, " is not known (", c.specs.find(row.key)->second.note,
+                    "): pick another chip."});
     return v;
   }
   if (!c.has(row.key)) {

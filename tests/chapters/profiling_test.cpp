@@ -271,7 +271,7 @@ TEST(ProfilingCalc, TpuV2WithoutHbmBandwidth) {
             std::string::npos)
       << m.dump();
   sb::test::expect_error([] { sb::hw::chip("tpu-v2").get("hbm_bw", "hbm_bw"); }, "hbm_bw",
-                         "no_figure", "hbm_bw: TPU v2's HBM bandwidth is not known");
+                         "no_figure", "TPU v2's HBM bandwidth is not known");
   const json r = sb::test::calc("profiling.hlo", {{"chip", "tpu-v2"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
   EXPECT_NE(r["notes"].dump().find("Not in the tables for TPU v2: its HBM bandwidth (enter it)"),
