@@ -1012,7 +1012,7 @@ export interface CalcPayloads {
   };
   "validation.runs": {
     /** The efficiency factors the expected figures use (fitted when `fit` is yes). */
-    factors: { mxu_tpu: number; mxu_gpu: number; mxu_fp8: number; link: number; hbm: number };
+    factors: { mxu_tpu: number; mxu_gpu: number; mxu_fp8: number; link: number; hbm: number; moe: number };
     /** |expected / measured - 1| over the runs with a measured figure. */
     summary: { median: number; worst: number; worst_id: string };
     runs: ValidationRun[];
