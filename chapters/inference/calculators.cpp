@@ -193,7 +193,8 @@ constexpr Calculator kCalculators[] = {
     Calculator{.name = "inference.step",
                .title = "Inference calculator",
                .doc =
-                   "One replica on a TPU slice: the decode step as weight loading, KV-cache "
+                   "One replica on a TPU slice or a set of GPUs: the decode step as weight "
+                   "loading, KV-cache "
                    "loading and FLOPs with their shares, the verdict, the critical batch and how "
                    "quantization moves it, the largest batch that fits, tokens per second, time "
                    "per output token, time to first token, and the cost per million tokens.",
@@ -213,13 +214,15 @@ constexpr Calculator kCalculators[] = {
                    "tokens, and why each alternative loses.",
                .params = kPlanParams,
                .heavy = true},  // a search; its run: add_heavy
-    Calculator{.name = "inference.sharding",
-               .title = "Sharding for inference",
-               .doc = "Model parallelism over a slice: its ICI cost against the weight loads, the "
-                      "chapter's limits for prefill and decode, where collectives turn "
-                      "latency-bound, how the KV cache splits, and 2D weight-stationary sharding.",
-               .params = kShardingParams,
-               .run = sharding_calc},
+    Calculator{
+        .name = "inference.sharding",
+        .title = "Sharding for inference",
+        .doc = "Model parallelism over a slice or GPUs: its ICI or NVLink cost against the weight "
+               "loads, the "
+               "chapter's limits for prefill and decode, where collectives turn "
+               "latency-bound, how the KV cache splits, and 2D weight-stationary sharding.",
+        .params = kShardingParams,
+        .heavy = true},  // the first module's budget (a TPU's and a GPU's limits); run: add_heavy
     Calculator{.name = "inference.moe",
                .title = "MoE: expert parallelism beside data-parallel attention",
                .doc = "An MoE on a slice with its experts spread over every chip and its attention "
@@ -242,6 +245,7 @@ void add_calculators(Registry& r) { r.add(kCalculators); }
 void add_heavy(Registry& r) {
   r.add_run("inference.frontier", frontier_calc);
   r.add_run("inference.plan", plan_calc);
+  r.add_run("inference.sharding", sharding_calc);
 }
 
 }  // namespace sb::inference

@@ -144,7 +144,7 @@ constexpr Calculator kCalculators[] = {
                       "under the math, the per-chip batch floor, the chapter's recipe, and each "
                       "term against X.",
                .params = kSplitParams,
-               .run = split_calc},
+               .heavy = true},  // each term against X over the cluster's layouts; run: add_heavy
     Calculator{.name = "training.plan",
                .title = "Training planner",
                .doc = "Every way to split a TPU slice's axes (or a GPU cluster's NVLink nodes and "
@@ -177,6 +177,7 @@ void add_heavy(Registry& r) {
   r.add_run("training.plan", plan_calc);
   r.add_run("training.regime", regime_calc);
   r.add_run("training.versus", versus_calc);
+  r.add_run("training.split", split_calc);
 }
 
 }  // namespace sb::training
