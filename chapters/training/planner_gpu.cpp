@@ -35,12 +35,12 @@ gpus::GpuNode planner_node(const hw::Chip& chip, std::string_view field) {
   if (chip.kind != "gpu") return gpus::gpu_node(chip.id, f);  // its error: a TPU has no node
   if (!chip.has("peak_flops_bf16"))
     fail(f,
-         f + ": the book gives no bf16 FLOPs/s for the " + chip.name +
+         "the book gives no bf16 FLOPs/s for the " + chip.name +
              ", so the training chapter cannot time its math; pick another GPU or a TPU",
          "no_figure");
   if (!chip.has("nvlink_bw_per_gpu") || !chip.has("gpus_per_node"))
     fail(f,
-         f + ": the book gives no NVLink figures for the " + chip.name +
+         "the book gives no NVLink figures for the " + chip.name +
              ", so a training mesh on it has no fast axis; pick another GPU or a TPU",
          "no_figure");
   return gpus::gpu_node(chip.id, f);
@@ -73,18 +73,18 @@ Topology topology_for_gpus(const hw::Chip& chip, double chips, bool cross_node_t
     fail(f, f + " must be a whole number of GPUs", "out_of_range");
   if (std::fmod(chips, d) != 0)
     fail(f,
-         f + ": " + count_text(chips) + " GPUs is not a whole number of " + chip.name +
-             " nodes of " + count_text(d) + " GPUs (the NVLink domain the plan lays TP on)",
+         count_text(chips) + " GPUs is not a whole number of " + chip.name + " nodes of " +
+             count_text(d) + " GPUs (the NVLink domain the plan lays TP on)",
          "out_of_range");
   const double nodes = chips / d;
   if (nodes > 1 && !(n.w_node > 0))
     fail(f,
-         f + ": the book gives no scale-out bandwidth for " + chip.name + " nodes, so a plan " +
+         "the book gives no scale-out bandwidth for " + chip.name + " nodes, so a plan " +
              "spans one node (" + count_text(d) + " GPUs) at most",
          "no_figure");
   if (nodes > tree_nodes())
     fail(f,
-         f + ": " + count_text(chips) + " GPUs is " + count_text(nodes) +
+         count_text(chips) + " GPUs is " + count_text(nodes) +
              " nodes, more than the chapter's two-tier fat tree takes (" +
              count_text(tree_nodes()) + " nodes, " + count_text(tree_nodes() * d) +
              " GPUs); a larger cluster needs a third tier of switches",

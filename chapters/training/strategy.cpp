@@ -51,7 +51,7 @@ void check_input(Strategy st, const StrategyInput& in) {
     fail("axes", "a TPU slice has 1 to 3 ICI axes, got " + num_text(in.axes), "out_of_range");
   if (gpu && st == Strategy::DCN)
     fail("strategy",
-         "strategy: DP over DCN joins TPU pods; a GPU cluster's nodes already share one fat tree, "
+         "DP over DCN joins TPU pods; a GPU cluster's nodes already share one fat tree, "
          "which DP and FSDP span, and the chapter joins no clusters over a DCN. Pick DP or FSDP, "
          "or a TPU",
          "bad_choice");

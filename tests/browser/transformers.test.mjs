@@ -191,7 +191,9 @@ test('the model table sorts, and a click loads a model into every calculator and
 test('every page chip opens the calculators in a valid state', async () => {
   const page = await site.page('transformers.html');
   await modelShown(page, 'llama-3-70b');
-  const chips = await page.evaluate(async () => (await (await import('./lib/core.js')).chipTable()).chips.map((c) => c.id));
+  // A chip whose tables state a figure not known (TPU v2) is chips.test.mjs's: it may say so.
+  const chips = await page.evaluate(async () => (await (await import('./lib/core.js')).chipTable()).chips
+    .filter((c) => Object.values(c.specs).every((s) => s.value !== null)).map((c) => c.id));
   for (const chip of chips) {
     await page.evaluate((c) => (async () => (await import('./lib/core.js')).setChip(c))(), chip);
     await page.waitForFunction(([names, c]) => names.every((n) => {
