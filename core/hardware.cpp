@@ -163,12 +163,15 @@ namespace {
 // "TPU v2's HBM bandwidth is not known (<the table's note>); enter it.", in field hbm_bw: the
 // key's label in words. A field named after the key is the reader's own figure for it; any other
 // field (the chip) can only be changed.
-[[noreturn]] void not_known(const Chip& c, std::string_view key, std::string_view field,
-                            const Spec& s) {
+std::string label_of(std::string_view key) {
   const json& labels = tables().labels;
   auto l = labels.find(key);
-  const std::string what =
-      l != labels.end() && l->is_string() ? l->get<std::string>() : std::string(key);
+  return l != labels.end() && l->is_string() ? l->get<std::string>() : std::string(key);
+}
+
+[[noreturn]] void not_known(const Chip& c, std::string_view key, std::string_view field,
+                            const Spec& s) {
+  const std::string what = label_of(key);
   fail(field,
        c.name + "'s " + what + " is not known (" + s.note + "); " +
            (field == key ? "enter it." : "pick another chip."),
@@ -180,7 +183,7 @@ namespace {
 double Chip::get(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
-    fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
+    fail(field, "The book gives no " + label_of(key) + " figure for " + name + ".", "no_figure");
   if (!it->second.known) not_known(*this, key, field, it->second);
   if (it->second.unit.empty())
     fail(
@@ -193,7 +196,7 @@ double Chip::get(std::string_view key, std::string_view field) const {
 std::string Chip::get_text(std::string_view key, std::string_view field) const {
   auto it = specs.find(key);
   if (it == specs.end())
-    fail(field, "The book gives no " + std::string(key) + " figure for " + name + ".", "no_figure");
+    fail(field, "The book gives no " + label_of(key) + " figure for " + name + ".", "no_figure");
   if (!it->second.known) not_known(*this, key, field, it->second);
   if (!it->second.unit.empty()) return fmt_number(it->second.value);
   return it->second.text;
