@@ -341,8 +341,10 @@ TEST(Hardware, TpuV2StatesItsHbmBandwidthUnknown) {
   InputError i8 = sb::test::thrown([&] { v2.peak("int8", "dtype_compute"); });
   EXPECT_EQ(i8.field, "dtype_compute");
   EXPECT_NE(std::string(i8.what()).find("is not known"), std::string::npos) << i8.what();
-  // chips_json writes a stated unknown as null, with its note.
-  for (const auto& c : hw::chips_json()["chips"])
+  // chips_json writes a stated unknown as null, with its note. (The tables are held by name: a
+  // range-for over a member of the temporary would read freed memory.)
+  const auto tables = hw::chips_json();
+  for (const auto& c : tables["chips"])
     if (c["id"] == "v2") {
       EXPECT_TRUE(c["specs"]["hbm_bw"]["value"].is_null());
       EXPECT_FALSE(c["specs"]["hbm_bw"]["note"].get<std::string>().empty());
