@@ -24,7 +24,7 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 export async function benchPages() {
   const dir = await buildSite();
   const pages = chapterPages(dir);
-  const site = await startSite();
+  const site = await startSite({ optimizing: true });
   try {
     console.log(`time to first number per chapter page: headless Chromium, cold cache, ${NETWORK.latency} ms latency, ` +
                 `${NETWORK.downloadThroughput / 1e6} MB/s (CDP), web/serve.mjs; medians of ${LOADS} loads`);

@@ -157,7 +157,7 @@ export async function benchTasks() {
   const sites = (process.env.SB_TASK_SITES || '').split(',').filter(Boolean);
   if (sites.length === 2) return compareSites(sites);
   await buildSite();
-  const site = await startSite();
+  const site = await startSite({ optimizing: true });
   await watchTasks(site.context);
   const only = (process.env.SB_TASK_PAGES || '').split(',').filter(Boolean);
   const pages = chapterPages(site.dir).filter((p) => !only.length || only.includes(p.file.replace('.html', '')));
@@ -190,7 +190,7 @@ export async function benchTasks() {
 async function compareSites(dirs) {
   process.env.SB_SKIP_BUILD = '1';
   process.env.SB_SITE = dirs[0];
-  const a = await startSite();
+  const a = await startSite({ optimizing: true });
   const server = await startServer(await freePort(), dirs[1]);
   const b = { context: a.context, url: server.url };
   await watchTasks(a.context);

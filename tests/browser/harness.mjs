@@ -20,6 +20,13 @@ export const shots = process.env.SB_SHOTS || '';
 export const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
+// The tests' Chromium compiles wasm with V8's baseline compiler alone. Its optimising tier
+// recompiled every module on every page load, on threads of its own: on the training page 1.9 of
+// the 2.2 CPU seconds of a navigation, against 1.0 of 1.4 without it (bench/NOTES.md, "Ninth pass").
+// The CI layer is CPU-bound, and the answers are the same wasm's. The bench keeps both tiers, as a
+// reader's browser has them: startSite({ optimizing: true }); SB_WASM_OPTIMIZE=1 gives the tests
+// both tiers too.
+export const TEST_FLAGS = process.env.SB_WASM_OPTIMIZE === '1' ? FLAGS : [...FLAGS, '--js-flags=--liftoff-only'];
 
 // The site under test. Each test process assembles its own copy (SB_SITE names the directory;
 // by default a fresh temporary one, removed at exit), so a test run never rewrites build/site
@@ -68,14 +75,14 @@ export function startServer(port, dir) {
 }
 
 // The shared Chromium (SB_BROWSER_WS) with a context of this file's own, else a Chromium of its own.
-async function openBrowser() {
+async function openBrowser(flags) {
   if (process.env.SB_BROWSER_WS) {
     const browser = await chromium.connect(process.env.SB_BROWSER_WS);
     return { browser, context: await browser.newContext({ viewport: { width: 1200, height: 900 } }), userDataDir: null };
   }
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1200, height: 900 },
+    executablePath: CHROMIUM, headless: true, args: flags, viewport: { width: 1200, height: 900 },
   });
   return { browser: null, context, userDataDir };
 }
@@ -83,14 +90,14 @@ async function openBrowser() {
 // Starts server + browser, or joins the ones tests/browser/run.mjs started for every test file
 // (SB_SITE_URL: the served site; SB_BROWSER_WS: the one Chromium, each file in a context of its
 // own). Each page() gets a tab of the file's context (its storage shared by the file's tests).
-export async function startSite() {
+export async function startSite({ optimizing = false } = {}) {
   const dir = await buildSite();
   if (shots) fs.mkdirSync(shots, { recursive: true });
   let child = null, url = process.env.SB_SITE_URL;
   if (!url) ({ child, url } = await startServer(await freePort(), dir));
   let opened;
   try {
-    opened = await openBrowser();
+    opened = await openBrowser(optimizing ? FLAGS : TEST_FLAGS);
   } catch (e) {
     child?.kill();
     throw e;
