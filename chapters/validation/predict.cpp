@@ -86,13 +86,26 @@ tr::LayerCosts layer_of(const Scenario& s) {
   return tr::layer_costs(s.model, tr::LayerChoice{false, true, s.seq_len / 2});
 }
 
+// Beyond the book: unless the stack splits the matmuls to overlap them (the book's collective
+// matmul, which XLA does on a TPU; TransformerEngine's userbuffers or async TP on a GPU), the
+// tensor-parallel collectives run between the matmuls. Megatron's row-parallel output is summed
+// before the next norm and residual, and the next matmul needs the whole sum. Each microbatch's
+// layer then adds its forward pass's collectives, as many again in the backward pass, and a third
+// time when block remat replays the forward pass.
 TrainRun train_costs(const Scenario& s, const tr::LayerCosts& lc, const tr::Hardware& h) {
   const tr::Layout lay = layout(s, h);
   const double B = s.sequences * s.seq_len;
+  const int m = static_cast<int>(s.micro), r = tr::remat_index(s.remat);
   TrainRun run;
   run.k = tr::split_costs(lc, h, B / s.pods, s.pods, lay);
-  run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), tr::remat_index(s.remat),
-                         static_cast<int>(s.micro));
+  const double tp = run.k.tp;
+  if (!s.tp_overlap) run.k.tp = 0;
+  run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), r, m);
+  if (!s.tp_overlap && tp > 0) {
+    const double passes = s.remat == tf::Remat::Block ? 3 : 2;
+    run.t.tp = tp / m;
+    run.t.t_step += tr::pipeline_slots(lay.Z, m) * run.k.Ls * passes * run.t.tp;
+  }
   run.t.t_step *=
       interleaved_slots(lay.Z, s.micro, s.virtual_stages) / tr::pipeline_slots(lay.Z, s.micro);
   if (s.offload) run.t.t_step = std::max(run.t.t_step, offload_time(s, run.t, h));

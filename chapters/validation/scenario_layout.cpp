@@ -57,6 +57,12 @@ void read_degrees(const json& j, const std::string& p, Scenario& s) {
   s.expert = whole_or(par, "expert", q, 1), s.context = whole_or(par, "context", q, 1);
   s.micro = whole_or(par, "microbatches", q, 1);
   s.virtual_stages = whole_or(par, "virtual_stages", q, 1);
+  s.tp_overlap = s.family == "TPU";
+  if (par.contains("tp_overlap")) {
+    if (!par["tp_overlap"].is_boolean())
+      fail(q + "tp_overlap", q + "tp_overlap must be true or false", "bad_value");
+    s.tp_overlap = par["tp_overlap"].get<bool>();
+  }
   const double product = s.data * s.fsdp * s.tensor * s.pipeline * s.context;
   if (product != s.chips)
     fail(p + "chips",
