@@ -102,6 +102,10 @@ void read_training(const json& j, const std::string& p, Scenario& s) {
     s.remat = tf::Remat::BigMatmuls;
   else
     fail(p + "remat", p + "remat must be block, big_matmuls or save_all", "bad_value");
+  const std::string a = text_or(j, "attention_kernel", p, "fused");
+  if (a != "fused" && a != "unfused")
+    fail(p + "attention_kernel", p + "attention_kernel must be fused or unfused", "bad_value");
+  s.unfused_attention = a == "unfused";
   const std::string o = text_or(j, "offload", p, "none");
   if (o != "none" && o != "activations")
     fail(p + "offload", p + "offload must be none or activations", "bad_value");

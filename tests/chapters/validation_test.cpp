@@ -262,10 +262,10 @@ TEST(Validation, CalculatorAnswersEachRun) {
 
 // Runs the factors were not fitted to (tests/chapters/validation_unseen.json, converted from their
 // papers as a reader would): each reads, none is measured faster than its bound, the median error
-// of the measured ones is within the issue's 15%, and each is within its 40% but the two misses
-// bench/NOTES.md explains (ninth pass): U10, Megatron's 1.7B GPT, whose attention scores go through
-// HBM unfused (no flash attention in 2021), a cost that grows as heads x sequence over D^2 and that
-// the model leaves out; U51, TensorRT-LLM's TP 4 decode of 480 sequences to 2048 tokens.
+// of the measured ones is within the issue's 15%, and each is within its 40% but the miss
+// bench/NOTES.md explains (ninth pass): U51, TensorRT-LLM 0.6's TP 4 decode of 480 sequences to
+// 2048 tokens, whose steps take about 80 ms where the model's KV and weight streams take 44 ms (the
+// fitted P38, the same stack's long decode, is 40% fast for the same reason).
 TEST(Validation, UnseenRunsStayWithinTheTarget) {
   std::ifstream in(std::string(SB_SOURCE_DIR) + "/tests/chapters/validation_unseen.json");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -278,7 +278,7 @@ TEST(Validation, UnseenRunsStayWithinTheTarget) {
     EXPECT_TRUE(std::isfinite(p.expected.primary) && p.expected.primary > 0) << s.id;
     if (!(p.measured > 0)) continue;
     errors.push_back(std::abs(p.error));
-    if (s.id != "U10" && s.id != "U51") EXPECT_LT(std::abs(p.error), 0.4) << s.id;
+    if (s.id != "U51") EXPECT_LT(std::abs(p.error), 0.4) << s.id;
   }
   std::sort(errors.begin(), errors.end());
   const size_t n = errors.size();
@@ -312,4 +312,29 @@ TEST(Validation, GpuTensorCollectivesInSeries) {
       "chip": "a100", "chips": 8, "parallelism": {"tensor": 8, "tp_overlap": 1},
       "batch": {"sequences": 8, "seq_len": 1024}})")),
                InputError);
+}
+
+// An unfused attention kernel: the same GPT of D = 4096, 32 heads, on one A100, one microbatch of
+// 2 sequences of 1024 tokens, saving the big matmuls (the core replayed in the backward pass). Each
+// layer writes and reads the [32, 1024, 1024] bf16 scores and probabilities, 2 x 32 x 1024^2 x 2 =
+// 134,217,728 B per pass: 4 passes forward, 8 backward, 4 replayed, 16 x 134,217,728 / 2e12 B/s =
+// 1.07e-3 s a layer, 4 layers: 4.29e-3 s. And every score is computed: the core's FLOPs are those
+// of 1024 keys a query, not 512 (A.4: 4 x 1024 x 4096 forward FLOPs a token against half that),
+// 3 passes x 4 layers x 2048 tokens x 4 x 512 x 4096 more FLOPs at 3.1e14 FLOPs/s: 3.25e-4 s.
+TEST(Validation, UnfusedAttentionByHand) {
+  auto run = [](const char* kernel) {
+    return read_scenarios(std::string(R"({"id": "A", "kind": "training", "model": {"name": "G",
+      "L": 4, "D": 4096, "F": 16384, "N": 32, "K": 32, "H": 128, "V": 51200, "gated": false,
+      "tied": true}, "chip": "a100", "chips": 1, "parallelism": {}, "remat": "big_matmuls",
+      "batch": {"sequences": 2, "seq_len": 1024})") +
+                          kernel + "}")
+        .at(0);
+  };
+  const Prediction fused = predict(run(""), kBound);
+  const Prediction unfused = predict(run(R"(, "attention_kernel": "unfused")"), kBound);
+  const double scores = 4 * 16 * 134217728.0 / 2e12;
+  const double flops = 3 * 4 * 2048 * 4 * 512 * 4096.0 / 3.1e14;
+  near_rel(unfused.bound.step - fused.bound.step, scores + flops);
+  EXPECT_EQ(thrown([&] { run(R"(, "attention_kernel": "flash")"); }).field,
+            "scenarios.runs[0].attention_kernel");
 }
