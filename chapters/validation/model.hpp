@@ -30,7 +30,7 @@ struct Factors {
 inline constexpr Factors kBound{};
 // Fitted by fit() on data/validation/published.json (least squares on the log of
 // expected / measured, a grid of 1% steps); `scaling validate --fit` prints them again.
-inline constexpr Factors kFitted{0.74, 0.61, 0.38, 0.47, 0.43, 0.37};
+inline constexpr Factors kFitted{0.74, 0.74, 0.43, 0.50, 0.42, 0.32};
 
 struct Scenario;
 // The factor of a run's matmuls: FP8's where it computes in FP8, else its chip family's.
@@ -55,10 +55,16 @@ struct Scenario {
   std::string topology;
   double data = 1, fsdp = 1, tensor = 1, pipeline = 1, expert = 1, context = 1, micro = 1;
   double virtual_stages = 1;  // interleaved pipeline: stages per GPU
+  // The tensor-parallel collectives hide under the matmuls (a TPU's collective matmul; on a GPU,
+  // TransformerEngine's userbuffers or async TP), or run between them (a GPU's default).
+  bool tp_overlap = false;
   double sequences = 0, seq_len = 0;
   transformers::Remat remat = transformers::Remat::BigMatmuls;
   bool offload = false;  // the saved activations live in host memory (`offload`: "activations")
-  double host_bw = 0;    // the chip's host link (PCIe), B/s; 0 when the table has none
+  // `attention_kernel`: "unfused" (before flash attention): every score of the [heads, T, T]
+  // matrix is computed, masked or not, and the scores and probabilities go through HBM.
+  bool unfused_attention = false;
+  double host_bw = 0;            // the chip's host link (PCIe), B/s; 0 when the table has none
   std::string compute = "bf16";  // the matmuls' dtype, which picks the peak
   double b_w = 2, b_kv = 2;      // bytes per weight / KV element (inference)
   // Inference: "prefill" (batch prompts at once), "static" (prefill then decode, one batch),

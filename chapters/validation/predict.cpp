@@ -81,18 +81,49 @@ struct TrainRun {
   tr::StepCosts t;
   tr::SplitCosts k;
 };
-// The whole layer; causal attention: each token attends to T/2 keys on average.
+// The whole layer; causal attention: each token attends to T/2 keys on average, unless the kernel
+// is unfused, which computes every score and masks half of them.
 tr::LayerCosts layer_of(const Scenario& s) {
-  return tr::layer_costs(s.model, tr::LayerChoice{false, true, s.seq_len / 2});
+  const double keys = s.unfused_attention ? s.seq_len : s.seq_len / 2;
+  return tr::layer_costs(s.model, tr::LayerChoice{false, true, keys});
 }
 
+// Beyond the book: an unfused attention (before flash attention) writes the [heads, T, T] scores
+// to HBM and reads them back for the softmax, then writes the probabilities and reads them back for
+// the product with V: four passes over a bf16 T x T array per head in the forward pass. The
+// backward pass moves twice that (its matmuls take twice the forward's, A.4), and a remat policy
+// that replays the forward pass (block, or selective: the attention core) does it again. These
+// are elementwise kernels between the matmuls: their time adds to the step's. Per chip and
+// microbatch: its N / Y heads of the microbatch's sequences.
+double unfused_scores_time(const Scenario& s, const tr::SplitCosts& k, const tr::Hardware& h) {
+  if (!s.unfused_attention) return 0;
+  const double seqs = k.tokens_per_chip * k.lay.Y / (s.micro * s.seq_len);
+  const double array = 2 * (s.model.N / k.lay.Y) * s.seq_len * s.seq_len * seqs;
+  const double passes = 4 * (s.remat == tf::Remat::SaveAll ? 3 : 4);
+  return k.Ls * passes * array / h.W_hbm;
+}
+
+// Beyond the book: unless the stack splits the matmuls to overlap them (the book's collective
+// matmul, which XLA does on a TPU; TransformerEngine's userbuffers or async TP on a GPU), the
+// tensor-parallel collectives run between the matmuls. Megatron's row-parallel output is summed
+// before the next norm and residual, and the next matmul needs the whole sum. Each microbatch's
+// layer then adds its forward pass's collectives, as many again in the backward pass, and a third
+// time when block remat replays the forward pass.
 TrainRun train_costs(const Scenario& s, const tr::LayerCosts& lc, const tr::Hardware& h) {
   const tr::Layout lay = layout(s, h);
   const double B = s.sequences * s.seq_len;
+  const int m = static_cast<int>(s.micro), r = tr::remat_index(s.remat);
   TrainRun run;
   run.k = tr::split_costs(lc, h, B / s.pods, s.pods, lay);
-  run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), tr::remat_index(s.remat),
-                         static_cast<int>(s.micro));
+  const double tp = run.k.tp;
+  if (!s.tp_overlap) run.k.tp = 0;
+  run.t = tr::step_costs(lc, run.k, tr::StateBytes{}, x_mode(s, lay), r, m);
+  if (!s.tp_overlap && tp > 0) {
+    const double passes = s.remat == tf::Remat::Block ? 3 : 2;
+    run.t.tp = tp / m;
+    run.t.t_step += tr::pipeline_slots(lay.Z, m) * run.k.Ls * passes * run.t.tp;
+  }
+  run.t.t_step += tr::pipeline_slots(lay.Z, m) * unfused_scores_time(s, run.k, h);
   run.t.t_step *=
       interleaved_slots(lay.Z, s.micro, s.virtual_stages) / tr::pipeline_slots(lay.Z, s.micro);
   if (s.offload) run.t.t_step = std::max(run.t.t_step, offload_time(s, run.t, h));

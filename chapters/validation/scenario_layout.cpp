@@ -57,6 +57,12 @@ void read_degrees(const json& j, const std::string& p, Scenario& s) {
   s.expert = whole_or(par, "expert", q, 1), s.context = whole_or(par, "context", q, 1);
   s.micro = whole_or(par, "microbatches", q, 1);
   s.virtual_stages = whole_or(par, "virtual_stages", q, 1);
+  s.tp_overlap = s.family == "TPU";
+  if (par.contains("tp_overlap")) {
+    if (!par["tp_overlap"].is_boolean())
+      fail(q + "tp_overlap", q + "tp_overlap must be true or false", "bad_value");
+    s.tp_overlap = par["tp_overlap"].get<bool>();
+  }
   const double product = s.data * s.fsdp * s.tensor * s.pipeline * s.context;
   if (product != s.chips)
     fail(p + "chips",
@@ -96,6 +102,10 @@ void read_training(const json& j, const std::string& p, Scenario& s) {
     s.remat = tf::Remat::BigMatmuls;
   else
     fail(p + "remat", p + "remat must be block, big_matmuls or save_all", "bad_value");
+  const std::string a = text_or(j, "attention_kernel", p, "fused");
+  if (a != "fused" && a != "unfused")
+    fail(p + "attention_kernel", p + "attention_kernel must be fused or unfused", "bad_value");
+  s.unfused_attention = a == "unfused";
   const std::string o = text_or(j, "offload", p, "none");
   if (o != "none" && o != "activations")
     fail(p + "offload", p + "offload must be none or activations", "bad_value");
