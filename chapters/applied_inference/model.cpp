@@ -29,6 +29,13 @@ double slice_at_least(const inf::Machine& t, double chips, std::string* shape) {
   return s->chips;
 }
 
+inference::Served layers_of(const Setting& s) {
+  inference::Served m;
+  m.L = s.L;
+  m.D = s.D;
+  return m;
+}
+
 DtypeRow dtype_row(const Setting& s, const std::string& dtype) {
   DtypeRow r;
   r.dtype = dtype;
@@ -48,7 +55,9 @@ DtypeRow dtype_row(const Setting& s, const std::string& dtype) {
   r.B_max = inf::max_batch(r.hbm_left, s.S, r.kv_tok);
   r.fits = r.B_max >= 1;
   if (!r.fits) return r;
-  r.step = inf::decode(s.P_total, s.P_active, r.b, r.kv_tok, s.C_bf16, W, r.chips, r.B_max, s.S);
+  r.step = inf::with_comms(
+      inf::decode(s.P_total, s.P_active, r.b, r.kv_tok, s.C_bf16, W, r.chips, r.B_max, s.S),
+      inf::gpu_step_comms(s.machine, layers_of(s), r.B_max, 2, r.chips));
   r.seq_s = sequences_per_s(r.B_max, r.step.T_step, s.len_decode);
   r.qps_chip = inf::qps_per_chip(r.B_max, r.step.T_step, s.len_decode, r.chips);
   r.tok_s_chip = inf::tokens_per_s_chip(r.B_max, r.chips, r.step.T_step);

@@ -61,6 +61,7 @@ inline constexpr const Formula* kFormulas[] = {&kMinChips, &kSequencesPerS, &kBa
 struct Setting {
   double P_total = 0, P_active = 0;  // parameters stored, and used per token
   double L = 0, K = 0, H = 0;        // for the KV bytes per token
+  double D = 0;                      // the activation a GPU slice AllReduces (inference's step)
   double kv_tok_bf16 = 0;            // KV bytes per token in bf16 (2 L K H 2 for plain attention)
   inference::Machine machine;
   double C_bf16 = 0, C_int8 = 0;  // the chip's peaks (C_int8 0 when it has none)
@@ -91,7 +92,10 @@ struct DtypeRow {
   double cost_per_m = 0;   // $ per million output tokens (0 without a price)
   bool fits = false;       // some slice holds the weights and one cache
 };
-// S5-S8 for one dtype; InputError naming `field` for an unknown dtype.
+// What the inference chapter's GPU step needs of the model: its layers and width.
+inference::Served layers_of(const Setting& s);
+// S5-S8 for one dtype; InputError naming `field` for an unknown dtype. On a slice of GPUs the
+// step adds the inference chapter's AllReduces (its gpu_step_comms; none on a TPU).
 DtypeRow dtype_row(const Setting& s, const std::string& dtype);
 
 // The fewest chips of a TPU's slices at least `chips` (0 when the pod is too small), and its shape.

@@ -30,23 +30,6 @@ double price_in(const Inputs& in, const Machine& t) {
   return in.num("price") > 0 ? in.num("price") : t.price;
 }
 
-GpuComms gpu_comms_steps(const Machine& t, const Served& m, double B, double b_a, double n,
-                         double T_step, Trace& tr) {
-  GpuComms g;
-  g.T_step = T_step;
-  if (!t.gpu() || n <= 1) return g;
-  const double msg = tr.step("Activation an AllReduce moves", kActMsg, {B, m.D, b_a});
-  g.T_allreduce = gpu_allreduce_time(t, msg, n, "chips", &tr,
-                                     "One AllReduce of it over the GPUs (NVLink inside a node)");
-  g.T_comms =
-      tr.step("Two per layer (attention and MLP), every layer", kT1dStep, {m.L, g.T_allreduce});
-  g.T_step = tr.sum(
-      "Step on GPUs: the book's step and the AllReduces, which NVLink and the scale-out "
-      "network do not hide as a TPU's ICI does (beyond the book)",
-      "T_step", "s", {{"T_step", T_step}, {"T_comms", g.T_comms}});
-  return g;
-}
-
 std::string config_text(const Chosen& ch) {
   const tf::Config& c = ch.c;
   auto n = [](double v) { return units::number(v, 6); };

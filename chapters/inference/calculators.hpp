@@ -73,15 +73,6 @@ constexpr Text kGpuNoLatency =
     "hierarchical collectives are: the tables give no NVLink or InfiniBand latency, so the "
     "shortest steps over many nodes are optimistic.";
 
-// On a GPU slice of n > 1, the step's AllReduces as steps (model.hpp's gpu_step_comms: the
-// activation, one AllReduce by the GPU chapter's record, two per layer), and the step with them
-// (a sum step); returns the step. On a TPU or one GPU: T_step, and no step written.
-struct GpuComms {
-  double T_allreduce = 0, T_comms = 0, T_step = 0;
-};
-GpuComms gpu_comms_steps(const Machine& t, const Served& m, double B, double b_a, double n,
-                         double T_step, Trace& tr);
-
 // "LLaMA 3 70B: L 80, D 8192, ..." for the derivation and the notes.
 std::string config_text(const Chosen& ch);
 

@@ -464,6 +464,13 @@ Decode decode(double P_total, double P_active, double b_w, double kv_tok, double
 // NVLink and, across nodes, the scale-out network, which the serving searches add to the step (the
 // book takes a TPU's ICI to hide them). 0 on a TPU or one GPU.
 double gpu_step_comms(const Machine& t, const Served& m, double B, double b_a, double n);
+// The same as steps of `tr`: the activation, one AllReduce by the GPU chapter's record, two per
+// layer, and the step with them (a sum step). On a TPU or one GPU: T_step, and no step written.
+struct GpuComms {
+  double T_allreduce = 0, T_comms = 0, T_step = 0;
+};
+GpuComms gpu_comms_steps(const Machine& t, const Served& m, double B, double b_a, double n,
+                         double T_step, Trace& tr);
 // The step with them added.
 Decode with_comms(Decode d, double T_comms);
 

@@ -222,3 +222,26 @@ TEST(AppliedInferenceCalcs, AnH100ClusterServes) {
     EXPECT_TRUE(all_finite(r)) << name;
   }
 }
+
+TEST(AppliedInferenceCalcs, AGpuSliceStepsAsTheInferenceChapterDoes) {
+  // LLaMA 3-70B in bf16 on H100s: 141.1 GB of weights take 2 GPUs, which leave 2 x 80e9 -
+  // 141,107,412,992 = 18.89 GB for caches of 8192 tokens x 327,680 B (2 x 80 x 8 x 128 x 2): 7 of
+  // them. The book's step reads weights and caches over both GPUs' HBM: (7 x 8192 x 327,680 +
+  // 141,107,412,992) / (2 x 3.35e12) = 23.865 ms; on GPUs the inference chapter adds two
+  // AllReduces per layer of the activation, 7 x 8192 x 2 = 114,688 B, each a 2-GPU ring over
+  // NVLink: 114,688 / 4.5e11 = 254.9 ns, x 160 = 40.78 us. 23.906 ms in all.
+  const double kv = 7 * 8192 * 327680.0, msg = 7 * 8192 * 2.0;
+  const double step = (kv + 2 * kP) / (2 * 3.35e12) + 160 * msg / 4.5e11;
+  const json s = calc("applied-inference.slices", {{"chip", "h100"}});
+  ASSERT_TRUE(s["ok"].get<bool>()) << s.dump().substr(0, 400);
+  EXPECT_EQ(value_of(s, "chips_bf16"), 2);
+  EXPECT_EQ(value_of(s, "B_bf16"), 7);
+  near_rel(value_of(s, "step_bf16"), step);
+  // The inference page's step at the same inputs says the same.
+  const json i = calc("inference.step", {{"chip", "h100"}, {"chips", 2}, {"B", 7},
+                                         {"dtype_w", "bf16"}, {"dtype_kv", "bf16"}});
+  ASSERT_TRUE(i["ok"].get<bool>()) << i.dump().substr(0, 400);
+  near_rel(value_of(i, "tpot"), value_of(s, "step_bf16"));
+  // On one GPU (int8 fits) there is nothing to AllReduce: the book's step alone.
+  EXPECT_EQ(value_of(s, "chips_int8"), 1);
+}
