@@ -85,9 +85,9 @@ async function chapterSlugs() {
 // parser), so each page gets a sample, not the product of keys and values: that product was over
 // a thousand page loads (36 minutes in CI). Each page is opened in one tab, navigated from state to
 // state: in each of six rounds every key holds a hostile value, a different one per key and round
-// (so the values that attack markup and scripts reach every widget); then a long value in a few
-// keys, a hostile value in a few single keys with the others left alone, and random states. The
-// seed is fixed, so a failure reruns the same.
+// (so the values that attack markup and scripts reach every widget); then a hostile value in a
+// few single keys with the others left alone, two of them beside a long value in another key; and
+// random states. The seed is fixed, so a failure reruns the same.
 test('every widget survives hostile and random values in the URL keys it reads', async () => {
   const slugs = await chapterSlugs();
   assert.ok(slugs.length > 0);
@@ -102,11 +102,15 @@ test('every widget survives hostile and random values in the URL keys it reads',
       const state = Object.fromEntries(keys.map((k, i) => [k, HOSTILE[(i * 7 + round * 5 + p) % HOSTILE.length]]));
       await check(tab, slug, state, `hostile round ${round}`);
     }
-    // A long value, one key at a time (all at once would pass a server's header limit).
-    for (const [i, k] of pick(keys, 2).entries()) await check(tab, slug, { [k]: LONG[(p * 2 + i) % LONG.length] }, `${k} = a long value`);
-    for (const k of pick(keys, 3)) {
+    // A long value in one key (all at once would pass a server's header limit) beside a hostile
+    // value in another, the other keys left alone; then one hostile value alone.
+    const longs = pick(keys, 2);
+    for (const [i, k] of pick(keys, 3).entries()) {
       const v = HOSTILE[Math.floor(next() * HOSTILE.length)];
-      await check(tab, slug, { [k]: v }, `${k} = ${JSON.stringify(v.slice(0, 40))}`);
+      const state = { [k]: v };
+      const lk = i < longs.length ? (longs[i] !== k ? longs[i] : keys.find((x) => x !== k)) : undefined;
+      if (lk) state[lk] = LONG[(p * 2 + i) % LONG.length];
+      await check(tab, slug, state, `${k} = ${JSON.stringify(v.slice(0, 40))}${lk ? `, ${lk} = a long value` : ''}`);
     }
     for (let round = 0; round < 3; round++) {
       const state = {};
