@@ -170,8 +170,8 @@ void dtype_steps(const Setting& s, const DtypeRow& w, Trace& t) {
   const double p = t.step("Reading the weights", inf::kTParam, {s.P_total, w.b, w.chips, W});
   const double f = t.step("The FLOPs", inf::kTFlops, {w.B_max, s.P_active, w.chips, s.C_bf16});
   const double st = inf::gpu_comms_steps(s.machine, layers_of(s), w.B_max, 2, w.chips,
-                                               t.step("The step", inf::kTStep, {kv, f, p}), t)
-                       .T_step;
+                                         t.step("The step", inf::kTStep, {kv, f, p}), t)
+                        .T_step;
   t.step("Replies per second of the replica", kSequencesPerS, {w.B_max, st, s.len_decode});
   t.step("Queries per second per chip", inf::kQps, {w.B_max, st, s.len_decode, w.chips});
 }
@@ -313,10 +313,9 @@ void servers_calc(const Inputs& in, Trace& t, Result& r) {
   const double kv = t.step("Reading the caches", inf::kTKv, {B, S, kv_tok, n, W});
   const double p = t.step("Reading the weights", inf::kTParam, {c.s.P_total, b, n, W});
   const double f = t.step("The FLOPs", inf::kTFlops, {B, c.s.P_active, n, C});
-  const double st =
-      inf::gpu_comms_steps(c.s.machine, layers_of(c.s), B, 2, n,
-                                 t.step("The decode step", inf::kTStep, {kv, f, p}), t)
-          .T_step;
+  const double st = inf::gpu_comms_steps(c.s.machine, layers_of(c.s), B, 2, n,
+                                         t.step("The decode step", inf::kTStep, {kv, f, p}), t)
+                        .T_step;
   const double ratio =
       t.step("Prefill servers per generate server", inf::kServerRatio, {pre, B, st, len});
   const double lf = in.num("len_finish");

@@ -238,8 +238,9 @@ TEST(AppliedInferenceCalcs, AGpuSliceStepsAsTheInferenceChapterDoes) {
   EXPECT_EQ(value_of(s, "B_bf16"), 7);
   near_rel(value_of(s, "step_bf16"), step);
   // The inference page's step at the same inputs says the same.
-  const json i = calc("inference.step", {{"chip", "h100"}, {"chips", 2}, {"B", 7},
-                                         {"dtype_w", "bf16"}, {"dtype_kv", "bf16"}});
+  const json i =
+      calc("inference.step",
+           {{"chip", "h100"}, {"chips", 2}, {"B", 7}, {"dtype_w", "bf16"}, {"dtype_kv", "bf16"}});
   ASSERT_TRUE(i["ok"].get<bool>()) << i.dump().substr(0, 400);
   near_rel(value_of(i, "tpot"), value_of(s, "step_bf16"));
   // On one GPU (int8 fits) there is nothing to AllReduce: the book's step alone.
