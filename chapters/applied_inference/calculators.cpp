@@ -295,15 +295,15 @@ void servers_calc(const Inputs& in, Trace& t, Result& r) {
     n = slice_at_least(c.s.machine, need, &shape);
     if (n == 0)
       fail("B",
-           "B: no slice of a " + c.s.machine.name + " holds the weights and " +
-               units::number(B, 6) + " caches of " + units::number(S, 6) + " tokens",
+           "no slice of a " + c.s.machine.name + " holds the weights and " + units::number(B, 6) +
+               " caches of " + units::number(S, 6) + " tokens",
            "out_of_range");
     t.value("The smallest slice of at least that many: a " + shape, n, "chips");
   }
   const double M_free = inf::free_hbm(n, c.s.machine.M_hbm, bytes_w);
   if (M_free < B * S * kv_tok)
     fail("B",
-         "B: " + units::number(B, 6) + " caches of " + units::number(S, 6) +
+         units::number(B, 6) + " caches of " + units::number(S, 6) +
              " tokens do not fit beside the weights on " + units::number(n, 6) +
              " chips (at most " +
              units::number(std::max(0.0, inf::max_batch(M_free, S, kv_tok)), 6) + ")",
@@ -372,7 +372,7 @@ void cost_calc(const Inputs& in, Trace& t, Result& r) {
   dtype_steps(c.s, w, t);
   if (!w.fits)
     fail("dtype",
-         "dtype: no slice of a " + c.s.machine.name + " holds the " + dtype +
+         "no slice of a " + c.s.machine.name + " holds the " + dtype +
              " weights and one cache of " + units::number(c.s.S, 6) + " tokens",
          "out_of_range");
   r.value("chips", w.chips, "chips", "slice");

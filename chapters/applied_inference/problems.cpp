@@ -37,8 +37,7 @@ double slice_step(const Given& g, double chips, Trace& t) {
   std::string shape;
   const double s = slice_at_least(g.machine, chips, &shape);
   if (s == 0)
-    fail("chip",
-         "chip: no slice of a " + g.machine.name + " has " + units::number(chips, 6) + " chips",
+    fail("chip", "no slice of a " + g.machine.name + " has " + units::number(chips, 6) + " chips",
          "out_of_range");
   return t.value("The smallest slice of at least that many: a " + shape, s, "chips");
 }
@@ -53,8 +52,7 @@ Row row_steps(const Given& g, double b, double S, double factor, Trace& t) {
   r.left = t.step("HBM left for caches", inf::kFreeHbm, {r.chips, g.M, r.bytes_w});
   r.B = t.step("Caches of $S$ tokens that fit", inf::kMaxBatch, {r.left, S, r.kv_tok});
   if (r.B < 1)
-    fail("hbm_per_chip_B", "hbm_per_chip_B: no cache fits beside the weights on the slice",
-         "out_of_range");
+    fail("hbm_per_chip_B", "no cache fits beside the weights on the slice", "out_of_range");
   if (g.W > 0 && g.C > 0) {
     r.d = inf::decode(g.P, g.P, b, r.kv_tok, g.C, g.W, r.chips, r.B, S);
     t.step("Reading the caches", inf::kTKv, {r.B, S, r.kv_tok, r.chips, g.W});

@@ -233,8 +233,7 @@ Q3Slice q3_slice(const Given& g, double b_w, double kv, double S, double limit) 
     const double B = std::min({mem, loads, flops});
     if (B >= 1) return {s.chips, B, std::min(mem, loads)};
   }
-  fail("latency_limit_s", "latency_limit_s: no slice of the pod serves a sequence within it",
-       "out_of_range");
+  fail("latency_limit_s", "no slice of the pod serves a sequence within it", "out_of_range");
 }
 
 constexpr Problem kQ3{

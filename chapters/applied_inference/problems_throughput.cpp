@@ -394,7 +394,7 @@ constexpr Problem kE1{
           const double kv = kv_tok_step(g, in.num("bytes_per_kv"), t);
           const double w = t.step("Weight bytes", inf::kWeightBytes, {g.P, bw});
           const double free = t.step("HBM left for caches", inf::kFreeHbm, {n, g.M, w});
-          if (free <= 0) fail("n_chips", "n_chips: the weights do not fit", "out_of_range");
+          if (free <= 0) fail("n_chips", "the weights do not fit", "out_of_range");
           auto step = [&](double B, double S) {
             const double tk = t.step("Reading the caches", inf::kTKv, {B, S, kv, n, g.W});
             const double tp = t.step("Reading the weights", inf::kTParam, {g.P, bw, n, g.W});
@@ -403,7 +403,7 @@ constexpr Problem kE1{
           };
           auto most = [&](double S) {
             const double B = t.step("Largest batch", inf::kMaxBatch, {free, S, kv});
-            if (B < 1) fail("seq_len_tokens", "seq_len_tokens: no cache fits", "out_of_range");
+            if (B < 1) fail("seq_len_tokens", "no cache fits", "out_of_range");
             return B;
           };
           const double S = in.num("seq_len_tokens"), S2 = in.num("short_seq_len_tokens");

@@ -72,7 +72,7 @@ tf::Config chosen_config(const Inputs& in) { return tf::chosen_model(in).config;
 void gpu_case(const hw::Chip& chip, CaseInput& ci) {
   if (ci.pods != 1)
     fail("pods",
-         "pods: a GPU cluster's nodes share one fat tree, and the chapter joins no clusters over a "
+         "a GPU cluster's nodes share one fat tree, and the chapter joins no clusters over a "
          "DCN; leave it at 1 (the cluster is " +
              units::number(tr::gpu_counts(chip).back()) + " GPUs), or pick a TPU",
          "not_tpu");

@@ -32,9 +32,8 @@ double spec(const hw::Chip& c, Text key) { return c.has(key) ? c.get(key) : 0; }
 void chip_calc(const Inputs& in, Trace& tr, Result& r) {
   const hw::Chip& g = hw::chip(in.text("chip"), "chip");
   const hw::Chip& t = hw::chip(in.text("tpu"), "tpu");
-  if (g.kind != "gpu")
-    fail("chip", "chip: " + g.name + " is a TPU; choose a GPU here", "not_a_gpu");
-  if (t.kind != "tpu") fail("tpu", "tpu: " + t.name + " is a GPU; choose a TPU here", "not_a_tpu");
+  if (g.kind != "gpu") fail("chip", g.name + " is a TPU; choose a GPU here", "not_a_gpu");
+  if (t.kind != "tpu") fail("tpu", t.name + " is a GPU; choose a TPU here", "not_a_tpu");
   const double sms = g.get("sms"), sub = g.get("subpartitions_per_sm"), f = g.get("clock_hz");
   const double peak = g.peak(in.text("dtype"), "dtype"), hbm_bw = g.get("hbm_bw");
   double c =
@@ -120,7 +119,7 @@ void tree_levels(const GpuNode& n, const FatTree& t, Trace& tr, Result& r) {
   const double nics = n.w_node / t.port_bw;
   if (std::fabs(nics - t.leaves_per_su) > 1e-9)
     fail("leaves_per_su",
-         "leaves_per_su: a node has " + units::format(nics, "count") +
+         "a node has " + units::format(nics, "count") +
              " NICs of port_bw, one to each leaf of its SU; give that many leaves",
          "infeasible");
   check_tree(t);
@@ -171,7 +170,7 @@ void network_calc(const Inputs& in, Trace& tr, Result& r) {
     const double racks = n.chip->has("pod_racks") ? n.chip->get("pod_racks") : 1;
     if (t.nodes > racks)
       fail("nodes",
-           "nodes: the book's network for the " + n.chip->name + " is a pod of " +
+           "the book's network for the " + n.chip->name + " is a pod of " +
                units::format(racks, "count") + " racks at full bisection; it describes none larger",
            "infeasible");
     r.note("The book builds its fat tree for 8-GPU nodes (the H100 SuperPod); for the " +

@@ -30,14 +30,13 @@ Setup setup(const Inputs& in) {
   const double dn = s.node.gpus_per_node;
   if (s.n > dn && std::fmod(s.n, dn) != 0)
     fail("gpus",
-         "gpus: " + units::format(s.n, "count") + " GPUs do not fill whole nodes of " +
+         units::format(s.n, "count") + " GPUs do not fill whole nodes of " +
              units::format(dn, "count") + "; give a multiple of " + units::format(dn, "count"),
          "infeasible");
   s.d = std::min(s.n, dn);
   s.m = std::ceil(s.n / dn);
   if (s.m > 1 && s.node.w_node <= 0)
-    fail("chip", "chip: the book gives no scale-out figure for the " + s.node.chip->name,
-         "no_figure");
+    fail("chip", "the book gives no scale-out figure for the " + s.node.chip->name, "no_figure");
   return s;
 }
 
@@ -74,7 +73,7 @@ double gpu_time(const Setup& s, Trace& tr, Result& r) {
 // The same collective on a TPU slice of as many chips, for the side-by-side.
 void tpu_side(const Inputs& in, const Setup& s, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("tpu"), "tpu");
-  if (c.kind != "tpu") fail("tpu", "tpu: " + c.name + " is a GPU; choose a TPU here", "not_a_tpu");
+  if (c.kind != "tpu") fail("tpu", c.name + " is a GPU; choose a TPU here", "not_a_tpu");
   const int axes = tpus::topology_of(c, "tpu").torus_dims;
   tpus::Dims dims(axes, 1);
   long long left = static_cast<long long>(s.n);

@@ -34,8 +34,7 @@ Workload workload(const Inputs& in) {
   }
   for (auto [v, f] : {std::pair{w.D, "D"}, {w.F, "F"}, {w.params, "n_params"}})
     if (!(v > 0)) fail(f, std::string(f) + ": enter it, or pick a model", "missing");
-  if (w.E > 0 && !(w.k > 0 && w.k <= w.E))
-    fail("k", "k: between 1 and E for an MoE", "out_of_range");
+  if (w.E > 0 && !(w.k > 0 && w.k <= w.E)) fail("k", "between 1 and E for an MoE", "out_of_range");
   return w;
 }
 
@@ -43,11 +42,11 @@ void layout_checks(const Inputs& in, const GpuNode& node, double n) {
   const double tp = in.num("tp"), pp = in.num("pp"), ep = in.num("ep");
   if (std::fmod(n, tp * pp * ep) != 0)
     fail("gpus",
-         "gpus: " + units::format(n, "count") +
+         units::format(n, "count") +
              " is not a multiple of tp x pp x ep = " + units::format(tp * pp * ep, "count"),
          "infeasible");
   if (n > node.gpus_per_node && std::fmod(n, node.gpus_per_node) != 0)
-    fail("gpus", "gpus: whole nodes of " + units::format(node.gpus_per_node, "count") + " only",
+    fail("gpus", "whole nodes of " + units::format(node.gpus_per_node, "count") + " only",
          "infeasible");
 }
 

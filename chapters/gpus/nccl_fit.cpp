@@ -127,7 +127,7 @@ struct LineRate {
 const hw::Chip* chip_of(const Log& log, const Cluster& c, std::string& reason) {
   if (!c.gpu.empty()) {
     const hw::Chip& chip = hw::chip(c.gpu, "gpu");
-    if (chip.kind != "gpu") fail("gpu", "gpu: " + chip.name + " is not a GPU", "bad_value");
+    if (chip.kind != "gpu") fail("gpu", chip.name + " is not a GPU", "bad_value");
     return &chip;
   }
   if (log.gpus.empty()) {

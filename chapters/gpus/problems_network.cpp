@@ -92,10 +92,10 @@ constexpr Slot kQ31Slots[] = {
 // The leaves' up-facing ports must take every cable to the spines.
 void check_ports(const Inputs& in) {
   double up = in.num("leaf_ports") - in.num("leaf_down_ports");
-  if (up < 0) fail("leaf_down_ports", "leaf_down_ports: more than the switch's ports", "bad_value");
+  if (up < 0) fail("leaf_down_ports", "more than the switch's ports", "bad_value");
   if (in.num("spine_switches") * in.num("cables_per_leaf_spine") > up)
     fail("cables_per_leaf_spine",
-         "cables_per_leaf_spine: the leaves have only " + units::format(up, "count") +
+         "the leaves have only " + units::format(up, "count") +
              " up-facing ports for spine_switches x cables_per_leaf_spine cables",
          "infeasible");
 }

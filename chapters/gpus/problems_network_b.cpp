@@ -152,9 +152,9 @@ constexpr Problem kFab{
           double d1 = in.num("node_degree"), w1 = in.num("node_link_Bps");
           double d2 = in.num("leaf_degree"), w2 = in.num("leaf_link_Bps");
           double d3 = in.num("spine_degree"), w3 = in.num("spine_link_Bps");
-          if (d1 < 2) fail("node_degree", "node_degree: a ring needs at least 2", "out_of_range");
-          if (d2 < 2) fail("leaf_degree", "leaf_degree: a ring needs at least 2", "out_of_range");
-          if (d3 < 2) fail("spine_degree", "spine_degree: a ring needs at least 2", "out_of_range");
+          if (d1 < 2) fail("node_degree", "a ring needs at least 2", "out_of_range");
+          if (d2 < 2) fail("leaf_degree", "a ring needs at least 2", "out_of_range");
+          if (d3 < 2) fail("spine_degree", "a ring needs at least 2", "out_of_range");
           double n = tr.step("Node", kLevelRingBw, {d1, w1});
           double l = tr.step("Leaf", kLevelRingBw, {d2, w2});
           double s = tr.step("Spine", kLevelRingBw, {d3, w3});

@@ -32,7 +32,7 @@ Engine engine_of(const Inputs& in) {
   e.cached = in.num("cached");
   if (e.cached >= e.prompt)
     fail("cached",
-         "cached: the prefix cache can hold at most the prompt's tokens but the last (" +
+         "the prefix cache can hold at most the prompt's tokens but the last (" +
              units::number(e.prompt - 1) + ")",
          "out_of_range");
   e.b_w = dtype_bytes(in.text("dtype_w"), "dtype_w");
@@ -50,12 +50,12 @@ Decode generate_step(const Engine& e, const Counts& k, double S, Trace& tr) {
       free > 0 ? tr.step("Largest batch of $S$-token caches", kMaxBatch, {free, S, k.kv_tok}) : 0;
   if (free <= 0)
     fail("chips",
-         "chips: the weights (" + units::format(k.bytes_w, "B") + ") do not fit in " +
-             units::number(e.n) + " chips' HBM",
+         "the weights (" + units::format(k.bytes_w, "B") + ") do not fit in " + units::number(e.n) +
+             " chips' HBM",
          "out_of_range");
   if (e.B > B_max)
     fail("B",
-         "B: at most " + units::number(std::max(0.0, B_max)) + " sequences of " + units::number(S) +
+         "at most " + units::number(std::max(0.0, B_max)) + " sequences of " + units::number(S) +
              " tokens fit beside the weights",
          "out_of_range");
   Decode d;

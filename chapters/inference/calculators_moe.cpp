@@ -30,7 +30,7 @@ Ep ep_of(const Inputs& in) {
   e.ch = model_of(in);
   if (e.ch.c.E == 0)
     fail("model",
-         "model: " + e.ch.name +
+         e.ch.name +
              " is dense; pick an MoE of the table (Mixtral, Qwen3-235B, "
              "DeepSeek-V3, gpt-oss) or set E and k",
          "out_of_range");
@@ -41,7 +41,7 @@ Ep ep_of(const Inputs& in) {
   e.TP = in.num("TP") > 0 ? in.num("TP") : std::min(e.m.K, e.n);
   if (e.TP > e.n || std::fmod(e.n, e.TP) != 0)
     fail("TP",
-         "TP: the chips of an attention group must divide the replica's " + units::number(e.n) +
+         "the chips of an attention group must divide the replica's " + units::number(e.n) +
              " chips",
          "out_of_range");
   e.DP = e.n / e.TP;
@@ -74,12 +74,12 @@ EpTimes ep_steps(const Ep& e, const Counts& k, Trace& tr) {
                       kKvPerChipDp, {e.B, e.S, k.kv_tok, e.DP, e.TP, e.m.K});
   if (x.w_chip >= e.t.M_hbm)
     fail("chips",
-         "chips: each chip would hold " + units::format(x.w_chip, "B") +
-             " of weights, more than its " + units::format(e.t.M_hbm, "B") + " of HBM",
+         "each chip would hold " + units::format(x.w_chip, "B") + " of weights, more than its " +
+             units::format(e.t.M_hbm, "B") + " of HBM",
          "out_of_range");
   if (x.w_chip + x.kv_chip > e.t.M_hbm)
     fail("B",
-         "B: each chip would hold " + units::format(x.kv_chip, "B") + " of KV cache beside " +
+         "each chip would hold " + units::format(x.kv_chip, "B") + " of KV cache beside " +
              units::format(x.w_chip, "B") + " of weights, more than its " +
              units::format(e.t.M_hbm, "B") + " of HBM",
          "out_of_range");

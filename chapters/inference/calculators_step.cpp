@@ -57,7 +57,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
   if (mem.M_free <= 0) {
     const Slice* fit = smallest_slice(all, k.bytes_w / M);
     fail("chips",
-         "chips: the weights (" + bytes_text(k.bytes_w) + ") do not fit in " + units::number(s.n) +
+         "the weights (" + bytes_text(k.bytes_w) + ") do not fit in " + units::number(s.n) +
              " chips' HBM (" + bytes_text(s.n * M) + "); " +
              (fit ? "the smallest " + s.t.name + " slice that holds them has " +
                         units::format(fit->chips, "chips")
@@ -67,7 +67,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
   const double seq = tr.step("KV cache of one sequence of $S$ tokens", kKvSeq, {s.S, k.kv_tok});
   if (seq > mem.M_free)
     fail("S",
-         "S: one sequence of " + units::number(s.S) + " tokens needs " + bytes_text(seq) +
+         "one sequence of " + units::number(s.S) + " tokens needs " + bytes_text(seq) +
              " of KV cache, but only " + bytes_text(mem.M_free) + " of HBM is left beside the " +
              "weights: at most " + whole_text(std::floor(mem.M_free / k.kv_tok)) +
              " tokens fit on " + units::format(s.n, "chips"),
@@ -75,7 +75,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
   mem.B_max = tr.step("The largest batch that fits", kMaxBatch, {mem.M_free, s.S, k.kv_tok});
   if (s.B > mem.B_max)
     fail("B",
-         "B: " + units::number(s.B) + " sequences of " + units::number(s.S) + " tokens need " +
+         units::number(s.B) + " sequences of " + units::number(s.S) + " tokens need " +
              bytes_text(s.B * seq) + " of KV cache; " + bytes_text(mem.M_free) +
              " is free beside the weights: at most " + whole_text(mem.B_max) + " fit",
          "out_of_range");

@@ -157,7 +157,7 @@ Machine machine_of(const hw::Chip& chip, std::string_view field) {
 Machine tpu_of(const hw::Chip& chip, std::string_view field) {
   if (chip.kind != "tpu")
     fail(field,
-         std::string(field) + ": " + chip.name +
+         chip.name +
              " is a GPU: the book sets this problem on a TPU slice (its ICI torus and slice "
              "sizes); the calculators on this page take a GPU. Pick a TPU.",
          "no_figure");
@@ -178,9 +178,7 @@ double dtype_bytes(std::string_view dtype, std::string_view field) {
   if (dtype == "bf16") return 2;
   if (dtype == "fp8" || dtype == "int8") return 1;
   if (dtype == "int4") return 0.5;
-  fail(field,
-       std::string(field) + ": '" + std::string(dtype) +
-           "' is not a serving dtype; use bf16, fp8, int8 or int4",
+  fail(field, "'" + std::string(dtype) + "' is not a serving dtype; use bf16, fp8, int8 or int4",
        "unknown_choice");
 }
 
@@ -297,9 +295,8 @@ Slice slice_of(const Machine& t, double chips, std::string_view field) {
     sizes += (sizes.empty() ? "" : ", ") + units::number(s.chips);
   }
   fail(field,
-       std::string(field) + ": a " + t.name + " comes in " + (t.gpu() ? "sets" : "slices") +
-           " of " + sizes + (t.gpu() ? " GPUs" : " chips") + ", not " + units::number(chips) +
-           gpu_why(t),
+       "a " + t.name + " comes in " + (t.gpu() ? "sets" : "slices") + " of " + sizes +
+           (t.gpu() ? " GPUs" : " chips") + ", not " + units::number(chips) + gpu_why(t),
        "out_of_range");
 }
 
@@ -308,9 +305,7 @@ namespace {
 // The nodes a GPU slice of n spans; InputError naming `field` on a TPU or a size it has not.
 double gpu_nodes(const Machine& t, double n, std::string_view field) {
   if (!t.gpu())
-    fail(field,
-         std::string(field) + ": a " + t.name +
-             " slice has no NVLink node: its collectives run over the ICI torus",
+    fail(field, "a " + t.name + " slice has no NVLink node: its collectives run over the ICI torus",
          "not_a_gpu");
   return slice_of(t, n, field).dims[1];
 }

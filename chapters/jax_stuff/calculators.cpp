@@ -35,8 +35,7 @@ constexpr Param hop_given() {
 double w_uni_of(const Inputs& in) {
   const double w = in.num("w_uni");
   if (w > 0 && w < 1)
-    fail("w_uni", "w_uni: 0 takes the chip's figure; a bandwidth given is at least 1 B/s",
-         "out_of_range");
+    fail("w_uni", "0 takes the chip's figure; a bandwidth given is at least 1 B/s", "out_of_range");
   return w;
 }
 
@@ -136,7 +135,7 @@ void shard_map_calc(const Inputs& in, Trace& tr, Result& r) {
   ShardMapInput s;
   s.mesh = sh::parse_mesh(in.text("mesh"), "mesh");
   if (s.mesh.devices() > 256)
-    fail("mesh", "mesh: this calculator lists every device, at most 256", "out_of_range");
+    fail("mesh", "this calculator lists every device, at most 256", "out_of_range");
   s.n = in.num("n");
   s.in_spec = sh::parse_partition_spec(in.text("in_spec"), "in_spec");
   s.k = in.num("k");

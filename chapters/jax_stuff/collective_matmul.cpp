@@ -18,11 +18,11 @@ void check_shapes(const CmInput& in) {
   auto divides = [](double n, double by, Text field, Text what) {
     if (std::fmod(n, by) != 0)
       fail(field,
-           std::string(field) + ": " + units::number(n, 15) + " does not divide into " +
-               units::number(by, 15) + " shards over " + std::string(what),
+           units::number(n, 15) + " does not divide into " + units::number(by, 15) +
+               " shards over " + std::string(what),
            "not_divisible");
   };
-  if (in.Y < 2) fail("Y", "Y: the ring needs at least 2 devices", "out_of_range");
+  if (in.Y < 2) fail("Y", "the ring needs at least 2 devices", "out_of_range");
   divides(in.B, in.X, "B", "X");
   divides(in.D, in.Y, "D", "Y");
   divides(in.F, in.Y, "F", "Y");

@@ -79,12 +79,12 @@ sh::MatmulInput matmul_input(const JitInput& in, const Einsum& e, const Sharding
                              const Sharding& ws) {
   if (in.x.dims.size() != e.x.size())
     fail("x_shape",
-         "x_shape: the einsum gives the first operand " + std::to_string(e.x.size()) +
+         "the einsum gives the first operand " + std::to_string(e.x.size()) +
              " dimensions, its shape has " + std::to_string(in.x.dims.size()),
          "bad_einsum");
   if (in.w.dims.size() != e.w.size())
     fail("w_shape",
-         "w_shape: the einsum gives the second operand " + std::to_string(e.w.size()) +
+         "the einsum gives the second operand " + std::to_string(e.w.size()) +
              " dimensions, its shape has " + std::to_string(in.w.dims.size()),
          "bad_einsum");
   sh::MatmulInput mi;
@@ -97,7 +97,7 @@ sh::MatmulInput matmul_input(const JitInput& in, const Einsum& e, const Sharding
   mi.K = in.w.dims[md.b_k];
   if (in.w.dims[md.b_j] != mi.J)
     fail("w_shape",
-         "w_shape: the contracting dimension " + md.contracting + " is " + units::number(mi.J, 15) +
+         "the contracting dimension " + md.contracting + " is " + units::number(mi.J, 15) +
              " in x_shape but " + units::number(in.w.dims[md.b_j], 15) + " here",
          "shape_mismatch");
   mi.bytes_per_elem = in.x.bytes;
@@ -114,31 +114,25 @@ Einsum parse_einsum(Text text, Text field) {
   const std::size_t comma = text.find(','), arrow = text.find("->");
   if (comma == Text::npos || arrow == Text::npos || arrow < comma ||
       text.find(',', comma + 1) < arrow)
-    fail(field, std::string(field) + ": write the einsum of two operands, as in bd,df->bf",
-         "bad_einsum");
+    fail(field, "write the einsum of two operands, as in bd,df->bf", "bad_einsum");
   Einsum e;
   e.x = letters(0, comma, text, field);
   e.w = letters(comma + 1, arrow, text, field);
   e.out = letters(arrow + 2, text.size(), text, field);
   if (e.x.size() != 2 || e.w.size() != 2 || e.out.size() != 2)
-    fail(field, std::string(field) + ": this calculator reads a matmul, two letters per operand",
-         "bad_einsum");
+    fail(field, "this calculator reads a matmul, two letters per operand", "bad_einsum");
   int shared = 0;
   for (const auto& L : e.x)
     if (has(e.w, L)) {
       ++shared;
       if (has(e.out, L))
-        fail(field,
-             std::string(field) + ": the contracted letter " + L + " cannot be in the output",
-             "bad_einsum");
+        fail(field, "the contracted letter " + L + " cannot be in the output", "bad_einsum");
     }
   if (shared != 1)
-    fail(field, std::string(field) + ": a matmul contracts exactly one letter the operands share",
-         "bad_einsum");
+    fail(field, "a matmul contracts exactly one letter the operands share", "bad_einsum");
   for (const auto& L : e.out)
     if (!has(e.x, L) && !has(e.w, L))
-      fail(field, std::string(field) + ": the output's " + L + " is in neither operand",
-           "bad_einsum");
+      fail(field, "the output's " + L + " is in neither operand", "bad_einsum");
   return e;
 }
 
@@ -227,7 +221,7 @@ JitResult jit_matmul(const JitInput& in, Trace* tr) {
     target = sh::spec_sharding(in.out, in.mesh, "Out", e.out, "out_spec");
   } else if (in.explicit_mode && reduces(an.plan)) {
     fail("out_spec",
-         "out_spec: in Explicit mode the result's sharding is ambiguous (both operands shard the "
+         "in Explicit mode the result's sharding is ambiguous (both operands shard the "
          "contracting dimension " +
              an.contracting +
              "), so JAX stops at trace time and asks for out_sharding=: an out spec that shards "

@@ -105,7 +105,7 @@ ArrayType parse_array_type(Text text, Text field) {
   ++i;
   skip();
   if (i < text.size()) err("unexpected text after the shape");
-  if (a.dims.size() > 8) fail(field, std::string(field) + ": at most 8 dimensions", "bad_array");
+  if (a.dims.size() > 8) fail(field, "at most 8 dimensions", "bad_array");
   return a;
 }
 

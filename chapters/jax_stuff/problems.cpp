@@ -28,12 +28,12 @@ Mesh mesh_of(const std::string& sizes, const std::string& axes) {
   }
   if (names.size() != m.names.size())
     fail("axes",
-         "axes: the mesh has " + std::to_string(m.names.size()) + " axes, " +
+         "the mesh has " + std::to_string(m.names.size()) + " axes, " +
              std::to_string(names.size()) + " names are given",
          "bad_mesh");
   for (std::size_t k = 0; k < names.size(); ++k)
     for (std::size_t l = 0; l < k; ++l)
-      if (names[k] == names[l]) fail("axes", "axes: '" + names[k] + "' is named twice", "bad_mesh");
+      if (names[k] == names[l]) fail("axes", "'" + names[k] + "' is named twice", "bad_mesh");
   m.names = names;
   return m;
 }
@@ -42,11 +42,10 @@ CmInput cm_of(const Inputs& in, CmKind kind, bool bidirectional) {
   const hw::Chip& c = hw::chip(in.text("chip"));
   const Mesh m = mesh_of(in.text("mesh"), in.text("axes"));
   if (m.sizes.size() != 2)
-    fail("mesh", "mesh: the collective matmul runs on a mesh of two axes, X and the ring Y",
-         "bad_mesh");
+    fail("mesh", "the collective matmul runs on a mesh of two axes, X and the ring Y", "bad_mesh");
   // The model names its ring Y; here the mesh's second axis sets it.
   if (m.sizes[1] < 2)
-    fail("mesh", "mesh: the ring (the second axis) needs at least 2 devices", "out_of_range");
+    fail("mesh", "the ring (the second axis) needs at least 2 devices", "out_of_range");
   CmInput x;
   x.kind = kind;
   x.B = in.num("B");

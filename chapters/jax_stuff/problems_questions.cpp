@@ -28,7 +28,7 @@ constexpr Slot kQ1Slots[] = {number("local_rows", "count", "rows of A on each de
 // A[S_X, D_Y]'s block on each device, as sharding's local shape; the [X, Y] result's shape.
 Answers q1_solve(const Inputs& in, Trace& tr) {
   const Mesh m = mesh_of(in.text("mesh"), in.text("axes"));
-  if (m.names.size() != 2) fail("mesh", "mesh: the question's mesh has two axes", "bad_mesh");
+  if (m.names.size() != 2) fail("mesh", "the question's mesh has two axes", "bad_mesh");
   const std::string spec = "P('" + m.names[0] + "', '" + m.names[1] + "')";
   const Sharding s =
       sh::spec_sharding(sh::parse_partition_spec(spec, "mesh"), m, "A", {"S", "D"}, "mesh");
@@ -109,7 +109,7 @@ struct Moe {
 };
 Moe moe_of(const Inputs& in) {
   const Mesh m = sh::parse_mesh(in.text("mesh"), "mesh");
-  if (m.sizes.size() != 1) fail("mesh", "mesh: the MoE is sharded over one axis X", "bad_mesh");
+  if (m.sizes.size() != 1) fail("mesh", "the MoE is sharded over one axis X", "bad_mesh");
   Moe g{static_cast<double>(m.sizes[0]),
         in.num("E"),
         in.num("S"),
@@ -117,8 +117,8 @@ Moe moe_of(const Inputs& in) {
         in.num("F"),
         in.num("k"),
         &hw::chip(in.text("chip"))};
-  if (std::fmod(g.E, g.X) != 0) fail("E", "E: the experts do not divide over X", "not_divisible");
-  if (std::fmod(g.S, g.X) != 0) fail("S", "S: the tokens do not divide over X", "not_divisible");
+  if (std::fmod(g.E, g.X) != 0) fail("E", "the experts do not divide over X", "not_divisible");
+  if (std::fmod(g.S, g.X) != 0) fail("S", "the tokens do not divide over X", "not_divisible");
   return g;
 }
 

@@ -114,18 +114,17 @@ double arange_length(const std::string& t) {
   try {
     v = sh::read_literal(t, "array");
   } catch (const InputError& e) {  // the reader speaks of a mesh, the spelling it reads first
-    fail("array", "array: write it as arange(n, int32); " + std::string(e.what()), "bad_array");
+    fail("array", "write it as arange(n, int32); " + std::string(e.what()), "bad_array");
   }
   auto whole = [](const sh::Val& x) {
     return x.kind == sh::Val::Int && x.i >= 1 && x.i <= 1000000;
   };
   if (v.kind != sh::Val::Call || v.s.find("arange") == std::string::npos || v.items.empty())
-    fail("array", "array: write it as arange(n, int32)", "bad_array");
+    fail("array", "write it as arange(n, int32)", "bad_array");
   const sh::Val& n = v.items.size() >= 2 && whole(v.items[1]) ? v.items[1] : v.items[0];
-  if (!whole(n))
-    fail("array", "array: the length must be a whole number from 1 to 1e6", "bad_array");
+  if (!whole(n)) fail("array", "the length must be a whole number from 1 to 1e6", "bad_array");
   if (v.items.size() >= 2 && whole(v.items[1]) && v.items[0].i != 0)
-    fail("array", "array: arange(start, stop) must start at 0", "bad_array");
+    fail("array", "arange(start, stop) must start at 0", "bad_array");
   return static_cast<double>(n.i);
 }
 
@@ -134,16 +133,14 @@ Answers e1_solve(const Inputs& in, Trace& tr) {
   s.mesh = mesh_of(in.text("mesh"), "x, y");
   if (static_cast<double>(s.mesh.devices()) != in.num("n_devices"))
     fail("n_devices",
-         "n_devices: the mesh " + s.mesh.text() + " has " + std::to_string(s.mesh.devices()) +
-             " devices",
+         "the mesh " + s.mesh.text() + " has " + std::to_string(s.mesh.devices()) + " devices",
          "bad_mesh");
   s.n = arange_length(in.text("array"));
   s.n_field = "array";
   s.spec_field = "spec";
   s.in_spec = sh::parse_partition_spec(in.text("spec"), "spec");
   s.k = in.num("slice_len");
-  if (s.k < 4)
-    fail("slice_len", "slice_len: the problem asks for 4 elements, so at least 4", "out_of_range");
+  if (s.k < 4) fail("slice_len", "the problem asks for 4 elements, so at least 4", "out_of_range");
   s.reduce = s.mesh.names;
   s.out_spec = sh::parse_partition_spec("P()", "out_spec");
   const ShardMapResult r = shard_map_slice_mean(s, &tr);

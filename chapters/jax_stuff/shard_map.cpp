@@ -49,11 +49,11 @@ long long index_along(const Mesh& m, const std::vector<long long>& c,
 void check_reduce(const ShardMapInput& in) {
   for (std::size_t k = 0; k < in.reduce.size(); ++k) {
     if (!in.mesh.has(in.reduce[k]))
-      fail("reduce", "reduce: the mesh " + in.mesh.text() + " has no axis '" + in.reduce[k] + "'",
+      fail("reduce", "the mesh " + in.mesh.text() + " has no axis '" + in.reduce[k] + "'",
            "unknown_axis");
     for (std::size_t l = 0; l < k; ++l)
       if (in.reduce[l] == in.reduce[k])
-        fail("reduce", "reduce: axis '" + in.reduce[k] + "' is named twice", "axis_reused");
+        fail("reduce", "axis '" + in.reduce[k] + "' is named twice", "axis_reused");
   }
 }
 
@@ -64,7 +64,7 @@ std::vector<std::string> out_axes(const ShardMapInput& in, const std::vector<std
   for (const auto& v : varies)
     if (!has_axis(axes, v))
       fail("out_spec",
-           "out_spec: " + sh::spec_text(in.out_spec) +
+           sh::spec_text(in.out_spec) +
                " says the result is the same on every "
                "device along '" +
                v + "', but it differs along it: reduce over '" + v +
@@ -115,7 +115,7 @@ ShardMapResult shard_map_slice_mean(const ShardMapInput& in, Trace* tr) {
                    : sh::local_size(in.n, blocks);
   if (in.k > r.local_len)
     fail("k",
-         "k: each device holds " + units::number(r.local_len, 15) + " elements, fewer than " +
+         "each device holds " + units::number(r.local_len, 15) + " elements, fewer than " +
              units::number(in.k, 15),
          "out_of_range");
   for (const auto& a : axes)

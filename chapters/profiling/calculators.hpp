@@ -12,8 +12,7 @@ void worked_calc(const Inputs& in, Trace& tr, Result& r);  // calculators_worked
 // it would not be finite, so that is an error naming hbm_bw.
 inline double hbm_given(const Inputs& in) {
   const double w = in.num("hbm_bw");
-  if (w > 0 && w < 1e6)
-    fail("hbm_bw", "hbm_bw: give 0 (the chip's) or at least 1 MB/s", "out_of_range");
+  if (w > 0 && w < 1e6) fail("hbm_bw", "give 0 (the chip's) or at least 1 MB/s", "out_of_range");
   return w;
 }
 }  // namespace sb::profiling

@@ -47,8 +47,8 @@ void draw(const hlo::Shape& s, const std::vector<int64_t>& padded, Result& r) {
 
 void tiling_calc(const Inputs& in, Trace& tr, Result& r) {
   const hlo::Shape s = hlo::parse_shape(in.text("array"), "array");
-  if (s.tuple() || s.dtype == "token") fail("array", "array: give one array, not a tuple");
-  if (s.dims.empty()) fail("array", "array: a scalar has nothing to tile");
+  if (s.tuple() || s.dtype == "token") fail("array", "give one array, not a tuple");
+  if (s.dims.empty()) fail("array", "a scalar has nothing to tile");
   const std::vector<int64_t> padded = hlo::padded_dims(s);
   if (!s.tiles.empty()) {
     const auto& t = s.tiles.front();

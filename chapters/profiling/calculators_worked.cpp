@@ -37,7 +37,7 @@ Device device_of(const Inputs& in) {
   const hw::Chip& chip = hw::chip(in.text("chip"));
   if (chip.kind == "gpu")
     fail("chip",
-         "chip: the worked profile's ReduceScatter runs over a TPU's ICI link; the " + chip.name +
+         "the worked profile's ReduceScatter runs over a TPU's ICI link; the " + chip.name +
              " has none (pick a TPU)",
          "no_figure");
   Device d{chip_terms(chip, hbm_given(in)), chip.get("ici_bw_bidi", "chip")};

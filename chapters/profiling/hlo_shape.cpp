@@ -259,8 +259,7 @@ Shape parse_shape(std::string_view t, std::string_view field) {
     if (!c.done()) c.bad("text after the shape");
     return s;
   } catch (const text::Bad& b) {
-    fail(field, std::string(field) + ": column " + std::to_string(b.column) + ": " + b.why,
-         "bad_hlo");
+    fail(field, "column " + std::to_string(b.column) + ": " + b.why, "bad_hlo");
   }
 }
 

@@ -56,7 +56,7 @@ constexpr Problem kW1{
                        D = in.num("d_model"), F = in.num("d_ff");
           const double tok = tr.step("Tokens per shard", kTokensPerShard, {B, in.num("dp"), T});
           const hlo::Shape out = array_given(in, "local_out"), lhs = array_given(in, "local_lhs");
-          if (lhs.dims.empty()) fail("local_lhs", "local_lhs: the operand needs dims");
+          if (lhs.dims.empty()) fail("local_lhs", "the operand needs dims");
           tr.step("One core's FLOPs, from its shapes", kDotFlops,
                   {hlo::elements(out), static_cast<double>(lhs.dims.back())});
           const double flops =
@@ -128,7 +128,7 @@ constexpr Problem kW3{
         [](const Inputs& in, Trace& tr) {
           const hlo::Shape s = hlo::parse_shape(in.text("shape") + in.text("layout"), "layout");
           if (s.dims.size() != 2 || s.tiles.empty() || s.tiles[0].size() != 2)
-            fail("layout", "layout: give a 2-D array with a 2-D tile, like {1,0:T(2,2)}");
+            fail("layout", "give a 2-D array with a 2-D tile, like {1,0:T(2,2)}");
           const double rows =
               tr.step("Rows", kPaddedDim, {double(s.dims[0]), double(s.tiles[0][0])});
           const double cols =

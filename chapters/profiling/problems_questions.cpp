@@ -17,7 +17,7 @@ double group_size_of(const std::string& group, Text field) {
   const hlo::Module m = hlo::parse("%ar = bf16[8] all-reduce(bf16[8] %x), replica_groups={" +
                                    group + "}, to_apply=%add");
   if (m.instructions.empty() || !m.instructions[0].group_size)
-    fail(field, std::string(field) + ": write the group as HLO does, like {0,16,32}", "bad_hlo");
+    fail(field, "write the group as HLO does, like {0,16,32}", "bad_hlo");
   return *m.instructions[0].group_size;
 }
 
@@ -52,7 +52,7 @@ constexpr Problem kQ1{
           const hlo::Shape lhs = hlo::parse_shape(in.text("fusion_lhs"), "fusion_lhs");
           const hlo::Shape x = hlo::parse_shape(in.text("input"), "input");
           if (out.dims.size() != 1 || lhs.dims.size() != 2 || x.dims.size() != 2)
-            fail("fusion_lhs", "fusion_lhs: the question's mat-vec is [F, D] x [D] -> [F]");
+            fail("fusion_lhs", "the question's mat-vec is [F, D] x [D] -> [F]");
           const double local = static_cast<double>(out.dims[0]);
           const double d = static_cast<double>(lhs.dims[1]);  // the dim not in the result
           tr.value("$d_{model}$: the contracted dim", d, "count");

@@ -94,7 +94,7 @@ Operation roofs_operation(const Inputs& in, Trace& tr) {
   op.flops = in.num("flops");
   const double typed = in.num("intensity");
   if (typed > 0 && typed < 1e-3)
-    fail("intensity", "intensity: 0 takes FLOPs / bytes; an intensity typed is at least 0.001",
+    fail("intensity", "0 takes FLOPs / bytes; an intensity typed is at least 0.001",
          "out_of_range");
   if (typed > 0) {
     op.intensity = typed;
@@ -119,8 +119,7 @@ size_t roofs_levels(const Inputs& in, const hw::Chip& c, double top, const Opera
   Out label, key;
   Text rest = in.text("levels"), w;
   while (next_word(rest, w)) {
-    if (++count > 5)
-      fail("levels", "levels: at most 5 of hbm, vmem, ici, pcie, dcn", "out_of_range");
+    if (++count > 5) fail("levels", "at most 5 of hbm, vmem, ici, pcie, dcn", "out_of_range");
     const int k = static_cast<int>(parse_level(w, "levels"));
     if (seen[k]) continue;
     seen[k] = true;
@@ -178,7 +177,7 @@ MatmulShape shape_pair(Text w, Out& dxf) {
   s.F = x == Text::npos ? 0 : units::parse(w.substr(x + 1), "count", "shapes");
   if (!(s.D >= 1 && s.D <= kMaxDim && s.F >= 1 && s.F <= kMaxDim) || std::floor(s.D) != s.D ||
       std::floor(s.F) != s.F)
-    fail("shapes", "shapes: each is D x F, two whole numbers from 1 to 1e7, like 8192x32768",
+    fail("shapes", "each is D x F, two whole numbers from 1 to 1e7, like 8192x32768",
          "out_of_range");
   dxf.clear();
   put_number(dxf, s.D);
@@ -227,7 +226,7 @@ void batch_calc(const Inputs& in, Trace& tr, Result& r) {
   Out label, key, dxf;
   Text rest = in.text("shapes"), w;
   while (next_word(rest, w)) {
-    if (n == 6) fail("shapes", "shapes: at most 6 pairs D x F", "out_of_range");
+    if (n == 6) fail("shapes", "at most 6 pairs D x F", "out_of_range");
     const MatmulShape& s = shapes[n] = shape_pair(w, dxf);
     crit[n] = critical_batch_exact(s.D, s.F, ob, i_hw);
     if (crit[n]) {
@@ -244,7 +243,7 @@ void batch_calc(const Inputs& in, Trace& tr, Result& r) {
     }
     ++n;
   }
-  if (n == 0) fail("shapes", "shapes: give at least one D x F, like 8192x32768", "bad_input");
+  if (n == 0) fail("shapes", "give at least one D x F, like 8192x32768", "bad_input");
   batch_plot(r, peak, bw, ob, std::span<const MatmulShape>(shapes, n), crit,
              log_grid(1, b_max, marks, n_marks));
   r.value("i_crit", i_hw, "flop_per_B", "critical intensity");

@@ -59,7 +59,7 @@ Level parse_level(std::string_view t, std::string_view field) {
   const char* names[] = {"vmem", "hbm", "ici", "pcie", "dcn"};
   for (int i = 0; i < 5; ++i)
     if (t == names[i]) return static_cast<Level>(i);
-  fail(field, words({field, ": '", t.substr(0, 40), "' is not one of vmem, hbm, ici, pcie, dcn"}),
+  fail(field, words({"'", t.substr(0, 40), "' is not one of vmem, hbm, ici, pcie, dcn"}),
        "bad_choice");
 }
 

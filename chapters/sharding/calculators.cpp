@@ -26,7 +26,7 @@ Link link_for(const hw::Chip& c, Text link, Text direction, double w_given, doub
   Link l;
   l.dcn = link == "dcn";
   if (w_given > 0 && w_given < kMinBandwidth)
-    fail("w_uni", "w_uni: 0 takes the chip's figure; a bandwidth given must be at least 1 B/s",
+    fail("w_uni", "0 takes the chip's figure; a bandwidth given must be at least 1 B/s",
          "out_of_range");
   if (w_given > 0)
     l.w_uni = w_given;

@@ -107,7 +107,7 @@ void mxu_calc(const Inputs& in, Trace& tr, Result& r) {
   const double S = mxu_figure(in, c, "mxu_size", "MXU size", r);
   // A clock given is at least 1 MHz, so that every rate and time stays a finite number.
   if (in.num("clock_hz") > 0 && in.num("clock_hz") < 1e6)
-    fail("clock_hz", "clock_hz: 0 takes the chip's clock; a clock given must be at least 1 MHz",
+    fail("clock_hz", "0 takes the chip's clock; a clock given must be at least 1 MHz",
          "out_of_range");
   const double clk = mxu_figure(in, c, "clock_hz", "clock", r);
   const double mxus = mxu_figure(in, c, "mxus_per_core", "MXU count per core", r);

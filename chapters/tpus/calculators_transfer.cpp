@@ -114,8 +114,7 @@ std::vector<Stage> gather_over_ici(const Transfer& x, const Torus& t, const Dims
   const double links = tr.value("Links into " + coord_text(dest),
                                 static_cast<double>(neighbours(t, dest).size()), "count");
   if (links == 0)
-    fail("shape", "shape: a single chip has no ICI links to gather over; use route pcie",
-         "out_of_range");
+    fail("shape", "a single chip has no ICI links to gather over; use route pcie", "out_of_range");
   const double shard = tr.step("Each chip's shard", kShard, {x.bytes, N});
   std::vector<Stage> st{
       make_stage("PCIe: each of the " + units::number(N) + " chips loads its shard", "pcie", shard,

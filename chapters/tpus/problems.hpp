@@ -25,7 +25,7 @@ inline Torus chip_slice(const std::string& text, const std::string& field,
                         const hw::Chip** chip_out = nullptr) {
   size_t sp = text.find_last_of(' ');
   if (sp == std::string::npos)
-    fail(field, field + ": write the slice as chip and shape, like 'v5e 4x4'", "bad_shape");
+    fail(field, "write the slice as chip and shape, like 'v5e 4x4'", "bad_shape");
   const hw::Chip& c = hw::chip(text.substr(0, sp), field);
   if (chip_out) *chip_out = &c;
   return slice_torus(c, parse_shape(text.substr(sp + 1), field), "auto", field);

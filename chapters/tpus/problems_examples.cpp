@@ -88,7 +88,7 @@ constexpr Problem kE2{
           slice_torus(hw::chip(in.text("chip")), d, "auto", "pod_shape");
           const double chips = chips_step(tr, "Chips in the pod", d);
           if (chips != in.num("chips"))
-            fail("chips", "chips: " + shape_text(d) + " holds " +
+            fail("chips", shape_text(d) + " holds " +
                               std::to_string(static_cast<long long>(chips)) + " chips, not " +
                               std::to_string(static_cast<long long>(in.num("chips"))));
           double per = in.num("peak_bf16_flops_per_s_per_chip");

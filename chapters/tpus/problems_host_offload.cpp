@@ -276,8 +276,7 @@ constexpr Problem kQ6e{
           ArraySpec a = parse_array(in.text("a"), "a"),
                     v = parse_array(in.text("vector"), "vector");
           if (a.dims.size() != 2 || v.dims.size() != 2 || v.dims[1] != a.dims[0])
-            fail("vector",
-                 "vector: its last dimension must match A's first to multiply vector x A");
+            fail("vector", "its last dimension must match A's first to multiply vector x A");
           double B = v.dims[0], D = a.dims[0], F = a.dims[1],
                  peak = in.num("peak_bf16_flops_per_s");
           const double f = tr.step("FLOPs", roofline::kMatmulFlops, {B, D, F});
@@ -326,7 +325,7 @@ constexpr Problem kQ6f{
     .solve =
         [](const Inputs& in, Trace& tr) {
           ArraySpec a = parse_array(in.text("a"), "a");
-          if (a.dims.size() != 2) fail("a", "a: A must be a matrix");
+          if (a.dims.size() != 2) fail("a", "A must be a matrix");
           double A = in.num("a_bytes"), N = in.num("n_chips"), v = in.num("vector_bytes");
           // The vector is bf16 [rows, D]: its rows are its elements over D.
           const double rows = array_rows(v, hw::dtype_bytes("bf16", "vector_bytes"), a.dims[0]);

@@ -29,26 +29,23 @@ std::string lower(std::string s) {
 long long parse_int(const std::string& tok_in, const std::string& field, const std::string& what,
                     const std::string& whole) {
   std::string tok = trim(tok_in);
-  if (tok.empty()) fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
+  if (tok.empty()) fail(field, "'" + clip(whole) + "' has an empty " + what, "bad_shape");
   size_t i = 0;
   bool neg = false;
   if (tok[0] == '-' || tok[0] == '+') {
     neg = tok[0] == '-';
     i = 1;
   }
-  if (i == tok.size())
-    fail(field, field + ": '" + clip(whole) + "' has an empty " + what, "bad_shape");
+  if (i == tok.size()) fail(field, "'" + clip(whole) + "' has an empty " + what, "bad_shape");
   long long v = 0;
   for (; i < tok.size(); ++i) {
     char c = tok[i];
     if (!std::isdigit(static_cast<unsigned char>(c)))
-      fail(
-          field,
-          field + ": '" + clip(whole) + "': " + what + " '" + clip(tok) + "' is not a whole number",
-          "bad_shape");
+      fail(field, "'" + clip(whole) + "': " + what + " '" + clip(tok) + "' is not a whole number",
+           "bad_shape");
     v = v * 10 + (c - '0');
     if (v > 1000000000LL)
-      fail(field, field + ": " + what + " '" + clip(tok) + "' is far too large", "out_of_range");
+      fail(field, what + " '" + clip(tok) + "' is far too large", "out_of_range");
   }
   return neg ? -v : v;
 }
@@ -81,7 +78,7 @@ Dims parse_shape(const std::string& text, const std::string& field) {
   }
   if (toks.size() > 3)
     fail(field,
-         field + ": '" + clip(s) + "' has " + std::to_string(toks.size()) +
+         "'" + clip(s) + "' has " + std::to_string(toks.size()) +
              " axes; TPU slices have at most 3 (like 4x4x4)",
          "bad_shape");
   Dims d;
@@ -89,11 +86,10 @@ Dims parse_shape(const std::string& text, const std::string& field) {
     long long v = parse_int(toks[i], field, "axis " + std::to_string(i), s);
     if (v <= 0)
       fail(field,
-           field + ": axis " + std::to_string(i) + " of '" + clip(s) +
-               "' must be at least 1, got " + std::to_string(v),
+           "axis " + std::to_string(i) + " of '" + clip(s) + "' must be at least 1, got " +
+               std::to_string(v),
            "out_of_range");
-    if (v > 100000)
-      fail(field, field + ": axis " + std::to_string(i) + " is too long", "out_of_range");
+    if (v > 100000) fail(field, "axis " + std::to_string(i) + " is too long", "out_of_range");
     d.push_back(static_cast<int>(v));
   }
   return d;
@@ -116,7 +112,7 @@ Dims parse_coord(const std::string& text, const Torus& t, const std::string& fie
   if (!s.empty() && (s.front() == '(' || s.front() == '[' || s.front() == '{')) {
     char close = s.front() == '(' ? ')' : s.front() == '[' ? ']' : '}';
     if (s.back() != close)
-      fail(field, field + ": '" + clip(text) + "' opens a bracket it does not close", "bad_coord");
+      fail(field, "'" + clip(text) + "' opens a bracket it does not close", "bad_coord");
     s = s.substr(1, s.size() - 2);
   }
   if (trim(s).empty())
@@ -130,18 +126,16 @@ Dims parse_coord(const std::string& text, const Torus& t, const std::string& fie
   }
   if (toks.size() != t.dims.size())
     fail(field,
-         field + ": '" + clip(text) + "' has " + std::to_string(toks.size()) +
-             " coordinates but the slice " + shape_text(t.dims) + " has " +
-             std::to_string(t.dims.size()) + " axes",
+         "'" + clip(text) + "' has " + std::to_string(toks.size()) + " coordinates but the slice " +
+             shape_text(t.dims) + " has " + std::to_string(t.dims.size()) + " axes",
          "bad_coord");
   Dims c;
   for (size_t i = 0; i < toks.size(); ++i) {
     long long v = parse_int(toks[i], field, "coordinate " + std::to_string(i + 1), text);
     if (v < 0 || v >= t.dims[i])
       fail(field,
-           field + ": coordinate " + std::to_string(i + 1) + " is " + std::to_string(v) +
-               " but axis " + std::to_string(i + 1) + " runs from 0 to " +
-               std::to_string(t.dims[i] - 1),
+           "coordinate " + std::to_string(i + 1) + " is " + std::to_string(v) + " but axis " +
+               std::to_string(i + 1) + " runs from 0 to " + std::to_string(t.dims[i] - 1),
            "out_of_range");
     c.push_back(static_cast<int>(v));
   }
@@ -164,9 +158,7 @@ ArraySpec parse_array(const std::string& text, const std::string& field) {
   std::string s = trim(text);
   size_t open = s.find('[');
   if (open == std::string::npos || s.back() != ']')
-    fail(field,
-         field + ": write an array as dtype[dims], like bf16[8, 128, 8192]; got '" + clip(text) +
-             "'",
+    fail(field, "write an array as dtype[dims], like bf16[8, 128, 8192]; got '" + clip(text) + "'",
          "bad_array");
   ArraySpec a;
   a.dtype = lower(trim(s.substr(0, open)));
@@ -194,8 +186,7 @@ ArraySpec parse_array(const std::string& text, const std::string& field) {
     for (const auto& f : factors) {
       long long x = parse_int(f, field, "dimension " + std::to_string(i + 1), text);
       if (x <= 0)
-        fail(field, field + ": dimension " + std::to_string(i + 1) + " must be at least 1",
-             "out_of_range");
+        fail(field, "dimension " + std::to_string(i + 1) + " must be at least 1", "out_of_range");
       v *= static_cast<double>(x);
     }
     a.dims.push_back(v);

@@ -118,12 +118,12 @@ Torus slice_torus(const hw::Chip& chip, const Dims& dims, const std::string& wra
   Topology topo = topology_of(chip);
   if (static_cast<int>(dims.size()) > topo.torus_dims)
     fail(shape_field,
-         shape_field + ": " + chip.name + " has a " + std::to_string(topo.torus_dims) +
-             "D torus, so '" + shape_text(dims) + "' has too many axes",
+         chip.name + " has a " + std::to_string(topo.torus_dims) + "D torus, so '" +
+             shape_text(dims) + "' has too many axes",
          "bad_shape");
   if (!fits_in_pod(topo, dims))
     fail(shape_field,
-         shape_field + ": '" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
+         "'" + shape_text(dims) + "' (" + units::number(chip_count(dims)) +
              " chips) does not fit in a " + chip.name + " pod, whose largest slice is " +
              shape_text(topo.max_pod) + " (" + units::number(chip_count(topo.max_pod)) + " chips)",
          "out_of_range");

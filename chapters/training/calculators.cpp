@@ -56,12 +56,12 @@ Machine machine_of(const Inputs& in) {
   }
   if (in.num("axes") > 0)
     fail("axes",
-         "axes: a GPU cluster has no ICI torus axes (its GPUs sit in NVLink nodes under a fat "
+         "a GPU cluster has no ICI torus axes (its GPUs sit in NVLink nodes under a fat "
          "tree); leave it at 0, or pick a TPU",
          "not_tpu");
   if (in.num("M_Y") != 1)
     fail("M_Y",
-         "M_Y: a GPU cluster has no torus axes to give TP; where TP lies (NVLink inside a node, "
+         "a GPU cluster has no torus axes to give TP; where TP lies (NVLink inside a node, "
          "the fat tree across nodes) sets its bandwidth. Leave it at 1, or pick a TPU",
          "not_tpu");
   m.h = gpu_hardware(chip);

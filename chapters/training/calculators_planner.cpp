@@ -77,7 +77,7 @@ PlanInput plan_input(const Inputs& in, const hw::Chip& chip, const std::string& 
     pi.hw = gpu_hardware(chip);
     if (!shape.empty())
       fail("shape",
-           "shape: a GPU cluster has no slice shape (its GPUs sit in NVLink nodes under a fat "
+           "a GPU cluster has no slice shape (its GPUs sit in NVLink nodes under a fat "
            "tree); leave the shape empty and give the GPU count",
            "bad_shape");
     const double asked = in.num("chips") > 0 ? in.num("chips") : gpu_counts(chip).back();

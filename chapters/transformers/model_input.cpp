@@ -140,7 +140,7 @@ ChosenModel choose_model(std::string_view id, const ModelFields& f, std::string_
   lay_over(ch.config, f);
   shrink_with_layers(ch.config, f);
   if (ch.config.E > 0 && ch.config.k == 0)
-    fail("k", "k: an MoE model needs the experts each token is routed to", "missing");
+    fail("k", "an MoE model needs the experts each token is routed to", "missing");
   ch.config = validated(ch.config);
   return ch;
 }

@@ -177,7 +177,7 @@ std::vector<Scenario> read_scenarios(std::string_view text, std::string_view fie
       in >> v;
       docs.push_back(std::move(v));
     } catch (const json::exception& e) {
-      fail(f, f + ": not JSON (" + std::string(e.what()) + ")", "bad_json");
+      fail(f, "not JSON (" + std::string(e.what()) + ")", "bad_json");
     }
   }
   for (const json& d : docs) {
@@ -190,7 +190,7 @@ std::vector<Scenario> read_scenarios(std::string_view text, std::string_view fie
       out.push_back(read_scenario(*list, f + ".runs[" + std::to_string(out.size()) + "]."));
     }
   }
-  if (out.empty()) fail(f, f + ": no scenario in the text", "missing");
+  if (out.empty()) fail(f, "no scenario in the text", "missing");
   return out;
 }
 

@@ -126,6 +126,29 @@ TEST(Api, EveryCalculatorRunsOnItsDefaults) {
   }
 }
 
+// An error carries its field apart from its message, and the page shows the message beside the
+// field's label: a message that starts with the field's own name ("chips: a TPU v5e comes in ...")
+// puts an internal name on screen and reads "error in chips: chips: ..." in the CLI. Every param
+// of every calculator, given text it cannot take as it is, a value far out of range and a chip of
+// the other kind.
+TEST(Api, NoErrorMessageRepeatsItsField) {
+  const char* values[] = {"x", "-1", "0", "1e99", "5 chips", "h100", "v5e", "9999999"};
+  int errors = 0;
+  for (const auto& c : sb::Registry::get().calculators()) {
+    for (const auto& p : c.params) {
+      for (const char* v : values) {
+        json r = sb::api::handle(json{{"op", "calc"}, {"name", c.name}, {"inputs", {{p.name, v}}}});
+        if (r["ok"].get<bool>()) continue;
+        ++errors;
+        const std::string field = r["error"]["field"], message = r["error"]["message"];
+        EXPECT_NE(message.rfind(field + ": ", 0), 0u)
+            << c.name << " with " << p.name << " = " << v << ": " << message;
+      }
+    }
+  }
+  EXPECT_GT(errors, 100);  // the values above are refused often enough to test something
+}
+
 // The catalogue (../shared/book/problems, one <prefix>.json per chapter) lies beside the repo on
 // these machines; where it is, every item of every chapter registered here must exist with the
 // same slot names and units.
