@@ -21,8 +21,8 @@ export const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 // The tests' Chromium compiles wasm with V8's baseline compiler alone. Its optimising tier
-// recompiled every module on every page load, on threads of its own: on the training page 1.9 of
-// the 2.2 CPU seconds of a navigation, against 1.0 of 1.4 without it (bench/NOTES.md, "Ninth pass").
+// recompiled both of a page's modules on every load, on threads of its own: a navigation of the
+// training page cost Chromium 2.2 CPU seconds with it, 1.35 without (bench/NOTES.md, "Ninth pass").
 // The CI layer is CPU-bound, and the answers are the same wasm's. The bench keeps both tiers, as a
 // reader's browser has them: startSite({ optimizing: true }); SB_WASM_OPTIMIZE=1 gives the tests
 // both tiers too.
