@@ -175,12 +175,11 @@ constexpr auto kEngineParams = join(kModelInput, kEngineOwn);
 constexpr Calculator kCalculators[] = {
     Calculator{.name = "inference.step",
                .title = "Inference calculator",
-               .doc =
-                   "One replica on a TPU slice or a set of GPUs: the decode step as weight "
-                   "loading, KV-cache "
-                   "loading and FLOPs with their shares, the verdict, the critical batch and how "
-                   "quantization moves it, the largest batch that fits, tokens per second, time "
-                   "per output token, time to first token, and the cost per million tokens.",
+               .doc = "One replica on a TPU slice or a set of GPUs: the decode step as weight "
+                      "loading, KV-cache loading and FLOPs with their shares, the verdict, the "
+                      "critical batch and how "
+                      "quantization moves it, the largest batch that fits, tokens per second, time "
+                      "per output token, time to first token, and the cost per million tokens.",
                .params = kStepParams,
                .run = step_calc},
     Calculator{.name = "inference.frontier",
@@ -201,8 +200,7 @@ constexpr Calculator kCalculators[] = {
         .name = "inference.sharding",
         .title = "Sharding for inference",
         .doc = "Model parallelism over a slice or GPUs: its ICI or NVLink cost against the weight "
-               "loads, the "
-               "chapter's limits for prefill and decode, where collectives turn "
+               "loads, the chapter's limits for prefill and decode, where collectives turn "
                "latency-bound, how the KV cache splits, and 2D weight-stationary sharding.",
         .params = kShardingParams,
         .heavy = true},  // the first module's budget (a TPU's and a GPU's limits); run: add_heavy
