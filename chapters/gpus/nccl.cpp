@@ -14,6 +14,7 @@ namespace sb::gpus::nccl {
 namespace {
 
 constexpr size_t kMaxSkippedListed = 500;  // a log of NCCL INFO lines would list them all
+constexpr int64_t kMaxRanks = 1000000;  // past any cluster; the busbw/algbw reading stops here too
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -154,6 +155,7 @@ bool read_columns(const std::vector<std::string_view>& t, State& st) {
   if (!has_size || first_time < 1 || times < 1 || times > 2) return false;
   int size_at = 0;
   while (t[size_at] != "size") ++size_at;
+  if (size_at >= first_time) return false;  // a row starts at its size: no time comes before it
   st.layout = {first_time - size_at, times, true};
   return true;
 }
@@ -317,20 +319,31 @@ std::optional<int> ranks_from_factor(const Log& log) {
   if (!(g > 0 && g < 1)) return std::nullopt;
   double n = 1 / (1 - g);
   double spread = n * n * (ar ? 0.5 : 1) * 0.005 * (1 + f) / best;  // from 2-digit rounding
-  if (n > 1e6 || spread > 0.3 || std::fabs(n - std::round(n)) > 0.3) return std::nullopt;
+  if (n > kMaxRanks || spread > 0.3 || std::fabs(n - std::round(n)) > 0.3) return std::nullopt;
   return static_cast<int>(std::round(n));
+}
+
+// -np x nGpus x nThread, in 64 bits: each is below 1e7, so the product can pass an int's range.
+std::optional<int> ranks_from_launch(State& st) {
+  if (!st.np) return std::nullopt;
+  const int64_t n = int64_t{*st.np} * st.n_gpus.value_or(1) * st.n_threads.value_or(1);
+  if (n <= kMaxRanks) return static_cast<int>(n);
+  st.log.warnings.push_back("-np x nGpus x nThread is " + std::to_string(n) + ", over " +
+                            std::to_string(kMaxRanks) + " ranks: it is not used");
+  return std::nullopt;
 }
 
 void settle_ranks(State& st, std::optional<int> option) {
   Log& log = st.log;
+  const std::optional<int> launched = ranks_from_launch(st);
   if (!st.ranks.empty()) {
     log.ranks = static_cast<int>(st.ranks.size());
     log.ranks_from = "Rank lines";
-    if (st.np && *st.np * st.n_gpus.value_or(1) * st.n_threads.value_or(1) != *log.ranks)
+    if (launched && *launched != *log.ranks)
       log.warnings.push_back("the Rank lines list " + std::to_string(*log.ranks) +
                              " ranks, -np says otherwise: the Rank lines are used");
-  } else if (st.np) {
-    log.ranks = *st.np * st.n_gpus.value_or(1) * st.n_threads.value_or(1);
+  } else if (launched) {
+    log.ranks = launched;
     log.ranks_from = "-np";
   } else if (auto n = ranks_from_factor(log)) {
     log.ranks = n;

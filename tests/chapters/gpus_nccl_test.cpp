@@ -184,6 +184,25 @@ TEST(GpusNccl, PrefixedNaWrongAndRanksFromBusbw) {
             "gpu");
 }
 
+// -np x nGpus x nThread past an int (1e6 x 8192 x 1e6, the fuzzer's find) is refused with a
+// warning, and the ranks fall back to busbw / algbw (8, as above). -np 4 x nGpus 2 x nThread 1
+// gives 8 and stands.
+TEST(GpusNccl, ALaunchProductPastAnyClusterIsNotUsed) {
+  nccl::Log huge = nccl::parse(
+      "mpirun -np 1000000 ./all_reduce_perf\n"
+      "# nThread 1000000 nGpus 8192 minBytes 8\n" +
+      std::string(kPrefixed));
+  EXPECT_EQ(huge.ranks, 8);
+  EXPECT_EQ(huge.ranks_from, "busbw/algbw");
+  bool warned = false;
+  for (const auto& w : huge.warnings) warned |= w.find("nGpus x nThread") != std::string::npos;
+  EXPECT_TRUE(warned);
+  nccl::Log fine = nccl::parse("mpirun -np 4 ./all_reduce_perf\n# nThread 1 nGpus 2 minBytes 8\n" +
+                               std::string(kPrefixed));
+  EXPECT_EQ(fine.ranks, 8);
+  EXPECT_EQ(fine.ranks_from, "-np");
+}
+
 TEST(GpusNccl, RunsWrittenOverEachOtherGetNoFit) {
   std::string text = std::string(kSampleLog) + std::string(kSampleLog);
   nccl::Log log = nccl::parse(text);
@@ -238,7 +257,9 @@ TEST(GpusNccl, NoCompleteRowAndOddText) {
   EXPECT_EQ(r["skipped"][1]["line"], 3);
   for (const char* odd : {"", "\n\n\n", "#", "[", "[1,0]<stdout>:", "nan nan nan", "1e999 2 3",
                           "-8 2 float sum -1 1 1 1 0 1 1 1 0", "8 2 float sum -1 0 0 0 0 0 0 0 0",
-                          "8 2 float sum -1 inf 1 1 0 1 1 1 0", "\x01\x02\xff\xfe"}) {
+                          "8 2 float sum -1 inf 1 1 0 1 1 1 0", "\x01\x02\xff\xfe",
+                          // a header with a time before the size (the fuzzer's find): no layout
+                          "# a time size\n1 2 3\n"}) {
     json o = nccl::report(odd, "odd");
     EXPECT_TRUE(o["rows"].empty()) << odd;
     EXPECT_TRUE(no_nan(o)) << odd;
