@@ -4,6 +4,7 @@
 // tokens_per_s, per_s, hz, count, ratio, chips, usd, usd_per_hour, bool.
 // Decimal prefixes are powers of 1000 (1 GB = 1e9 B); binary ones are named (1 GiB = 2^30 B).
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -83,6 +84,12 @@ size_t write_format(char* out, double value, std::string_view unit);
 // may be one off where the value lies within a few parts in 1e16 of a half. A sig over 15 gives
 // the shortest text that reads back as the same double.
 std::string number(double value, int sig = 4);
+// A count as its whole digits, cut toward zero, up to 1e15 (4096.7 -> "4096"); past that to four
+// digits, as number() writes it (9.999999999999999e22 -> "1e23"). A cast to an integer type is
+// undefined past its range, and a count derived from inputs can pass any.
+inline std::string whole(double value) {
+  return std::fabs(value) < 1e15 ? number(std::trunc(value), 17) : number(value);
+}
 // The same written at out, which has room for kNumberRoom chars; returns the length.
 constexpr size_t kNumberRoom = 48;
 size_t write_number(char* out, double value, int sig = 4);

@@ -16,7 +16,6 @@ namespace {
 
 std::string bytes_text(double b) { return units::format(b, "B"); }
 // A whole count in full ("1131874"), for a limit the reader types back.
-std::string whole_text(double v) { return std::to_string(static_cast<long long>(v)); }
 
 struct Setup {
   Chosen ch;
@@ -69,7 +68,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
     fail("S",
          "one sequence of " + units::number(s.S) + " tokens needs " + bytes_text(seq) +
              " of KV cache, but only " + bytes_text(mem.M_free) + " of HBM is left beside the " +
-             "weights: at most " + whole_text(std::floor(mem.M_free / k.kv_tok)) +
+             "weights: at most " + units::whole(std::floor(mem.M_free / k.kv_tok)) +
              " tokens fit on " + units::format(s.n, "chips"),
          "out_of_range");
   mem.B_max = tr.step("The largest batch that fits", kMaxBatch, {mem.M_free, s.S, k.kv_tok});
@@ -77,7 +76,7 @@ Memory memory_steps(const Setup& s, const Counts& k, Trace& tr) {
     fail("B",
          units::number(s.B) + " sequences of " + units::number(s.S) + " tokens need " +
              bytes_text(s.B * seq) + " of KV cache; " + bytes_text(mem.M_free) +
-             " is free beside the weights: at most " + whole_text(mem.B_max) + " fit",
+             " is free beside the weights: at most " + units::whole(mem.B_max) + " fit",
          "out_of_range");
   mem.kv_batch = tr.step("KV cache of the batch", kKvBatch, {s.B, s.S, k.kv_tok});
   mem.n_raw =

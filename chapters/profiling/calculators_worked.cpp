@@ -9,6 +9,7 @@
 #include "chapters/roofline/model.hpp"
 #include "chapters/sharding/collectives.hpp"
 #include "chapters/sharding/model.hpp"
+#include "core/units.hpp"
 
 namespace sb::profiling {
 namespace {
@@ -22,7 +23,7 @@ json op_row(const std::string& op, const std::string& shapes, double predicted, 
 }
 
 std::string arr(double a, double b, double c = 0) {
-  auto s = [](double x) { return std::to_string(static_cast<long long>(x)); };
+  auto s = [](double x) { return units::whole(x); };
   return "bf16[" + s(a) + "," + s(b) + (c > 0 ? "," + s(c) : "") + "]";
 }
 

@@ -10,6 +10,7 @@
 #include "chapters/sharding/model.hpp"
 #include "core/error.hpp"
 #include "core/registry.hpp"
+#include "core/units.hpp"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -63,7 +64,7 @@ constexpr Problem kW1{
               tr.step("The whole up-projection", roofline::kMatmulFlops, {B * T, D, F});
           const double t = tr.step("Spread over every core", kShardedTime,
                                    {flops, in.num("n_cores"), in.num("core_bf16_flops_per_s")});
-          tr.note("Each shard holds " + std::to_string(static_cast<long long>(tok)) +
+          tr.note("Each shard holds " + units::whole(tok) +
                   " tokens, far above the critical batch: the op is compute-bound.");
           return Answers{{"tokens_per_dp_shard", tok}, {"matmul_flops", flops}, {"upproj_time", t}};
         },

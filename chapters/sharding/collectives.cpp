@@ -99,7 +99,7 @@ const char* op_name(Op op) {
 
 namespace {
 
-bool even(double n) { return static_cast<long long>(n) % 2 == 0; }
+bool even(double n) { return std::fmod(n, 2) == 0; }
 
 // Checks the message, the link and the axes; returns the axes with more than one device and
 // counts the devices into c.

@@ -88,9 +88,8 @@ constexpr Problem kE2{
           slice_torus(hw::chip(in.text("chip")), d, "auto", "pod_shape");
           const double chips = chips_step(tr, "Chips in the pod", d);
           if (chips != in.num("chips"))
-            fail("chips", shape_text(d) + " holds " +
-                              std::to_string(static_cast<long long>(chips)) + " chips, not " +
-                              std::to_string(static_cast<long long>(in.num("chips"))));
+            fail("chips", shape_text(d) + " holds " + units::whole(chips) + " chips, not " +
+                              units::whole(in.num("chips")));
           double per = in.num("peak_bf16_flops_per_s_per_chip");
           const double total = tr.step("Aggregate peak", kSliceFlops, {chips, per});
           Answers a{{"pod_flops_per_s", total}};

@@ -288,3 +288,15 @@ TEST(ProfilingHlo, LayoutNamingADimTwiceIsSkipped) {
   ASSERT_EQ(m.skipped.size(), 1u);
   EXPECT_NE(m.skipped[0].reason.find("names dim 0 twice"), std::string::npos);
 }
+
+// W1's last step counts a shard's tokens in whole digits: 32 x 1024 / 4 = 8192 by default; at the
+// inputs' tops, 1e7 sequences x 1e16 tokens / 1 = 1e23, past any integer type (the fuzzer's find).
+TEST(ProfilingProblems, AShardsTokenCountIsWrittenAtAnySize) {
+  const json d = sb::test::problem("profiling.W1");
+  ASSERT_TRUE(d["ok"].get<bool>()) << d.dump().substr(0, 400);
+  EXPECT_NE(d["trace"].dump().find("Each shard holds 8192 tokens"), std::string::npos);
+  const json big =
+      sb::test::problem("profiling.W1", {{"global_batch_seqs", 1e7}, {"seq_len", 1e16}, {"dp", 1}});
+  ASSERT_TRUE(big["ok"].get<bool>()) << big.dump().substr(0, 400);
+  EXPECT_NE(big["trace"].dump().find("Each shard holds 1e23 tokens"), std::string::npos);
+}
