@@ -18,25 +18,25 @@ namespace {
 
 // LLaMA 3-70B without norms (the chapter's table): 80 (3 * 8192 * 28672 + 2 * 8192 * 72 * 128)
 // + 2 * 8192 * 128256 = 80 * (704,643,072 + 150,994,944) + 2,101,346,304 = 70,552,387,584.
-constexpr double kP = 70552387584.0;
+constexpr double kParams = 70552387584.0;
 
 }  // namespace
 
 TEST(AppliedTrainingCase, Llama3_70bOnAPod) {
   const json r = calc("applied-training.case", json::object());
-  near_rel(value_of(r, "params"), kP);
+  near_rel(value_of(r, "params"), kParams);
   near_rel(value_of(r, "mlp_params"), 80 * 704643072.0);
   // The chapter's 6P per token, and the widget's 6 P_active: the input embedding (8192 x 128256 =
   // 1,050,673,152) is a look-up, so P_active = 69,501,714,432.
-  near_rel(value_of(r, "flops_per_token_book"), 6 * kP);
+  near_rel(value_of(r, "flops_per_token_book"), 6 * kParams);
   near_rel(value_of(r, "flops_per_token"), 6 * 69501714432.0);
   near_rel(value_of(r, "total_flops"), 6 * 69501714432.0 * 15e12);
   // 6 P_active tokens / (8960 * 4.59e14 * 0.4) = 3,802,402 s (44 days); with the chapter's 6P,
   // 6.3497e24 / 1.645056e18 = 3,859,878 s (44.7 days).
   near_rel(value_of(r, "time"), 6 * 69501714432.0 * 15e12 / (8960 * 4.59e14 * 0.4));
-  near_rel(value_of(r, "time_book"), 6 * kP * 15e12 / (8960 * 4.59e14 * 0.4));
+  near_rel(value_of(r, "time_book"), 6 * kParams * 15e12 / (8960 * 4.59e14 * 0.4));
   // State with 4 checkpoints of [4,194,304, 8192] per layer: 10 P + 2 * 8192 * 4194304 * 4 * 80.
-  const double state = 10 * kP + 2.0 * 8192 * 4194304 * 4 * 80;
+  const double state = 10 * kParams + 2.0 * 8192 * 4194304 * 4 * 80;
   near_rel(value_of(r, "state_bytes"), state);
   EXPECT_EQ(value_of(r, "min_chips"), std::ceil(state / 96e9));
   near_rel(value_of(r, "bytes_per_chip"), state / 8960);
@@ -55,7 +55,7 @@ TEST(AppliedTrainingCase, Llama3_70bOnAPod) {
   EXPECT_EQ(value_of(r, "sequences"), 1024);
   // Counting the norms: 2 * 8192 * 80 + 8192 more parameters.
   near_rel(value_of(calc("applied-training.case", {{"norms", "model"}}), "params"),
-           kP + 2 * 8192 * 80 + 8192);
+           kParams + 2 * 8192 * 80 + 8192);
 }
 
 TEST(AppliedTrainingCase, FourPodsOverDcn) {
@@ -135,15 +135,15 @@ TEST(AppliedTrainingPlan, ChapterBesidePlanner) {
 TEST(AppliedTrainingProblems, HandDerivedAnswers) {
   // IQ1 (held out): the counts above; MLP share 56,371,445,760 / 70,552,387,584 = 0.799.
   json r = problem("applied-training.IQ1");
-  near_rel(answer_of(r, "total_params"), kP);
+  near_rel(answer_of(r, "total_params"), kParams);
   near_rel(answer_of(r, "ffw_params"), 56371445760.0);
   near_rel(answer_of(r, "attention_params"), 12079595520.0);
   near_rel(answer_of(r, "vocab_params"), 2101346304.0);
-  near_rel(answer_of(r, "mlp_fraction"), 56371445760.0 / kP);
+  near_rel(answer_of(r, "mlp_fraction"), 56371445760.0 / kParams);
   // IQ5: 2P, 8P and 2 * 8192 * 4e6 * 4 * 80 = 2.097152e13 B; ceil(total / 96e9) = 226.
   r = problem("applied-training.IQ5");
   near_rel(answer_of(r, "checkpoint_bytes"), 2.097152e13);
-  near_rel(answer_of(r, "total_bytes"), 10 * kP + 2.097152e13);
+  near_rel(answer_of(r, "total_bytes"), 10 * kParams + 2.097152e13);
   EXPECT_EQ(answer_of(r, "min_chips"), 226);
   // IQ7 (held out): 4194304 / 4096 = 1024 sequences, fewer than 8960 chips.
   r = problem("applied-training.IQ7");

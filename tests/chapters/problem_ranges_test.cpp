@@ -60,11 +60,11 @@ TEST(ProblemRanges, ShardingGivensAtTheEndsOfTheirRanges) { each_given_at_its_en
 
 namespace {
 
-json solve(const std::string& id, const json& given) {
+json solve_text(const std::string& id, const json& given) {
   return json::parse(sb::api::handle(json{{"op", "problem"}, {"id", id}, {"given", given}}.dump()));
 }
 
-void expect_error(const json& r, const std::string& field, const std::string& code) {
+void expect_refusal(const json& r, const std::string& field, const std::string& code) {
   ASSERT_FALSE(r["ok"].get<bool>()) << r.dump().substr(0, 600);
   EXPECT_EQ(r["error"]["field"], field) << r.dump();
   EXPECT_EQ(r["error"]["code"], code) << r.dump();
@@ -75,13 +75,13 @@ void expect_error(const json& r, const std::string& field, const std::string& co
 // Givens in range that still leave no answer are errors naming the given to change.
 TEST(ProblemRanges, NoAnswerIsAnErrorNamingAGiven) {
   // D = F = 64 never reaches the v5e's critical intensity (D/2 = 32 < 240): no critical batch.
-  expect_error(solve("roofline.Q3", {{"d_f_small", 64}}), "d_f_small", "out_of_range");
+  expect_refusal(solve_text("roofline.Q3", {{"d_f_small", 64}}), "d_f_small", "out_of_range");
   // One device on X: nothing to gather or reduce, so no ratio of the strategies' comms.
-  expect_error(solve("sharding.Q4", {{"mesh", "{'X': 1}"}}), "mesh", "out_of_range");
-  expect_error(solve("sharding.Q9.c", {{"mesh", "{'X': 1}"}}), "mesh", "out_of_range");
+  expect_refusal(solve_text("sharding.Q4", {{"mesh", "{'X': 1}"}}), "mesh", "out_of_range");
+  expect_refusal(solve_text("sharding.Q9.c", {{"mesh", "{'X': 1}"}}), "mesh", "out_of_range");
   // A mesh without the axis the problem gathers over, and a sharding the matmul cannot take.
-  expect_error(solve("sharding.Q2.b", {{"mesh", "{'X': 4}"}}), "mesh", "bad_input");
-  const json r = solve("sharding.Q6.a", {{"sharding_B", "B[K, L]"}});
+  expect_refusal(solve_text("sharding.Q2.b", {{"mesh", "{'X': 4}"}}), "mesh", "bad_input");
+  const json r = solve_text("sharding.Q6.a", {{"sharding_B", "B[K, L]"}});
   ASSERT_FALSE(r["ok"].get<bool>());
   EXPECT_EQ(r["error"]["field"], "sharding_B") << r.dump();
 }

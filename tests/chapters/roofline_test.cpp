@@ -704,14 +704,6 @@ namespace {
 
 json roofline_tiled() { return calc("roofline.tiled"); }
 
-// The first step of a response's derivation whose expression is `expr` (null if none is).
-json step_with(const json& r, const std::string& expr) {
-  for (const json& st : r["trace"])
-    if (st.value("expr", "") == expr) return st;
-  ADD_FAILURE() << "no step with expr " << expr;
-  return json();
-}
-
 }  // namespace
 
 TEST(RooflineDerivation, RecordsRenderAsTheBookWrites) {

@@ -25,7 +25,7 @@ using sb::test::verdict_of;
 namespace {
 
 sh::Mesh mesh(const std::string& t) { return sh::parse_mesh(t, "mesh"); }
-sh::Sharding sharding(const std::string& t) { return sh::parse_sharding(t, "a"); }
+sh::Sharding parse_spec(const std::string& t) { return sh::parse_sharding(t, "a"); }
 
 std::vector<std::string> v(std::initializer_list<const char*> xs) { return {xs.begin(), xs.end()}; }
 
@@ -34,7 +34,7 @@ std::vector<std::string> v(std::initializer_list<const char*> xs) { return {xs.b
 // ---- notation: good input ----------------------------------------------------------------------
 
 TEST(ShardingNotation, ParsesTheBooksForms) {
-  auto a = sharding("A[I_X, J]");
+  auto a = parse_spec("A[I_X, J]");
   EXPECT_EQ(a.name, "A");
   ASSERT_EQ(a.dims.size(), 2u);
   EXPECT_EQ(a.dims[0].name, "I");
@@ -42,28 +42,28 @@ TEST(ShardingNotation, ParsesTheBooksForms) {
   EXPECT_TRUE(a.dims[1].axes.empty());
 
   // Run-together letters and the braced form are the same sharding: J over X then Y.
-  EXPECT_EQ(sharding("B[J_XY, K]").dims[0].axes, v({"X", "Y"}));
-  EXPECT_EQ(sharding("A[I_{XY}, J]").dims[0].axes, v({"X", "Y"}));
-  EXPECT_EQ(sharding("A[I_{XY}, J]").text(), "A[I_{XY}, J]");
+  EXPECT_EQ(parse_spec("B[J_XY, K]").dims[0].axes, v({"X", "Y"}));
+  EXPECT_EQ(parse_spec("A[I_{XY}, J]").dims[0].axes, v({"X", "Y"}));
+  EXPECT_EQ(parse_spec("A[I_{XY}, J]").text(), "A[I_{XY}, J]");
 
-  auto nameless = sharding("[B_X, D_Y]");
+  auto nameless = parse_spec("[B_X, D_Y]");
   EXPECT_EQ(nameless.name, "");
   EXPECT_EQ(nameless.dims[1].axes, v({"Y"}));
 
-  auto u = sharding("C[I, K]{U_X}");
+  auto u = parse_spec("C[I, K]{U_X}");
   EXPECT_EQ(u.unreduced, v({"X"}));
   // The displayed-equation spelling with escaped braces and spaces is the same marker.
-  EXPECT_EQ(sharding("C[I, K] \\{ U_X \\}").unreduced, v({"X"}));
-  EXPECT_EQ(sharding("C[I, K]{U_XYZ}").unreduced, v({"X", "Y", "Z"}));
+  EXPECT_EQ(parse_spec("C[I, K] \\{ U_X \\}").unreduced, v({"X"}));
+  EXPECT_EQ(parse_spec("C[I, K]{U_XYZ}").unreduced, v({"X", "Y", "Z"}));
 
-  auto e = sharding("A[I_X, J, K, ...]");
+  auto e = parse_spec("A[I_X, J, K, ...]");
   EXPECT_TRUE(e.ellipsis);
   EXPECT_EQ(e.dims.size(), 3u);
 
   // Longer axis names go comma-separated in braces; W_in keeps its underscore as a name.
-  EXPECT_EQ(sharding("W_in[D_{data,model}, F]").dims[0].axes, v({"data", "model"}));
-  EXPECT_EQ(sharding("W_in[D_{data,model}, F]").name, "W_in");
-  EXPECT_EQ(sharding("  A [ I_X ,J_Y ]  ").text(), "A[I_X, J_Y]");
+  EXPECT_EQ(parse_spec("W_in[D_{data,model}, F]").dims[0].axes, v({"data", "model"}));
+  EXPECT_EQ(parse_spec("W_in[D_{data,model}, F]").name, "W_in");
+  EXPECT_EQ(parse_spec("  A [ I_X ,J_Y ]  ").text(), "A[I_X, J_Y]");
 }
 
 // ---- notation: every error kind, with its position ---------------------------------------------
@@ -77,61 +77,64 @@ TEST(ShardingNotation, EachDimensionHasItsOwnName) {
 }
 
 TEST(ShardingNotation, ErrorsPointAtTheCharacter) {
-  expect_error([] { sharding(""); }, "a", "bad_sharding", "empty");
+  expect_error([] { parse_spec(""); }, "a", "bad_sharding", "empty");
   // A=1 [=2 I=3 _=4 X=5 ,=6 ' '=7 J=8: the second use of X is on J at character 8.
-  expect_error([] { sharding("A[I_X, J_X]"); }, "a", "axis_reused", "at character 8");
-  expect_error([] { sharding("A[I_X, J_X]"); }, "a", "axis_reused", "already used at character 3");
+  expect_error([] { parse_spec("A[I_X, J_X]"); }, "a", "axis_reused", "at character 8");
+  expect_error([] { parse_spec("A[I_X, J_X]"); }, "a", "axis_reused",
+               "already used at character 3");
   // A[I_{XX}]: the same axis twice inside one subscript is also a reuse.
-  expect_error([] { sharding("A[I_{XX}, J]"); }, "a", "axis_reused", "mesh axis X");
+  expect_error([] { parse_spec("A[I_{XX}, J]"); }, "a", "axis_reused", "mesh axis X");
   // A1 [2 I3 _4 X5 ' '6 J7: a space is not a separator.
-  expect_error([] { sharding("A[I_X J]"); }, "a", "bad_sharding",
+  expect_error([] { parse_spec("A[I_X J]"); }, "a", "bad_sharding",
                "at character 7 ('J'): expected ',' or ']'");
   // "A[I_X, J" is 8 characters: the error is at character 9, the end of input.
-  expect_error([] { sharding("A[I_X, J"); }, "a", "bad_sharding", "at character 9 (end of input)");
+  expect_error([] { parse_spec("A[I_X, J"); }, "a", "bad_sharding",
+               "at character 9 (end of input)");
   // A1 [2 I3 _4 ,5: nothing after the underscore.
-  expect_error([] { sharding("A[I_, J]"); }, "a", "bad_sharding", "at character 5");
-  expect_error([] { sharding("A[I_{}, J]"); }, "a", "bad_sharding", "empty");
+  expect_error([] { parse_spec("A[I_, J]"); }, "a", "bad_sharding", "at character 5");
+  expect_error([] { parse_spec("A[I_{}, J]"); }, "a", "bad_sharding", "empty");
   // A1 [2 I3 _4 X5 ,6 ' '7 J8 ]9 x10.
-  expect_error([] { sharding("A[I_X, J]x"); }, "a", "bad_sharding",
+  expect_error([] { parse_spec("A[I_X, J]x"); }, "a", "bad_sharding",
                "at character 10 ('x'): expected '{U_X}'");
-  expect_error([] { sharding("A(I, J)"); }, "a", "bad_sharding",
+  expect_error([] { parse_spec("A(I, J)"); }, "a", "bad_sharding",
                "at character 2 ('('): expected '['");
-  expect_error([] { sharding("A[I, J]{U_X, U_X}"); }, "a", "axis_reused",
+  expect_error([] { parse_spec("A[I, J]{U_X, U_X}"); }, "a", "axis_reused",
                "twice in the unreduced marker");
-  expect_error([] { sharding("A[I_1, J]"); }, "a", "bad_sharding", "at character 5");
-  expect_error([] { sharding("A[..., I]"); }, "a", "bad_sharding", "at least one named dimension");
-  expect_error([] { sharding("A[I, ..., J]"); }, "a", "bad_sharding", "must be the last entry");
-  expect_error([] { sharding("A[I, J]{V_X}"); }, "a", "bad_sharding", "expected 'U_'");
-  expect_error([] { sharding("A[I_{X,}]"); }, "a", "bad_sharding", "expected a mesh axis name");
-  expect_error([] { sharding("A[\x01]"); }, "a", "bad_sharding",
+  expect_error([] { parse_spec("A[I_1, J]"); }, "a", "bad_sharding", "at character 5");
+  expect_error([] { parse_spec("A[..., I]"); }, "a", "bad_sharding",
+               "at least one named dimension");
+  expect_error([] { parse_spec("A[I, ..., J]"); }, "a", "bad_sharding", "must be the last entry");
+  expect_error([] { parse_spec("A[I, J]{V_X}"); }, "a", "bad_sharding", "expected 'U_'");
+  expect_error([] { parse_spec("A[I_{X,}]"); }, "a", "bad_sharding", "expected a mesh axis name");
+  expect_error([] { parse_spec("A[\x01]"); }, "a", "bad_sharding",
                "a non-ASCII or control character");
-  expect_error([] { sharding(std::string(1001, '[')); }, "a", "too_long", "at most 1000");
+  expect_error([] { parse_spec(std::string(1001, '[')); }, "a", "too_long", "at most 1000");
   // Deep brackets are not recursion: the parser refuses at the second '['.
-  expect_error([] { sharding(std::string(900, '[')); }, "a", "bad_sharding", "at character 2");
+  expect_error([] { parse_spec(std::string(900, '[')); }, "a", "bad_sharding", "at character 2");
 }
 
 TEST(ShardingNotation, ValidityAgainstTheMesh) {
   auto m = mesh("X=4,Y=4");
   // A1 [2 I3: axis Z is not in the mesh.
-  expect_error([&] { sh::validate(sharding("A[I_Z, J]"), m, "a"); }, "a", "unknown_axis",
+  expect_error([&] { sh::validate(parse_spec("A[I_Z, J]"), m, "a"); }, "a", "unknown_axis",
                "at character 3");
-  expect_error([&] { sh::validate(sharding("C[I_X, K]{U_X}"), m, "a"); }, "a", "axis_reused",
+  expect_error([&] { sh::validate(parse_spec("C[I_X, K]{U_X}"), m, "a"); }, "a", "axis_reused",
                "unreduced");
-  expect_error([&] { sh::validate(sharding("C[I, K]{U_Q}"), m, "a"); }, "a", "unknown_axis", "Q");
+  expect_error([&] { sh::validate(parse_spec("C[I, K]{U_Q}"), m, "a"); }, "a", "unknown_axis", "Q");
   // 6 rows do not split 4 ways: 6 / 4 = 1.5.
   expect_error(
       [&] {
-        sh::check_divisible(sharding("A[I_X, J]"), m, {6, 8}, "a");
+        sh::check_divisible(parse_spec("A[I_X, J]"), m, {6, 8}, "a");
       },
       "a", "not_divisible",
       "at character 3 (dimension I): size 6 does not divide evenly into 4 shards");
   // 8 over XY = 16 does not divide either.
   expect_error(
       [&] {
-        sh::check_divisible(sharding("A[I, J_{XY}]"), m, {4, 8}, "a");
+        sh::check_divisible(parse_spec("A[I, J_{XY}]"), m, {4, 8}, "a");
       },
       "a", "not_divisible", "16 shards");
-  EXPECT_NO_THROW(sh::validate(sharding("A[I_X, J_Y]"), m, "a"));
+  EXPECT_NO_THROW(sh::validate(parse_spec("A[I_X, J_Y]"), m, "a"));
 }
 
 // ---- meshes ---------------------------------------------------------------------------------
@@ -195,7 +198,7 @@ TEST(ShardingModel, LocalShapeAndMemory) {
   // fp32[1024, 4096] as A[I_{XY}, J] on {X: 8, Y: 2}: I splits 16 ways -> 64 rows;
   // 64 * 4096 * 4 = 1,048,576 B per device; every axis used -> 1 copy.
   auto L =
-      sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{'X': 8, 'Y': 2}"), {1024, 4096}, 4, "a");
+      sh::local_shape(parse_spec("A[I_{XY}, J]"), mesh("{'X': 8, 'Y': 2}"), {1024, 4096}, 4, "a");
   EXPECT_EQ(L.local[0], 64);
   EXPECT_EQ(L.local[1], 4096);
   EXPECT_EQ(L.bytes_per_device, 1048576);
@@ -203,13 +206,14 @@ TEST(ShardingModel, LocalShapeAndMemory) {
   // int8[128, 2048] on 2x8x2: 8 rows, 8 * 2048 = 16,384 B; Z unused -> 2 copies;
   // 32 devices * 16,384 = 524,288 B in all.
   auto P =
-      sh::local_shape(sharding("A[I_{XY}, J]"), mesh("{X: 2, Y: 8, Z: 2}"), {128, 2048}, 1, "a");
+      sh::local_shape(parse_spec("A[I_{XY}, J]"), mesh("{X: 2, Y: 8, Z: 2}"), {128, 2048}, 1, "a");
   EXPECT_EQ(P.bytes_per_device, 16384);
   EXPECT_EQ(P.replication, 2);
   EXPECT_EQ(P.total_bytes, 524288);
   // A[I_X, J, K, ...] on 4x8x2: Y and Z unused -> 8 * 2 = 16 copies.
-  EXPECT_EQ(sh::replication_factor(sharding("A[I_X, J, K, ...]"), mesh("{X: 4, Y: 8, Z: 2}")), 16);
-  expect_error([] { sh::local_shape(sharding("A[I_X, J]"), mesh("X=4"), {1024}, 2, "a"); }, "a",
+  EXPECT_EQ(sh::replication_factor(parse_spec("A[I_X, J, K, ...]"), mesh("{X: 4, Y: 8, Z: 2}")),
+            16);
+  expect_error([] { sh::local_shape(parse_spec("A[I_X, J]"), mesh("X=4"), {1024}, 2, "a"); }, "a",
                "bad_input", "2 dimensions but 1 sizes");
 }
 
@@ -329,7 +333,7 @@ TEST(ShardingModel, RingTrafficCounts) {
 namespace {
 sh::MatmulInput mm(const std::string& a, const std::string& b, const std::string& m = "X=4,Y=4") {
   sh::MatmulInput in;
-  in.a = sharding(a);
+  in.a = parse_spec(a);
   in.b = sh::parse_sharding(b, "b");
   in.mesh = mesh(m);
   in.I = in.J = in.K = 1024;

@@ -19,6 +19,7 @@ using sb::test::expect_error_value;
 using sb::test::field_of;
 using sb::test::near_rel;
 using sb::test::problem;
+using sb::test::step_with;
 using sb::test::value_of;
 
 namespace {
@@ -599,14 +600,6 @@ TEST(TpusApi, ProblemsSolveAndGrade) {
 // ---------------------------------------------------------------- derivations ----------
 
 namespace {
-
-// The first step of a response's derivation whose expression is `expr`.
-json step_with(const json& r, const std::string& expr) {
-  for (const json& st : r["trace"])
-    if (st.value("expr", "") == expr) return st;
-  ADD_FAILURE() << "no step with expr " << expr << " in " << r["trace"].dump();
-  return json();
-}
 
 bool says(const json& r, const std::string& words) {
   for (const json& st : r["trace"])

@@ -27,7 +27,7 @@ using sb::test::near_rel;
 const sb::hw::Chip& h100() { return sb::hw::chip("h100"); }
 
 // A small plain (2-matrix) model: L 4, D 1024, F 4096, MHA 8 x 128, no vocabulary.
-tf::Config small_model() {
+tf::Config small_plain_model() {
   tf::Config c;
   c.L = 4, c.D = 1024, c.F = 4096, c.N = 8, c.K = 8, c.H = 128, c.V = 0, c.gated = false;
   return c;
@@ -35,7 +35,7 @@ tf::Config small_model() {
 
 tr::PlanInput gpu_input(double gpus, double B, bool cross_tp = false) {
   tr::PlanInput in;
-  in.model = small_model();
+  in.model = small_plain_model();
   in.hw = tr::gpu_hardware(h100());
   in.topo = tr::topology_for_gpus(h100(), gpus, cross_tp);
   in.B = B;

@@ -108,6 +108,15 @@ inline json check(const std::string& id, const json& answers, const json& given 
   return api::handle(json{{"op", "check"}, {"id", id}, {"answers", answers}, {"given", given}});
 }
 
+// The first step of a response's derivation whose expression is `expr` (null, and a test
+// failure, if none is).
+inline json step_with(const json& r, const std::string& expr) {
+  for (const json& st : r["trace"])
+    if (st.value("expr", "") == expr) return st;
+  ADD_FAILURE() << "no step with expr " << expr << " in " << r["trace"].dump().substr(0, 2000);
+  return json();
+}
+
 // A named value of a calculator's response, an answer of a problem's, and the field an error
 // response names; each a test failure (and NaN or "") when the response is not what it expects.
 inline double value_of(const json& r, const std::string& key) {
