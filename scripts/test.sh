@@ -14,7 +14,7 @@ layer "setup" scripts/setup.sh
 layer "house style (clang-format)" scripts/format.sh --check
 layer "build (native, wasm, site)" scripts/build.sh
 layer "GoogleTest" ctest --test-dir build/native --output-on-failure -j 2
-# Two files at a time: the heap test (memory.test.mjs, most of the layer) beside the others.
+# Two files at a time: the heap bound (most of the layer) is split in two files, one per lane.
 layer "node tests of the wasm modules" node --test --test-concurrency=2 tests/node/
 layer "wasm/scaling.d.ts against every response (tsc --noEmit)" node tests/types/check.mjs
 layer "a new chapter folder needs no edit elsewhere" tests/newchapter/run.sh
