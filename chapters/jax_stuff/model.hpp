@@ -118,8 +118,9 @@ inline constexpr Formula kArangeMean =
 struct ShardMapInput {
   Mesh mesh;
   double n = 512;             // arange(n)
-  std::string n_field = "n";  // the inputs n and in_spec come from, for their errors
+  std::string n_field = "n";  // the inputs n, in_spec and k come from, for their errors
   std::string spec_field = "in_spec";
+  std::string k_field = "k";
   PartitionSpec in_spec;            // of the 1-D array
   double k = 4;                     // each device keeps its first k local elements
   std::vector<std::string> reduce;  // pmean/psum over these axes (empty: none)

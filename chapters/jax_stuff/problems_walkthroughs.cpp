@@ -140,6 +140,7 @@ Answers e1_solve(const Inputs& in, Trace& tr) {
   s.spec_field = "spec";
   s.in_spec = sh::parse_partition_spec(in.text("spec"), "spec");
   s.k = in.num("slice_len");
+  s.k_field = "slice_len";
   if (s.k < 4) fail("slice_len", "the problem asks for 4 elements, so at least 4", "out_of_range");
   s.reduce = s.mesh.names;
   s.out_spec = sh::parse_partition_spec("P()", "out_spec");

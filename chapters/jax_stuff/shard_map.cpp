@@ -114,7 +114,7 @@ ShardMapResult shard_map_slice_mean(const ShardMapInput& in, Trace* tr) {
   r.local_len = tr ? tr->step("Elements on each device", sh::kLocalSize, {in.n, blocks})
                    : sh::local_size(in.n, blocks);
   if (in.k > r.local_len)
-    fail("k",
+    fail(in.k_field,
          "each device holds " + units::number(r.local_len, 15) + " elements, fewer than " +
              units::number(in.k, 15),
          "out_of_range");
