@@ -56,6 +56,9 @@ test('a pasted nccl-tests log is read, fitted and plotted', async () => {
   await box.locator('tr[data-key="latency"]').waitFor();
   // The default log is all_reduce on 8 H100s of one node: a share of NVLink's 450 GB/s.
   assert.match(await box.locator('tr[data-key="line_rate_fraction"] td').textContent(), /0\.[78]\d*|[78]\d(\.\d+)?\s?%/);
+  // The plot draws in a task after the table (uPlot is loaded with a page's first plot, and drawn
+  // once its box is laid out): wait for it, then there is one.
+  await box.locator('.uplot').first().waitFor();
   assert.equal(await box.locator('.uplot').count(), 1);
   // A two-node log under mpirun's tags, without a footer.
   const log = [
