@@ -7,6 +7,8 @@
 # the committed seeds (fuzz/seeds/<fuzzer>, written by scripts/fuzz-seeds.mjs) and the corpus kept
 # in build/asan/fuzz/corpus from earlier runs. Inputs may be as long as each target reads: fuzz_api
 # up to the 1 MiB request cap (FUZZ_API_MAX_LEN overrides it), the others what their parsers take.
+# FUZZ_SEED fixes libFuzzer's random seed (npm test sets it, so that a CI run draws what a run here
+# with the same seed and no kept corpus draws: FUZZ_CORPUS=fresh leaves the kept corpus out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-2}"
@@ -43,11 +45,15 @@ fuzz_one() {
   mkdir -p "$corpus"
   rm -rf "$seeds" && mkdir -p "$seeds"
   SB_FUZZ_WRITE_SEEDS=$PWD/$seeds ASAN_OPTIONS=detect_leaks=0 "$bin" -runs=0 >/dev/null 2>&1
-  local dirs=("$corpus" "$seeds")
+  local n_seeds
+  n_seeds=$(ls "$seeds" | wc -l)
+  local dirs=("$seeds")
+  [ "${FUZZ_CORPUS:-kept}" = fresh ] || dirs=("$corpus" "$seeds")
   [ -d "fuzz/seeds/$name" ] && dirs+=("fuzz/seeds/$name")
   local limit=()
   [ -n "$runs" ] && limit+=("-runs=$runs")
   [ -n "$time_each" ] && limit+=("-max_total_time=$time_each")
+  [ -n "${FUZZ_SEED:-}" ] && limit+=("-seed=$FUZZ_SEED")
   local t0=$SECONDS
   # ASan's defaults hold 256 MB of freed memory in quarantine and record 30 frames per allocation:
   # with them a fuzz_calc run (thousands of small allocations) spent a third of its time in page
@@ -67,7 +73,7 @@ fuzz_one() {
   units=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   local secs=$((SECONDS - t0 > 0 ? SECONDS - t0 : 1))
   echo "-- $name: ${units:-?} runs in $((SECONDS - t0)) s ($(( ${units:-0} / secs )) runs/s)," \
-    "$(ls "$seeds" | wc -l) registry seeds, inputs up to $(max_len "$name") bytes," \
+    "$n_seeds registry seeds, inputs up to $(max_len "$name") bytes," \
     "peak RSS $(sed -n 's/^stat::peak_rss_mb: *//p' "$log") MB"
 }
 
