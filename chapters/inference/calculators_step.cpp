@@ -15,7 +15,6 @@ namespace sb::inference::calc {
 namespace {
 
 std::string bytes_text(double b) { return units::format(b, "B"); }
-// A whole count in full ("1131874"), for a limit the reader types back.
 
 struct Setup {
   Chosen ch;
