@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev emscripten nlohmann-json3-dev libgtest-dev
-      chromium fonts-dejavu-core clang-format)
+      chromium chromium-headless-shell fonts-dejavu-core clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

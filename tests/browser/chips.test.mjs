@@ -2,7 +2,7 @@
 // (from the chapter records) is opened on a GPU as `?chip=<id>` and then set to each chip of the
 // chip tables, and every widget must show its output. The one exception is a chip without the
 // hardware a widget models (a GPU has no ICI torus, no MXU): then the widget says so in words,
-// naming the chip, and greys out everything it showed before, plot included. Needs the wasm build and /usr/bin/chromium.
+// naming the chip, and greys out everything it showed before, plot included. Needs the wasm build and chromium-headless-shell.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';

@@ -1,7 +1,7 @@
 // The pages as a reader meets them: one model for the page and across chapters, one address write
 // per change, a GPU page chip said once at the top while the widgets compute on a TPU, the grading
 // notes the CLI prints, labels in words, no page wider than a phone, and axe-core (wcag2a, wcag2aa)
-// finding nothing after every widget has been used. Needs the wasm build and /usr/bin/chromium.
+// finding nothing after every widget has been used. Needs the wasm build and chromium-headless-shell.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 // Browser tests of the site shell: home page, the page-wide chip, the hardware tables, the embed
 // example, and which wasm module each page loads. Needs build/wasm/bin/scaling-<chapter>.{mjs,wasm}
-// (the wasm build) and /usr/bin/chromium.
+// (the wasm build) and chromium-headless-shell.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -2,7 +2,7 @@
 // hostile and random values in the URL keys its widgets read (a calculator's `<key>.<param>`, a
 // chapter widget's `<key>.<input>` as it declares them in data-sb-keys, and the page chip), and
 // every widget must still show either its output or a clear error; no page error, no console
-// error, no script of the values run. Needs the wasm build and /usr/bin/chromium.
+// error, no script of the values run. Needs the wasm build and chromium-headless-shell.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite } from './harness.mjs';
