@@ -82,9 +82,20 @@ const numberFields = (page) => page.evaluate(() => {
   return out;
 });
 
+// The value goes in as a keystroke's does: the field's text changes and an `input` event follows,
+// in the page. Not playwright's fill(): its checks before typing (is the field visible, where is
+// it) made the browser lay out the whole page at once inside the measured task. On inference's
+// moe-calc (price = 10000, every <details> open) the longest task was 51 to 81 ms with fill() and
+// 41 to 46 ms this way, three rounds each (bench/NOTES.md, "Eleventh pass").
 async function typeInto(page, f, value) {
-  await page.locator('sb-calc').nth(f.i).locator(`.sb-field[data-field="${f.field}"] input`).first()
-    .fill(String(value), { timeout: 5000 });
+  const typed = await page.evaluate(([i, field, v]) => {
+    const input = document.querySelectorAll('sb-calc')[i]?.querySelector(`.sb-field[data-field="${field}"] input`);
+    if (!input) return false;
+    input.value = v;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    return true;
+  }, [f.i, f.field, String(value)]);
+  if (!typed) throw new Error(`${f.calc}.${f.field}: no field to type into`);
   await settled(page);
 }
 
