@@ -25,6 +25,14 @@ export const shots = process.env.SB_SHOTS || '';
 // reader has it. SB_CHROMIUM names another binary for both.
 export const CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium';
 export const TEST_CHROMIUM = process.env.SB_CHROMIUM || '/usr/bin/chromium-headless-shell';
+// The binary to start, or an error that says how to get it (a machine set up before the tests
+// moved to the headless shell lacks it).
+export function chromiumAt(file) {
+  if (!fs.existsSync(file)) {
+    throw new Error(`${file} is missing: scripts/setup.sh installs it (Debian's chromium and chromium-headless-shell), or SB_CHROMIUM names another Chromium`);
+  }
+  return file;
+}
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage'];
 // The tests' Chromium compiles wasm with V8's baseline compiler alone. Its optimising tier
@@ -89,7 +97,7 @@ async function openBrowser(executablePath, flags) {
   }
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath, headless: true, args: flags, viewport: { width: 1200, height: 900 },
+    executablePath: chromiumAt(executablePath), headless: true, args: flags, viewport: { width: 1200, height: 900 },
   });
   return { browser: null, context, userDataDir };
 }

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { root, TEST_CHROMIUM, TEST_FLAGS, freePort, startServer } from './harness.mjs';
+import { root, TEST_CHROMIUM, TEST_FLAGS, chromiumAt, freePort, startServer } from './harness.mjs';
 
 const here = path.join(root, 'tests', 'browser');
 // The files that open every page of the site, many times each, take minutes where a chapter's file
@@ -32,7 +32,7 @@ try {
   }
   const tBuilt = performance.now();
   server = await startServer(await freePort(), site);
-  browser = await chromium.launchServer({ executablePath: TEST_CHROMIUM, headless: true, args: TEST_FLAGS });
+  browser = await chromium.launchServer({ executablePath: chromiumAt(TEST_CHROMIUM), headless: true, args: TEST_FLAGS });
   Object.assign(process.env, { SB_SITE: site, SB_SKIP_BUILD: '1', SB_SITE_URL: server.url, SB_BROWSER_WS: browser.wsEndpoint() });
   const concurrency = Number(process.env.SB_TEST_CONCURRENCY || 2);
   // node's runner, a process per file, in the order above (`node --test` sorts its files by name).
