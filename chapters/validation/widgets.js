@@ -3,7 +3,7 @@
 // expected against measured, the table of runs with links that open each configuration in the
 // planner or the inference calculator. Every number comes from the module.
 import '../lib/page.js';
-import { compute, h, logLogPlot, fmtNumber, fmtQuantity, loadUnits, ensureWidgetStyles, yieldToMain } from '../lib/widgets.js';
+import { compute, h, logLogPlot, fmtNumber, fmtQuantity, loadUnits, ensureWidgetStyles, widgetTurn } from '../lib/widgets.js';
 
 const FACTORS = [
   ['mxu_tpu', 'TPU matmuls, share of the bf16 peak'],
@@ -55,7 +55,7 @@ class SbValidation extends HTMLElement {
     if (this.started) return;
     this.started = true;
     ensureWidgetStyles();
-    await yieldToMain();
+    await widgetTurn();
     this.inputs = {};
     const form = h('form', { class: 'sb-factors' }, h('h3', {}, 'Efficiency factors'),
       ...FACTORS.map(([k, label]) => {

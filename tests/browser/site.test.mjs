@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, startSite, moduleFiles } from './harness.mjs';
+import { settled } from './widgetstate.mjs';
 import { bookParts, folderRecords } from '../../web/build.mjs';
 
 let site;
@@ -320,6 +321,48 @@ test('the roofline page loads the roofline modules and no other', async () => {
   await page.locator('sb-calc[name="roofline.matmul"] .sb-derivation summary').click();
   await page.locator('sb-calc[name="roofline.matmul"] .sb-derivation .katex').first().waitFor();
   assert.equal(katexLoaded(), true);
+  await page.close();
+});
+
+test('an open derivation follows a new answer, redrawing only the parts that changed', async () => {
+  const page = await site.page('roofline.html');
+  const calc = 'sb-calc[name="roofline.matmul"]';
+  await page.locator(`${calc} .sb-derivation summary`).click();
+  await page.locator(`${calc} .sb-derivation .katex`).first().waitFor();
+  await settled(page);
+  // Each step's parts, marked before the new answer: which elements are still the same after it.
+  const mark = () => page.evaluate((sel) => {
+    const lis = [...document.querySelector(sel).querySelectorAll('.sb-trace > li')];
+    window.__steps = lis.map((li) => ({ li, formula: li.querySelector('.sb-step-formula'), numbers: li.querySelector('.sb-step-numbers') }));
+    return lis.length;
+  }, calc);
+  const steps = await mark();
+  assert.ok(steps > 3, `the derivation has ${steps} steps`);
+  // B = 512 -> 1024 (typed as a reader types): the batch's numbers change, the formulas do not.
+  await page.locator(`${calc} .sb-field[data-field="B"] input`).fill('1024');
+  await settled(page);
+  const after = await page.evaluate(async (sel) => {
+    const c = document.querySelector(sel);
+    const lis = [...c.querySelectorAll('.sb-trace > li')];
+    const { renderTrace } = await import('./lib/format.js');
+    const fresh = renderTrace(c.response.trace);
+    return {
+      count: lis.length,
+      // The list drawn in place reads as one drawn whole from the new answer.
+      same: c.querySelector('.sb-trace').textContent === fresh.textContent,
+      fresh: fresh.textContent.length,
+      keptSteps: window.__steps.filter((s, i) => lis[i] === s.li).length,
+      keptFormulas: window.__steps.filter((s, i) => s.formula && lis[i]?.querySelector('.sb-step-formula') === s.formula).length,
+      newNumbers: window.__steps.filter((s, i) => s.numbers && lis[i]?.querySelector('.sb-step-numbers') !== s.numbers).length,
+      mentions1024: c.querySelector('.sb-trace').textContent.includes('1024'),
+    };
+  }, calc);
+  assert.equal(after.count, steps);
+  assert.ok(after.same && after.fresh > 0, 'the derivation drawn in place reads as a fresh one');
+  assert.ok(after.mentions1024, 'the new batch is in the numbers substituted');
+  assert.equal(after.keptSteps, steps, 'every step element stays: only parts within them change');
+  assert.ok(after.keptFormulas > 0, 'the formulas, which do not depend on B, are not drawn again');
+  assert.ok(after.newNumbers > 0, 'the numbers substituted that depend on B are drawn again');
   await page.close();
 });
 

@@ -5,7 +5,7 @@
 //   calcEl.addRenderer(fn) for one instance. Renderers draw into calcEl.extra (below the results).
 import {
   scaling, catalog, calculatorInfo, chipTable, getChip, onChip, getModel, setModel, onModel, lastTpu,
-  compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles, yieldToMain,
+  compute, widgetState, widgetKey, h, debounce, fieldName, ensureWidgetStyles, widgetTurn,
 } from './core.js';
 import {
   fmtNumber, fmtValue, loadUnits, unitExample, unitHasPrefixes, unitSymbol, derivationToggle,
@@ -62,7 +62,7 @@ export class SbCalc extends HTMLElement {
     }
     this.info = info;
     const [sb, table] = await Promise.all([scaling(info.chapter), chipTable(), loadUnits()]);
-    await yieldToMain();  // each widget of the page in a task of its own
+    await widgetTurn();  // each widget of the page in a task of its own, in turn
     this.sb = sb;
     const chips = table.chips;
     this.gpus = new Map(chips.filter((c) => c.kind === 'gpu').map((c) => [c.id, c.name]));
@@ -89,7 +89,7 @@ export class SbCalc extends HTMLElement {
     this.modelNames = new Map((await catalog()).calculators.flatMap((c) => c.params)
       .filter((q) => q.name === 'model' && q.choices).flatMap((q) => q.choices.map((v, i) => [v, q.labels?.[i] ?? v])));
     this.noteModel(getModel());
-    await yieldToMain();  // the form in one task, the first answer in the next
+    await widgetTurn();  // the form in one turn, the first answer in the next
     this.run();
   }
 
@@ -116,7 +116,7 @@ export class SbCalc extends HTMLElement {
   runSoon() {
     this.setAttribute('aria-busy', 'true');
     const mine = (this.soon = (this.soon || 0) + 1);
-    yieldToMain().then(() => { if (mine === this.soon) this.run(); });
+    widgetTurn().then(() => { if (mine === this.soon) this.run(); });
   }
 
   // A page model this calculator's menu lacks (a dense model where only a mixture of experts makes

@@ -4,7 +4,7 @@
 // Fires 'sb-checked' (detail {id, response}) after each check.
 import {
   problems, chapterOf, widgetState, widgetKey, h, fieldName, markSolved, isSolved,
-  ensureWidgetStyles, yieldToMain,
+  ensureWidgetStyles, widgetTurn,
 } from './core.js';
 import { derivationToggle, fmtValue, loadUnits } from './format.js';
 
@@ -27,7 +27,7 @@ export class SbExercise extends HTMLElement {
       const chapter = await chapterOf(this.problemId);
       if (!chapter) throw new Error(`no chapter has the prefix of "${this.problemId}"`);
       [this.sb] = await Promise.all([problems(chapter), loadUnits()]);
-      await yieldToMain();  // each widget of the page in a task of its own
+      await widgetTurn();  // each widget of the page in a task of its own, in turn
       this.state = widgetState(this, this.key);
       const saved = this.state.all();
       const seed = saved.seed && /^\d+$/.test(saved.seed) ? Number(saved.seed) : null;

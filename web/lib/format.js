@@ -126,17 +126,39 @@ export function sentence(text) {
   return parts.map((p, i) => (i % 2 ? tex(p) : document.createTextNode(p)));
 }
 
-// One step of a derivation: its sentence, the formula, the numbers substituted, the value.
+// One step of a derivation, as its parts: the sentence, the formula, the numbers substituted, the
+// value. Each part is an element of its own, so that a new answer can draw again only the parts
+// that changed (most often the numbers and the value).
+function stepParts(s) {
+  const value = s.text || (typeof s.value === 'number' && (s.formula || s.numbers) ? fmtQuantity(s.value, s.unit) : '');
+  return { what: s.what || '', formula: s.formula || '', numbers: s.numbers || '', value };
+}
+const drawPart = {
+  what: (t) => h('div', { class: 'sb-step-what' }, ...sentence(t)),
+  formula: (t) => tex(t, { display: true, className: 'sb-tex sb-step-formula' }),
+  numbers: (t) => tex(t, { display: true, className: 'sb-tex sb-step-numbers' }),
+  value: (t) => h('div', { class: 'sb-step-value' }, '= ', h('strong', {}, t)),
+};
+
 function renderStep(s) {
-  const li = h('li', { class: s.formula || s.numbers ? 'sb-step' : 'sb-step sb-step-note' });
-  if (s.what) li.append(h('div', { class: 'sb-step-what' }, ...sentence(s.what)));
-  const math = h('div', { class: 'sb-step-math' });
-  if (s.formula) math.append(tex(s.formula, { display: true, className: 'sb-tex sb-step-formula' }));
-  if (s.numbers) math.append(tex(s.numbers, { display: true, className: 'sb-tex sb-step-numbers' }));
-  if (math.childNodes.length) li.append(math);
-  const valueText = s.text || (typeof s.value === 'number' && (s.formula || s.numbers) ? fmtQuantity(s.value, s.unit) : '');
-  if (valueText) li.append(h('div', { class: 'sb-step-value' }, '= ', h('strong', {}, valueText)));
+  const parts = stepParts(s);
+  const math = parts.formula || parts.numbers;
+  const li = h('li', { class: math ? 'sb-step' : 'sb-step sb-step-note' });
+  const els = {};
+  const part = (k) => (parts[k] ? (els[k] = drawPart[k](parts[k])) : null);
+  li.append(...[part('what'), math ? h('div', { class: 'sb-step-math' }, part('formula'), part('numbers')) : null,
+    part('value')].filter(Boolean));
+  li.sbStep = { parts, els };
   return li;
+}
+
+// The parts of a drawn step that a new step changes, drawn (not yet in the page); null where a
+// part comes or goes, and the whole step is drawn again.
+function stepEdits(li, s) {
+  const was = li.sbStep;
+  const parts = stepParts(s);
+  if (!was || Object.keys(parts).some((k) => !parts[k] !== !was.parts[k])) return null;
+  return { parts, edits: Object.keys(parts).filter((k) => parts[k] !== was.parts[k]).map((k) => [k, drawPart[k](parts[k])]) };
 }
 
 // The derivation as a list: per step the sentence, the formula, the numbers substituted, the value.
@@ -144,25 +166,44 @@ export function renderTrace(steps) {
   return h('ol', { class: 'sb-trace' }, (steps || []).map(renderStep));
 }
 
-// Typesetting a long derivation takes a few hundred milliseconds: it is drawn a slice of steps
-// per task, in tasks after the answer's own, off screen, and takes the place of the one shown once
-// it is whole.
+// Typesetting a long derivation takes a few hundred milliseconds: what changed is drawn a slice of
+// steps per task, in tasks after the answer's own, off screen, and put in place in one task once
+// whole. A step that comes back the same is left as it is, and of a changed one only its changed
+// parts are replaced: the browser styles and lays out again only what changed, where a whole new
+// list of thousands of typeset elements took one frame of 50 to 85 ms (bench/NOTES.md, "Twelfth
+// pass"). Returns the function that puts it in place, or null when a newer answer came first.
 const SLICE_MS = 20;
-async function renderTraceInSlices(steps, superseded) {
+async function drawTraceInSlices(steps, superseded, old) {
   await loadKatex();
   await yieldToMain();
   if (superseded()) return null;
-  const ol = h('ol', { class: 'sb-trace' });
+  const drawn = old ? [...old.children] : [];
+  const edits = [];
   let start = performance.now();
-  for (const s of steps) {
+  for (const [i, s] of steps.entries()) {
     if (performance.now() - start > SLICE_MS) {
       await yieldToMain();
       if (superseded()) return null;
       start = performance.now();
     }
-    ol.append(renderStep(s));
+    edits.push((drawn[i] && stepEdits(drawn[i], s)) || { li: renderStep(s) });
   }
-  return ol;
+  return () => {
+    const ol = old || h('ol', { class: 'sb-trace' });
+    for (const [i, e] of edits.entries()) {
+      const li = drawn[i];
+      if (!e.li) {
+        for (const [k, el] of e.edits) li.sbStep.els[k].replaceWith((li.sbStep.els[k] = el));
+        li.sbStep.parts = e.parts;
+      } else if (li) {
+        li.replaceWith(e.li);
+      } else {
+        ol.append(e.li);
+      }
+    }
+    for (const li of drawn.slice(steps.length)) li.remove();
+    return ol;
+  };
 }
 
 // A <details> that renders the derivation the first time it is opened, and again on each new
@@ -183,14 +224,16 @@ export function derivationToggle(getSteps, label = 'Show the derivation') {
       return;
     }
     body.setAttribute('aria-busy', 'true');
-    let ol = null;
+    const old = body.querySelector(':scope > ol.sb-trace');
+    let put = null;
     try {
-      ol = await renderTraceInSlices(steps, () => mine !== drawing);
+      put = await drawTraceInSlices(steps, () => mine !== drawing, old);
     } catch {
-      ol = renderTrace(steps);  // KaTeX did not load: each formula shows its source
+      put = () => renderTrace(steps);  // KaTeX did not load: each formula shows its source
     }
-    if (mine !== drawing || !ol) return;
-    body.replaceChildren(ol);
+    if (mine !== drawing || !put) return;
+    const ol = put();
+    if (ol !== old) body.replaceChildren(ol);
     body.removeAttribute('aria-busy');
   };
   d.addEventListener('toggle', () => { if (d.open) fill(); });
