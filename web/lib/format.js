@@ -193,7 +193,10 @@ async function drawTraceInSlices(steps, superseded, old) {
     for (const [i, e] of edits.entries()) {
       const li = drawn[i];
       if (!e.li) {
-        for (const [k, el] of e.edits) li.sbStep.els[k].replaceWith((li.sbStep.els[k] = el));
+        for (const [k, el] of e.edits) {
+          li.sbStep.els[k].replaceWith(el);
+          li.sbStep.els[k] = el;
+        }
         li.sbStep.parts = e.parts;
       } else if (li) {
         li.replaceWith(e.li);
