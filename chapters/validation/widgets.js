@@ -55,6 +55,7 @@ class SbValidation extends HTMLElement {
     if (this.started) return;
     this.started = true;
     ensureWidgetStyles();
+    this.setAttribute('aria-busy', 'true');  // until the first answer: the runs, the module, the worker
     await widgetTurn();
     this.inputs = {};
     const form = h('form', { class: 'sb-factors' }, h('h3', {}, 'Efficiency factors'),
@@ -66,13 +67,20 @@ class SbValidation extends HTMLElement {
       }),
       h('button', { type: 'button', class: 'sb-button' }, 'Fit to the runs'));
     form.querySelector('button').addEventListener('click', () => this.run('yes'));
-    this.summary = h('p', { class: 'sb-summary', 'aria-live': 'polite' });
+    this.summary = h('p', { class: 'sb-summary', 'aria-live': 'polite' }, 'Computing the runs…');
     this.plot = h('div', { class: 'sb-plot' });
     this.table = h('div', { class: 'sb-table-wrap' });
     this.replaceChildren(form, this.summary, this.plot, this.table);
-    const res = await fetch(new URL('../data/validation/published.json', import.meta.url));
-    this.text = await res.text();
-    await loadUnits();  // memory in GB, times in ms, as the core writes them
+    try {
+      const res = await fetch(new URL('../data/validation/published.json', import.meta.url));
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      this.text = await res.text();
+      await loadUnits();  // memory in GB, times in ms, as the core writes them
+    } catch (e) {
+      this.removeAttribute('aria-busy');
+      this.summary.textContent = `The published runs did not load: ${e.message}`;
+      return;
+    }
     await this.run('no', true);
   }
 
