@@ -1,6 +1,6 @@
 // The HLO reader on a 10 MB module (issue 19: under 1 s on the CI machine), natively (sb_bench
 // --hlo: the parse alone and the whole profiling.hlo call) and in wasm (the whole call in the
-// profiling chapter's heavy module, which the page's worker runs), side by side in one run.
+// profiling chapter's second module, which the page's worker runs), side by side in one run.
 // `node bench/hlo.mjs` runs it alone; `npm run bench` runs it last.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -38,8 +38,8 @@ export function longModule(bytes) {
 export async function benchHlo() {
   const bin = new URL('../build/native/bin/sb_bench', import.meta.url).pathname;
   const dir = new URL('../build/wasm/bin/', import.meta.url);
-  if (!existsSync(bin) || !existsSync(new URL('scaling-profiling-heavy.wasm', dir))) {
-    console.log('the HLO reader: no sb_bench or scaling-profiling-heavy (build both first)');
+  if (!existsSync(bin) || !existsSync(new URL('scaling-profiling-problems.wasm', dir))) {
+    console.log('the HLO reader: no sb_bench or scaling-profiling-problems (build both first)');
     return;
   }
   const text = longModule(BYTES);
@@ -47,8 +47,8 @@ export async function benchHlo() {
   writeFileSync(file, text);
   const nat = JSON.parse(execFileSync(bin, ['--hlo', file]).toString().trim());
   rmSync(file);
-  const { default: factory } = await import(new URL('scaling-profiling-heavy.mjs', dir));
-  const mod = await factory({ wasmBinary: readFileSync(new URL('scaling-profiling-heavy.wasm', dir)) });
+  const { default: factory } = await import(new URL('scaling-profiling-problems.mjs', dir));
+  const mod = await factory({ wasmBinary: readFileSync(new URL('scaling-profiling-problems.wasm', dir)) });
   const req = JSON.stringify({ op: 'calc', name: 'profiling.hlo', inputs: { module: text } });
   // The call (the text in, the parse, the costs, the response written) apart from the page's
   // reading of its 19 MB response (JSON.parse), each timed on its own: the target is the call's.

@@ -87,11 +87,10 @@ for (const ch of chapters) {
   }
   const mod = await instantiate(dir, ch, wasm);
   modules[ch] = { mod, calculators: JSON.parse(mod.api('{"op":"list"}')).calculators };
-  // Heavy calculators are computed by the chapter's third module, which the page's worker loads.
-  if (existsSync(new URL(`scaling-${ch}-heavy.wasm`, dir))) {
-    const hv = sizes(dir, `${ch}-heavy`);
-    console.log(`    ${'heavy module'.padEnd(24)} ${kb(hv.total - gz(wrapper)).padStart(9)} gzipped (wasm + glue), in the page's worker`);
-    modules[ch].heavy = await instantiate(dir, `${ch}-heavy`, hv.wasm);
+  // Heavy calculators are computed by the chapter's second module, which the page's worker loads.
+  if (modules[ch].calculators.some((c) => c.heavy)) {
+    console.log(`    ${''.padEnd(24)} (the exercises module computes the heavy calculators too, in the page's worker)`);
+    modules[ch].heavy = await instantiate(dir, `${ch}-problems`, sizes(dir, `${ch}-problems`).wasm);
   }
 }
 

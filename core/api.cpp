@@ -108,7 +108,7 @@ std::string op_calc(const json& req) {
   if (!c.run)  // heavy, and this module has the chapter's light calculators only
     fail("name",
          "'" + std::string(c.name) + "' is computed by the module scaling-" +
-             std::string(c.chapter) + "-heavy (a page's worker loads it), not by this one",
+             std::string(c.chapter) + "-problems (a page's worker loads it), not by this one",
          "not_in_module");
   Inputs in(c.params, obj(req, "inputs"));
   Trace tr;

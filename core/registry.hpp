@@ -241,8 +241,8 @@ struct Calculator {
   // A search whose work grows with its inputs (a planner, a sweep, a pasted log): a page runs it
   // in a Web Worker so that its main thread never waits for it (web/lib/calc.js); `list` says so.
   // A heavy calculator's record leaves `run` empty: the chapter's register_heavy() supplies it
-  // (Registry::add_run), and only the chapter's third module, scaling-<id>-heavy, which the worker
-  // loads, calls that, so the page's first module links none of its code.
+  // (Registry::add_run), and only the chapter's second module, scaling-<id>-problems, which the
+  // worker loads, calls that, so the page's first module links none of its code.
   bool heavy = false;
   Text chapter = {};  // "roofline", the chapter id: filled in at registration
   // A command of the CLI's own. With a long_text param, `scaling <command> FILE [--PARAM VALUE

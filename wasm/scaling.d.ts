@@ -1236,12 +1236,12 @@ export interface LoadOptions {
   /** The chapter whose module to load ("roofline"): scaling-<chapter>.mjs beside scaling.js (or in
    *  build/wasm/bin under node). Each module holds the core and that one chapter's calculators. */
   chapter?: string;
-  /** With `chapter`: its exercises module instead, scaling-<chapter>-problems.mjs (the core, the
-   *  chapter's problems and the grader). */
+  /** With `chapter`: its second module instead, scaling-<chapter>-problems.mjs (the core, the
+   *  chapter's problems and the grader; where the chapter has heavy calculators, all its
+   *  calculators too, the heavy ones with their code: a page's worker loads it for those). */
   problems?: boolean;
-  /** With `chapter`: its heavy calculators' module instead, scaling-<chapter>-heavy.mjs (the core
-   *  and all the chapter's calculators, the heavy ones with their code: a page's worker loads it).
-   *  Only a chapter with heavy calculators has one; its first module answers them `not_in_module`. */
+  /** With `chapter`: the module that computes its heavy calculators, the same one as `problems`
+   *  (its first module answers them `not_in_module`). */
   heavy?: boolean;
   /** URL of a scaling-<chapter>.mjs, instead of `chapter`. */
   url?: string | URL;

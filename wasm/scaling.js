@@ -3,9 +3,10 @@
 // Each chapter of the book has two modules: scaling-<chapter>.mjs (+ .wasm), the core and that
 // chapter's calculators, which a page loads first, and scaling-<chapter>-problems.mjs, the core,
 // that chapter's exercises and the grader, which a page loads after it (load({chapter,
-// problems: true})). A chapter with heavy calculators (a planner, a pasted log) has a third,
-// scaling-<chapter>-heavy.mjs, its calculators with the heavy ones' code, which a page's worker
-// loads (load({chapter, heavy: true})); the first module answers those `not_in_module`.
+// problems: true})). For a chapter with heavy calculators (a planner, a pasted log), that second
+// module is the whole chapter: its calculators with the heavy ones' code too, which a page's worker
+// loads (load({chapter, heavy: true}) names the same module); the first module answers those
+// `not_in_module`.
 // Every call sends one JSON request to the module's `api` and returns the parsed response.
 // Errors are values: {ok: false, error: {code, message, field}}; nothing here throws for bad input.
 // Contract: docs/API.md.
@@ -31,8 +32,8 @@ async function nodeExists(url) {
 }
 
 // load(url) or load({chapter, problems? | heavy? | url | factory, wasmBinary?, locateFile?}):
-// resolves to the wrapper (with problems: true, over the chapter's exercises module; with heavy:
-// true, over its heavy calculators' module),
+// resolves to the wrapper (with problems: true, over the chapter's second module: its exercises,
+// and its heavy calculators where it has any; heavy: true is the same module),
 // once per module. In node the .wasm beside the .mjs is read from disk and handed to the factory,
 // because the emscripten 3.1.6 loader cannot fetch it there.
 export function load(opts) {
@@ -46,7 +47,7 @@ export function load(opts) {
       return Promise.reject(new Error(`load: chapter must be a chapter folder name like "roofline", got ${JSON.stringify(opts.chapter)}`));
     }
   }
-  const part = opts.problems ? 'problems' : opts.heavy ? 'heavy' : '';
+  const part = opts.problems || opts.heavy ? 'problems' : '';
   const key = opts.factory ? opts.factory : String(opts.url || `chapter:${opts.chapter}${part ? `:${part}` : ''}`);
   if (!cache.has(key)) {
     const p = open(opts, part);

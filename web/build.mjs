@@ -64,8 +64,8 @@ function checkRecord(r, where) {
   return { id: r.id, prefix: r.prefix, part: r.part, title: r.title, slug: r.slug, bases: r.bases };
 }
 
-// Asks a built module (under node; `name` is scaling-<chapter>, scaling-<chapter>-problems or
-// scaling-<chapter>-heavy) for one response per op; the module must answer ok.
+// Asks a built module (under node; `name` is scaling-<chapter> or scaling-<chapter>-problems) for
+// one response per op; the module must answer ok.
 async function ask(name, ops) {
   const mjs = path.join(wasmDir, `${name}.mjs`);
   const { default: factory } = await import(pathToFileURL(mjs).href);
@@ -111,25 +111,22 @@ async function writeData(out, chs) {
   const catalog = { ok: true, chapters: [], calculators: [], problems: [] };
   const shared = { chips: null, units: null };
   for (const ch of chs) {
-    // The calculators module lists the calculators, the exercises module the problems.
+    // The calculators module lists the calculators, the exercises module the problems, and the
+    // calculators too where some are heavy: it computes those, in the page's worker.
     const r = await ask(`scaling-${ch}`, ['list', 'chips', 'units']);
     const ex = await ask(`scaling-${ch}-problems`, ['list']);
-    for (const [name, list, other] of [[`scaling-${ch}`, r.list, 'problems'], [`scaling-${ch}-problems`, ex.list, 'calculators']]) {
+    const heavy = r.list.calculators.some((c) => c.heavy);
+    for (const [name, list, other] of [[`scaling-${ch}`, r.list, 'problems'], [`scaling-${ch}-problems`, ex.list, heavy ? null : 'calculators']]) {
       // A module holds its own chapter only (the link leaves the others out).
       const stray = [...list.calculators.map((c) => c.chapter), ...list.problems.map((p) => p.chapter)].find((c) => c !== ch);
       if (stray) throw new Error(`${name} lists entries of chapter ${stray}: rebuild the wasm modules`);
-      if (list[other].length) throw new Error(`${name} lists ${other}: rebuild the wasm modules`);
+      if (other && list[other].length) throw new Error(`${name} lists ${other}: rebuild the wasm modules`);
     }
     // The record: the module's own (`list` answers `chapters`: its chapter only).
     const mine = (r.list.chapters || []).filter((c) => c.id === ch);
     if (mine.length !== 1) throw new Error(`scaling-${ch} lists the chapters ${(r.list.chapters || []).map((c) => c.id)}, not its own once: rebuild the wasm modules`);
-    // Heavy calculators are listed by the first module and computed by the third, which the
-    // page's worker loads: it must be there, and list the same calculators.
-    if (r.list.calculators.some((c) => c.heavy)) {
-      const name = `scaling-${ch}-heavy`;
-      if (!fs.existsSync(path.join(wasmDir, `${name}.wasm`))) throw new Error(`${name}.wasm not found in ${wasmDir}: build the wasm modules`);
-      const hv = await ask(name, ['list']);
-      if (JSON.stringify(hv.list.calculators) !== JSON.stringify(r.list.calculators)) throw new Error(`${name} lists other calculators than scaling-${ch}: rebuild the wasm modules`);
+    if (heavy && JSON.stringify(ex.list.calculators) !== JSON.stringify(r.list.calculators)) {
+      throw new Error(`scaling-${ch}-problems lists other calculators than scaling-${ch}: rebuild the wasm modules`);
     }
     catalog.chapters.push(withPage(checkRecord(mine[0], `scaling-${ch} list`)));
     catalog.calculators.push(...r.list.calculators);
@@ -279,7 +276,7 @@ function staticImports(out, script) {
 // Hints that let the browser fetch a page's whole module graph and its chapter's wasm at once,
 // instead of discovering them one import (and one catalogue fetch) after another. `chapter` is the
 // chapter whose first module the page instantiates: none where every calculator is heavy (its
-// worker loads the heavy module) and there are no exercises (the validation page).
+// worker loads the second module) and there are no exercises (the validation page).
 function preloads(out, script, chapter) {
   const links = staticImports(out, script).slice(1).map((f) => `<link rel="modulepreload" href="${esc(f)}">`);
   // Every page reads the catalogue and the unit table (lib/core.js fetches them in cors mode).
@@ -364,11 +361,6 @@ export async function build({ quiet = false, out = defaultOut } = {}) {
   if (missing.length) {
     throw new Error(`${missing.join(', ')} not found in ${wasmDir}: build the wasm modules first ` +
       '(NODE_PATH=/usr/share/nodejs cmake --preset wasm && cmake --build --preset wasm)');
-  }
-  // The third module of a chapter with heavy calculators (writeData checks that it is there).
-  for (const ch of chs) {
-    const f = `scaling-${ch}-heavy`;
-    if (fs.existsSync(path.join(wasmDir, `${f}.wasm`))) files.push(`${f}.mjs`, `${f}.wasm`);
   }
   const nm = path.join(root, 'node_modules');
   for (const dep of ['katex', 'uplot']) {

@@ -120,12 +120,10 @@ test('every chapter page loads in its frame with its calculators and exercises, 
     assert.deepEqual(empty, [], rec.id);
     // None failed to load (a widget that cannot load shows only an error).
     assert.equal(await page.locator('sb-calc > .sb-error, sb-exercise > .sb-error').count(), 0, rec.id);
-    // Its own modules only, the exercises' after the calculators'; a heavy calculator's worker
-    // (lib/worker.js) loads the chapter's third module, and only a chapter with one has it.
-    const heavyFiles = [`scaling-${rec.id}-heavy.mjs`, `scaling-${rec.id}-heavy.wasm`];
+    // Its own modules only, the exercises' after the calculators' (a heavy calculator's worker,
+    // lib/worker.js, loads the second module too, and no third).
     const seen = [...new Set(moduleFiles(requests))];
-    if (!calculators.some((c) => c.chapter === rec.id && c.heavy)) assert.ok(!seen.some((f) => heavyFiles.includes(f)), rec.id);
-    if (calcs.length + probs.length) assert.deepEqual(seen.filter((f) => !heavyFiles.includes(f)), ownModules(rec.id, probs.length > 0));
+    if (calcs.length + probs.length) assert.deepEqual(seen, ownModules(rec.id, probs.length > 0));
     if (probs.length) assertExercisesAfter(requests, rec.id);
     await page.close();
   }

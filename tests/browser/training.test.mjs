@@ -78,7 +78,7 @@ test('the planner answers as the batch and chip sliders move', async () => {
 test('the planner on a full v5p pod: the wasm time per search (reported, not asserted)', async () => {
   const page = await site.page('training.html');
   const ms = await page.evaluate(async () => {
-    // The planner is heavy: its code is in the chapter's heavy module, which the page's worker loads.
+    // The planner is heavy: its code is in the chapter's second module, which the page's worker loads.
     const sb = await (await import('./wasm/scaling.js')).load({ chapter: 'training', heavy: true });
     const inputs = { chip: 'v5p', B: '4194304' };
     sb.calc('training.plan', inputs);

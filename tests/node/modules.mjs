@@ -1,9 +1,8 @@
 // The chapter modules under test, found from the chapter records rather than named by hand: every
 // build/wasm/bin/scaling-<name>.mjs (a chapter's calculators module) is instantiated and asked for
 // `list`, whose `chapters` holds the record of the one chapter it carries (CONTRACTS.md), and so is
-// its exercises module, scaling-<name>-problems.mjs, and, where the chapter has heavy calculators,
-// its heavy module, scaling-<name>-heavy.mjs (the calculators again, the heavy ones with their
-// code). A build whose `list` has no `chapters` yet falls back to the name in the file name, with
+// its exercises module, scaling-<name>-problems.mjs, which, where the chapter has heavy
+// calculators, carries the calculators again, the heavy ones with their code. A build whose `list` has no `chapters` yet falls back to the name in the file name, with
 // `record` null.
 import fs from 'node:fs';
 
@@ -23,10 +22,10 @@ let found = null;
 
 // [{id, record, file, problemsFile, heavyFile, list, calcList, problemsList}] for every chapter in
 // build/wasm/bin, in the book's order when the records give it (else by name): `list` has the
-// calculators of the first module and the problems of the second; heavyFile is null where no
-// calculator is heavy. Throws when there is none, when a chapter lacks its exercises module (or
-// the heavy module its heavy calculators need), or when a module's record disagrees with its file
-// name.
+// calculators of the first module and the problems of the second; heavyFile, the module that
+// computes the heavy calculators (the second), is null where no calculator is heavy. Throws when
+// there is none, when a chapter lacks its exercises module, or when a module's record disagrees
+// with its file name.
 export function chapterModules() {
   found ??= (async () => {
     const files = fs.readdirSync(bin)
@@ -54,8 +53,7 @@ export function chapterModules() {
         if (`scaling-${record.id}` !== file) throw new Error(`${file} carries the record of chapter ${record.id}`);
         id = record.id;
       }
-      const heavyFile = list.calculators.some((c) => c.heavy) ? `${file}-heavy` : null;
-      if (heavyFile) await listOf(heavyFile);
+      const heavyFile = list.calculators.some((c) => c.heavy) ? problemsFile : null;
       out.push({ id, record, file, problemsFile, heavyFile, list, calcList, problemsList });
     }
     return out.sort((a, b) => (a.record && b.record ? a.record.part - b.record.part : a.id.localeCompare(b.id)));

@@ -61,10 +61,10 @@ for (const f of fs.readdirSync(bin).filter((x) => /^scaling-[a-z_0-9]+\.mjs$/.te
   const { default: factory } = await import(path.join(bin, f));
   const open = async (file) => wrap(await (await import(path.join(bin, file))).default({ wasmBinary: fs.readFileSync(path.join(bin, file.replace(/\.mjs$/, '.wasm'))) }));
   const first = wrap(await factory({ wasmBinary: fs.readFileSync(path.join(bin, f.replace(/\.mjs$/, '.wasm'))) }));
-  let heavy = null;  // the chapter's heavy module, for its heavy calculators
+  let heavy = null;  // the chapter's second module, for its heavy calculators
   for (const c of first.list().calculators) {
     if (!c.name.startsWith(only)) continue;
-    const sb = c.heavy ? (heavy ??= await open(f.replace(/\.mjs$/, '-heavy.mjs'))) : first;
+    const sb = c.heavy ? (heavy ??= await open(f.replace(/\.mjs$/, '-problems.mjs'))) : first;
     const chip = c.params.find((p) => p.chip);
     let acc = null;
     for (const value of chip ? chip.choices : [null]) {

@@ -7,8 +7,8 @@ import { load } from '../wasm/scaling.js';
 // Two wasm modules per chapter: scaling-<chapter>.mjs, the core and that chapter's calculators,
 // which a page needs before its first number, and scaling-<chapter>-problems.mjs, its exercises
 // and the grader, loaded once the first is in (so that the two do not share the network before
-// then). A chapter with heavy calculators has a third, scaling-<chapter>-heavy.mjs, which only the
-// page's worker loads (compute, below). The home and hardware pages load none.
+// then). Where the chapter has heavy calculators, that second module computes them too, and the
+// page's worker loads it for them (compute, below). The home and hardware pages load none.
 const modules = new Map();  // "<chapter>" or "<chapter>-problems" -> Promise<Scaling>
 let cachedList = null;
 let cachedChips = null;
@@ -318,10 +318,10 @@ export function onModel(fn) {
 
 // ---------------------------------------------------------------- heavy work off the main thread
 // A calculator the registry marks heavy (a planner, a sweep, a pasted log) runs in a Web Worker
-// that holds its own instance of the chapter's heavy module, scaling-<chapter>-heavy.mjs
+// that holds its own instance of the chapter's second module, scaling-<chapter>-problems.mjs
 // (lib/worker.js), so the page's main thread never waits for it, and the page's first module
-// carries none of its code. Where no worker can start (a host page of another origin), the heavy
-// module is loaded here.
+// carries none of its code. Where no worker can start (a host page of another origin), that
+// module computes it here.
 const workers = new Map();  // chapter -> {worker, pending: Map(id -> resolve)} | null
 let lastJob = 0;
 
@@ -350,8 +350,8 @@ function workerOf(chapter) {
 }
 
 // Resolves to the response of calculator `name`: in its chapter's worker when the catalogue marks
-// it heavy (or, when the worker fails, from the heavy module loaded here), else from the page's
-// own module.
+// it heavy (or, when the worker fails, from the chapter's second module here), else from the page's
+// first module.
 export async function compute(name, inputs) {
   const info = await calculatorInfo(name);
   const chapter = info?.chapter ?? await chapterOf(name);
@@ -359,14 +359,14 @@ export async function compute(name, inputs) {
   const w = typeof Worker !== 'undefined' ? workerOf(chapter) : null;
   if (w) {
     const id = ++lastJob;
-    const url = new URL(`../wasm/scaling-${chapter}-heavy.mjs`, import.meta.url).href;
+    const url = new URL(`../wasm/scaling-${chapter}-problems.mjs`, import.meta.url).href;
     const r = await new Promise((resolve) => {
       w.pending.set(id, resolve);
       w.worker.postMessage({ id, url, name, inputs });
     });
     if (r) return r;
   }
-  return (await moduleOf(chapter, (ch) => `scaling-${ch}-heavy`, async () => {})).calc(name, inputs);
+  return (await problems(chapter)).calc(name, inputs);
 }
 
 // ---------------------------------------------------------------- progress

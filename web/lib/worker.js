@@ -1,6 +1,6 @@
-// A Web Worker of the companion's pages: holds its own instance of a chapter's heavy module and
+// A Web Worker of the companion's pages: holds its own instance of a chapter's second module and
 // answers the heavy calculators (the planner, the sweeps, a pasted log) off the page's main thread
-// (lib/core.js compute). Message in: {id, url (the chapter's scaling-<id>-heavy.mjs), name,
+// (lib/core.js compute). Message in: {id, url (the chapter's scaling-<id>-problems.mjs), name,
 // inputs}; out: {id, response}.
 import { load } from '../wasm/scaling.js';
 
