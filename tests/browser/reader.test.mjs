@@ -139,6 +139,29 @@ test('a heavy calculator runs in a worker and the page keeps its last answer mea
   await page.close();
 });
 
+// A host page of another origin cannot start the site's worker: there the heavy calculators
+// compute on the page itself, from the chapter's second module (lib/core.js compute). Before the
+// thirteenth pass that fallback called moduleOf with its arguments one place off and never
+// answered.
+test('where no worker can start, a heavy calculator computes on the page from the second module', async () => {
+  await site.reset();
+  const requests = [];
+  const page = await site.context.newPage();
+  page.on('request', (req) => requests.push(req.url()));
+  await page.addInitScript(() => {
+    window.Worker = class { constructor() { throw new DOMException('no worker here', 'SecurityError'); } };
+  });
+  await site.open(page, 'training.html');
+  await settled(page);
+  const plan = await page.evaluate(() => document.querySelector('sb-calc[name="training.plan"]').response);
+  assert.equal(plan.ok, true, JSON.stringify(plan.error));
+  assert.ok(plan.values.configs.value > 0, 'the planner searched');
+  assert.equal(await page.locator('sb-calc[name="training.plan"] .sb-results tr[data-key]').count() > 0, true, 'its values are shown');
+  assert.ok(!requests.some((u) => u.endsWith('/lib/worker.js')), 'no worker was started');
+  assert.ok(requests.some((u) => u.endsWith('/wasm/scaling-training-problems.wasm')), 'the second module was loaded on the page');
+  await page.close();
+});
+
 // A problem, slot and answer the module grades correct by a rule other than the exact value (the
 // book's rounding or its GB for GiB), found among the chapter's problems.
 async function answerWithNote(page, chapter) {
