@@ -89,8 +89,8 @@ for (const ch of chapters) {
   modules[ch] = { mod, calculators: JSON.parse(mod.api('{"op":"list"}')).calculators };
   // Heavy calculators are computed by the chapter's second module, which the page's worker loads.
   if (modules[ch].calculators.some((c) => c.heavy)) {
-    console.log(`    ${''.padEnd(24)} (the exercises module computes the heavy calculators too, in the page's worker)`);
-    modules[ch].heavy = await instantiate(dir, `${ch}-problems`, sizes(dir, `${ch}-problems`).wasm);
+    console.log(`    ${'(heavy calculators)'.padEnd(24)} in the exercises module, which the page's worker loads too`);
+    modules[ch].heavy = await instantiate(dir, `${ch}-problems`, readFileSync(new URL(`scaling-${ch}-problems.wasm`, dir)));
   }
 }
 
