@@ -35,7 +35,8 @@ constexpr Param kParams[] = {
         0.01, 1),
     num("mxu_gpu", "ratio", kFitted.mxu_gpu, "share of peak FLOPs/s a GPU's large matmuls reach",
         0.01, 1),
-    num("mxu_fp8", "ratio", kFitted.mxu_fp8, "share of the FP8 peak FP8 matmuls reach", 0.01, 1),
+    num("mxu_fp8", "ratio", kFitted.mxu_fp8, "share of their own peak FP8 and FP4 matmuls reach",
+        0.01, 1),
     num("link", "ratio", kFitted.link, "share of the line rate a collective reaches", 0.01, 1),
     num("hbm", "ratio", kFitted.hbm, "share of the HBM bandwidth a weight or KV stream reaches",
         0.01, 1),
@@ -123,7 +124,7 @@ void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::pair<const char*, double> shown[] = {
       {"TPU matmuls, share of the bf16 peak", f.mxu_tpu},
       {"GPU matmuls, share of the bf16 peak", f.mxu_gpu},
-      {"FP8 matmuls, share of the FP8 peak", f.mxu_fp8},
+      {"FP8 and FP4 matmuls, share of their peak", f.mxu_fp8},
       {"Collectives, share of the line rate", f.link},
       {"HBM streams, share of the bandwidth", f.hbm},
       {"MoE expert matmuls, share of the dense rate", f.moe}};

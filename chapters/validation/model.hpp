@@ -22,7 +22,7 @@ namespace sb::validation {
 struct Factors {
   double mxu_tpu = 1;  // large matmuls on a TPU, share of peak FLOPs/s
   double mxu_gpu = 1;  // large matmuls on a GPU
-  double mxu_fp8 = 1;  // FP8 matmuls (either family), share of the FP8 peak
+  double mxu_fp8 = 1;  // FP8 (and FP4) matmuls, either family, share of their own peak
   double link = 1;     // collectives, share of the line rate (ICI, NVLink, DCN, InfiniBand)
   double hbm = 1;      // HBM streams (weights, KV caches), share of the HBM bandwidth
   double moe = 1;      // an MoE's routed-expert matmuls, share of the dense matmuls' rate

@@ -149,7 +149,8 @@ Figures train_figures(const Scenario& s, const tr::StepCosts& t) {
 }  // namespace
 
 double mxu_share(const Scenario& s, const Factors& f) {
-  if (s.compute == "fp8") return f.mxu_fp8;
+  // FP4 (a Blackwell's NVFP4) takes the FP8 share of its own peak: no fitted run is FP4.
+  if (s.compute == "fp8" || s.compute == "fp4") return f.mxu_fp8;
   return s.family == "TPU" ? f.mxu_tpu : f.mxu_gpu;
 }
 

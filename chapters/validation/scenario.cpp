@@ -93,7 +93,7 @@ void read_chip(const json& j, const std::string& p, Scenario& s) {
   const hw::Chip& c = hw::chip(str(j, "chip", p, nullptr), p + "chip");
   s.chip_id = c.id, s.chip_name = c.name, s.family = c.kind == "tpu" ? "TPU" : "GPU";
   s.compute = one_of(str(obj(j, "dtypes", p), "compute", p + "dtypes.", "bf16"),
-                     p + "dtypes.compute", "bf16|fp8|int8");
+                     p + "dtypes.compute", "bf16|fp8|fp4|int8");
   const std::string peak = "peak_flops_" + s.compute;
   const json& o = obj(j, "chip_overrides", p);
   // A peak the table lacks (TPU7x's FP8) may come from the overrides alone: the chip's bf16 stands

@@ -8,7 +8,7 @@ import { compute, h, logLogPlot, fmtNumber, fmtQuantity, loadUnits, ensureWidget
 const FACTORS = [
   ['mxu_tpu', 'TPU matmuls, share of the bf16 peak'],
   ['mxu_gpu', 'GPU matmuls, share of the bf16 peak'],
-  ['mxu_fp8', 'FP8 matmuls, share of the FP8 peak'],
+  ['mxu_fp8', 'FP8 and FP4 matmuls, share of their peak'],
   ['link', 'Collectives, share of the line rate'],
   ['hbm', 'HBM streams, share of the bandwidth'],
   ['moe', 'MoE expert matmuls, share of the dense rate'],

@@ -1,6 +1,7 @@
 // Browser tests of jax-stuff.html, two page loads: the jit calculator's block table follows a
 // PartitionSpec typed in, and a spec naming an axis the mesh lacks shows its error beside the field;
-// the shard_map calculator lists each device's result; the collective matmul draws its timeline;
+// the shard_map calculator lists each device's result; the collective matmul draws its timeline,
+// a ring of 1024 as striped bars;
 // every exercise with slots grades its own answers; the page fits 390 px. Then a GPU page chip:
 // the calculators compute on a TPU and the page says why.
 import { test, before, after, beforeEach, afterEach } from 'node:test';
@@ -43,6 +44,14 @@ test('the widgets show the module\'s blocks, devices and timeline; exercises gra
   await page.locator(`${cm} .sb-jax-timeline`).waitFor();
   assert.equal(await page.locator(`${cm} .sb-jax-lane`).first().locator('.sb-jax-seg').count(), 4);
   assert.equal(await page.locator(`${cm} .sb-jax-lane`).nth(1).locator('.sb-jax-seg').count(), 3);
+  // A ring of 1024: each lane is one striped bar, a stripe for 1024 / 64 = 16 steps.
+  await page.locator(`${cm} input[name="Y"]`).fill('1024');
+  await page.waitForFunction((s) => document.querySelector(s).response?.timeline?.steps?.length === 1024, cm);
+  assert.equal(await page.locator(`${cm} .sb-jax-lane`).first().locator('.sb-jax-seg.sb-jax-stripes').count(), 1);
+  assert.equal(await page.locator(`${cm} .sb-jax-lane`).nth(1).locator('.sb-jax-seg').count(), 1);
+  assert.match(await page.locator(`${cm} .sb-jax-timeline figcaption`).textContent(), /stands for 16 steps/);
+  await page.locator(`${cm} input[name="Y"]`).fill('4');
+  await page.waitForFunction((s) => document.querySelector(s).response?.timeline?.steps?.length === 4, cm);
   assert.equal(await solveEveryExercise(page, 'jax_stuff'), 14);
   await page.setViewportSize({ width: 1280, height: 900 });
   await site.shot(page, 'jax-stuff-1280');

@@ -112,6 +112,30 @@ TEST(Validation, GpuDecodeByHand) {
   near_rel(predict(runs.at(0), slow).expected.tpot, loads + 2 * tp);
 }
 
+// FP4 on a Blackwell: the small model's prefill on one B200, 64 prompts of 1024 tokens, is
+// compute-bound (its FLOPs are 3.3e12 and more; its weights, 12.6 MB in FP4, stream in 1.6 us at
+// 8 TB/s), so its time is the FLOPs over the peak of the compute dtype: 9e15 in FP4 against 2.25e15
+// in bf16, a quarter. The expected figure takes mxu_fp8 of the FP4 peak. An H100 has no FP4 peak:
+// the scenario is an error naming dtypes.compute.
+TEST(Validation, Fp4ComputeTakesItsPeak) {
+  auto run = [](const std::string& chip, const std::string& dtype) {
+    return read_scenarios(std::string(R"({"id": "F", "kind": "inference", "model": )") + kTiny +
+                          R"(, "chip": ")" + chip +
+                          R"(", "chips": 1, "parallelism": {}, "dtypes": {"compute": ")" + dtype +
+                          R"(", "weights": ")" + dtype +
+                          R"("}, "inference": {"phase": "prefill", "prompt": 1024, "batch": 64},
+      "measured": {"latency_s": 1}})")
+        .at(0);
+  };
+  const Prediction bf16 = predict(run("b200", "bf16"), kBound);
+  const Prediction fp4 = predict(run("b200", "fp4"), kBound);
+  near_rel(fp4.bound.latency, bf16.bound.latency * 2.25e15 / 9e15);
+  Factors half = kBound;
+  half.mxu_fp8 = 0.5;
+  near_rel(predict(run("b200", "fp4"), half).expected.latency, 2 * fp4.bound.latency);
+  EXPECT_EQ(thrown([&] { run("h100", "fp4"); }).field, "scenarios.runs[0].dtypes.compute");
+}
+
 // One sequence on 16 v5e (a 4x4 slice, 820 GB/s, 1 us a hop): each collective moves a [1, 1024]
 // bf16 row, 2048 B, in 2048 / (2 axes x 9e10 B/s) = 11 ns, far under A.11's latency floor: a ring
 // along the two axes of 4 chips, 2 x 4 = 8 hops, t_hop x 8 / 2 = 4e-6 s. Four collectives a layer,
