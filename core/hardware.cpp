@@ -57,7 +57,7 @@ std::string join(const std::vector<std::string>& xs) {
 struct Tables {
   std::vector<Chip> chips;
   std::vector<std::string> dtype_names;  // widest first: fp32, bf16, fp8, int8, ...
-  std::map<std::string, double, std::less<>> dtype_bytes;
+  std::map<std::string, double, KeyLess> dtype_bytes;
   json sources = json::object();
   json labels = json::object();  // spec key -> its name in words, in the order to show them
   // Every id and alias, normalized, with its chip's index: a lookup normalizes only the query.

@@ -1,6 +1,7 @@
 // The chip tables: every TPU and GPU the book lists, loaded from data/chips.json (embedded at
 // build time), each figure with its unit and source. Quantities are in base units.
 #pragma once
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -9,6 +10,19 @@
 #include "core/json.hpp"
 
 namespace sb::hw {
+
+// std::less<>'s order (byte by byte, then the shorter first) in one inline compare: through
+// libc++'s string_view operator<, compare and char_traits, each out of line in the size-built
+// library, a spec's look-up was a fifth of some calls' time in wasm (bench/NOTES.md, "Fourteenth
+// pass").
+struct KeyLess {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept {
+    const size_t n = a.size() < b.size() ? a.size() : b.size();
+    const int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+    return c < 0 || (c == 0 && a.size() < b.size());
+  }
+};
 
 struct Spec {
   double value = 0;  // numeric specs
@@ -25,7 +39,7 @@ struct Chip {
   std::string name;  // "TPU v5e", "NVIDIA H100 SXM"
   std::string kind;  // "tpu" or "gpu"
   std::vector<std::string> aliases;
-  std::map<std::string, Spec, std::less<>> specs;
+  std::map<std::string, Spec, KeyLess> specs;
 
   bool has(std::string_view key) const;      // a figure the table gives (not one stated unknown)
   bool unknown(std::string_view key) const;  // a figure the table states is not known

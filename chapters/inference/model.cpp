@@ -193,7 +193,14 @@ bool fits_pod(std::vector<double> dims, std::vector<double> pod) {
   return true;
 }
 
-Slice slice_from(const Machine& t, const std::vector<double>& dims) {
+// The chip's wraparound rule and torus rank, read once for all of a TPU's slices: building the
+// rule (its words included) per slice was most of a slice list's time in wasm.
+struct Wrapping {
+  tpus::WrapRule rule;
+  size_t rank;
+};
+
+Slice slice_from(const Wrapping& w, const std::vector<double>& dims) {
   Slice s;
   s.dims = dims;
   tpus::Dims td;
@@ -204,7 +211,7 @@ Slice slice_from(const Machine& t, const std::vector<double>& dims) {
     td.push_back(static_cast<int>(d));
   }
   s.shape = tpus::shape_text(td);
-  s.wrap = tpus::wraps(*t.chip, td);
+  s.wrap = tpus::wraps(w.rule, w.rank, td);
   return s;
 }
 
@@ -250,16 +257,19 @@ std::vector<Slice> slices(const Machine& t) {
   std::vector<double> pod;
   for (int d : tpus::topology_of(*t.chip, "chip").max_pod) pod.push_back(d);
   std::vector<Slice> out;
+  const hw::Chip& chip = *t.chip;
+  const Wrapping w{tpus::wrap_rule(chip),
+                   chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0};
   // The axes grow one at a time, the shortest that can still grow first, from 1x1 (2D) or 2x2x1
   // (3D): 2x2 -> 2x4 -> 4x4 on a v5e; 4x4x4 -> 4x4x8 -> ... on a TPU7x's 4x4x576.
   std::vector<double> dims =
       t.torus_dims == 3 ? std::vector<double>{2, 2, 1} : std::vector<double>{1, 1};
   if (t.torus_dims == 2) {
-    out.push_back(slice_from(t, dims));
+    out.push_back(slice_from(w, dims));
     dims = {2, 2};
   }
   while (fits_pod(dims, pod)) {
-    out.push_back(slice_from(t, dims));
+    out.push_back(slice_from(w, dims));
     std::vector<size_t> order(dims.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     // The shortest axes first; among equals the last, so 2x2 grows to 2x4.
