@@ -36,7 +36,7 @@ Dim operator+(Dim a, Dim b) {
 }
 
 struct UnitInfo {
-  const char* id;
+  std::string_view id;  // a view, so that find() compares lengths first: no strlen per entry
   Dim dim;
   const char* symbol;
   const char* example;

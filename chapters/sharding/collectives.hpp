@@ -69,7 +69,9 @@ struct CollectiveCost {
   double bytes_per_chip = 0;  // bytes each chip receives
   double devices = 1;
   bool latency_bound = false;
-  std::string regime;  // "bandwidth-bound" | "latency-bound" | "no communication"
+  // "bandwidth-bound" | "latency-bound" | "no communication": a literal, where a std::string of
+  // 15 characters outgrew wasm's short-string buffer (10) and allocated in every plot's loop.
+  const char* regime = "";
 };
 
 // Cost of a collective over `axes` (A4): V is the gathered result per group for AllGather, the

@@ -301,7 +301,7 @@ TEST(ShardingModel, LatencyRegime) {
   near_rel(c.t_bw, 512.0 / 1.8e11);
   near_rel(c.t, 2e-6);
   EXPECT_TRUE(c.latency_bound);
-  EXPECT_EQ(c.regime, "latency-bound");
+  EXPECT_STREQ(c.regime, "latency-bound");
   // 32 KiB shards on an open line of 4: 3 hops * max(1 us, 32768/4.5e10 = 0.73 us) = 3 us.
   auto small =
       sh::collective_cost(Op::AllGather, 4 * 32768.0, ring({4}, false), link(4.5e10, 1e-6));
