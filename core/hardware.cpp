@@ -149,13 +149,13 @@ std::string fmt_number(double v) { return units::number(v, 6); }
 }  // namespace
 
 bool Chip::has(std::string_view key) const {
-  auto it = specs.find(key);
-  return it != specs.end() && it->second.known;
+  const Spec* s = find(key);
+  return s && s->known;
 }
 
 bool Chip::unknown(std::string_view key) const {
-  auto it = specs.find(key);
-  return it != specs.end() && !it->second.known;
+  const Spec* s = find(key);
+  return s && !s->known;
 }
 
 namespace {
@@ -181,25 +181,23 @@ std::string label_of(std::string_view key) {
 }  // namespace
 
 double Chip::get(std::string_view key, std::string_view field) const {
-  auto it = specs.find(key);
-  if (it == specs.end())
+  const Spec* s = find(key);
+  if (!s)
     fail(field, "The book gives no " + label_of(key) + " figure for " + name + ".", "no_figure");
-  if (!it->second.known) not_known(*this, key, field, it->second);
-  if (it->second.unit.empty())
-    fail(
-        field,
-        name + "'s " + std::string(key) + " is a text (\"" + it->second.text + "\"), not a number.",
-        "no_figure");
-  return it->second.value;
+  if (!s->known) not_known(*this, key, field, *s);
+  if (s->unit.empty())
+    fail(field, name + "'s " + std::string(key) + " is a text (\"" + s->text + "\"), not a number.",
+         "no_figure");
+  return s->value;
 }
 
 std::string Chip::get_text(std::string_view key, std::string_view field) const {
-  auto it = specs.find(key);
-  if (it == specs.end())
+  const Spec* s = find(key);
+  if (!s)
     fail(field, "The book gives no " + label_of(key) + " figure for " + name + ".", "no_figure");
-  if (!it->second.known) not_known(*this, key, field, it->second);
-  if (!it->second.unit.empty()) return fmt_number(it->second.value);
-  return it->second.text;
+  if (!s->known) not_known(*this, key, field, *s);
+  if (!s->unit.empty()) return fmt_number(s->value);
+  return s->text;
 }
 
 double Chip::peak(std::string_view dtype, std::string_view field) const {

@@ -41,6 +41,8 @@ struct Chip {
   std::vector<std::string> aliases;
   std::map<std::string, Spec, KeyLess> specs;
 
+  // The table's entry for `key`, or null (core/hardware_find.cpp: the one look-up, at -O2).
+  const Spec* find(std::string_view key) const;
   bool has(std::string_view key) const;      // a figure the table gives (not one stated unknown)
   bool unknown(std::string_view key) const;  // a figure the table states is not known
   // Numeric spec; throws InputError(field) naming the chip and key when the book gives none, and
