@@ -145,26 +145,6 @@ void collect(const Node& n, std::vector<std::string>& out) {
   for (const Node& k : n.kids) collect(k, out);
 }
 
-// ---- TeX --------------------------------------------------------------------------------------
-
-bool greek(Text s) {
-  constexpr Text kGreek[] = {"alpha", "beta",   "gamma", "delta", "epsilon", "eta",   "theta",
-                             "kappa", "lambda", "mu",    "nu",    "pi",      "rho",   "sigma",
-                             "tau",   "phi",    "chi",   "psi",   "omega",   "Gamma", "Delta",
-                             "Theta", "Lambda", "Sigma", "Phi",   "Psi",     "Omega"};
-  for (Text g : kGreek)
-    if (s == g) return true;
-  return false;
-}
-
-std::string tex_part(Text p) {
-  if (p.size() == 1) return std::string(p);
-  if (greek(p)) return "\\" + std::string(p);
-  std::string out = "\\mathrm{";
-  for (char c : p) out += c == '_' ? std::string("\\_") : std::string(1, c);
-  return out + "}";
-}
-
 const Symbol* find(std::span<const Symbol> table, Text name) {
   for (const Symbol& s : table)
     if (s.name == name) return &s;
@@ -344,13 +324,6 @@ struct Cache {
 
 }  // namespace
 
-std::string tex_name(Text name, std::span<const Symbol> table) {
-  if (const Symbol* s = find(table, name); s && !s->tex.empty()) return std::string(s->tex);
-  const size_t u = name.find('_');
-  if (u == Text::npos || u == 0 || u + 1 == name.size()) return tex_part(name);
-  return tex_part(name.substr(0, u)) + "_{" + tex_part(name.substr(u + 1)) + "}";
-}
-
 std::string problems_of(const Formula& f) {
   if (f.name.empty() || f.expr.empty() || f.unit.empty() || f.section.empty() || !f.fn)
     return "a record needs a name, an expression, a unit, a section and a function";
@@ -392,21 +365,6 @@ const Rendered& rendered(const Formula& f) {
     }
   }
   throw std::logic_error("more than 1024 formula records in one program");
-}
-
-void fill(Out& out, const Rendered& r, const double* x) {
-  bool first = true;
-  for (const Piece& p : r.numbers) {
-    out << p.text;
-    if (p.arg < 0) continue;
-    const double v = x[p.arg];
-    // A negative number after an operator reads as one in parentheses.
-    const bool wrap = v < 0 && !(first && p.text.empty());
-    if (wrap) out << "\\left(";
-    out << tex(v);
-    if (wrap) out << "\\right)";
-    first = false;
-  }
 }
 
 json to_json(const Formula& f) {

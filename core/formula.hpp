@@ -97,6 +97,8 @@ std::string problems_of(const Formula& f);
 // ("alpha" -> \alpha), "base_sub" as base_{sub}, a name of more than one letter upright
 // ("FLOPs" -> \mathrm{FLOPs}, "T_math" -> T_{\mathrm{math}}).
 std::string tex_name(Text name, std::span<const Symbol> table = {});
+// The same, appended to `out` (core/formula_tex.cpp, at -O2: derivation steps call it per term).
+void append_tex_name(Out& out, Text name, std::span<const Symbol> table = {});
 
 // The numbers substituted into a record's right-hand side, as TeX (4 significant digits).
 void fill(Out& out, const Rendered& r, const double* x);

@@ -9,8 +9,7 @@
 
 namespace sb {
 
-namespace {
-// tex() appended to out, through a char buffer (see units::write_number).
+// tex() appended to out, through a char buffer (see units::write_number). Declared in trace.hpp.
 void append_tex(Out& out, double v, int sig) {
   char buf[units::kNumberRoom];
   const Text s(buf, units::write_number(buf, v, sig));
@@ -24,6 +23,8 @@ void append_tex(Out& out, double v, int sig) {
   if (mant != "1" && mant != "-1") out << mant << " \\times ";
   out << "10^{" << ex << '}';
 }
+
+namespace {
 
 void fill(Out& out, Text pattern, std::initializer_list<double> xs) {
   const double* x = xs.begin();
@@ -110,15 +111,16 @@ double Trace::combine(Text what, Text name, Text unit, std::span<const Term> ter
   const Text sep = is_max ? ", " : is_product ? " * " : " + ";
   const Text tex_sep = is_product ? "\\," : sep, nums_sep = is_product ? " \\cdot " : sep;
   Out tex, nums, expr;
-  tex << records::tex_name(name) << " = ";
+  records::append_tex_name(tex, name);
+  tex << " = ";
   if (is_max) tex << "\\max\\left(", nums << "\\max\\left(", expr << "max(";
   first = true;
   for (const Term& t : terms) {
     if (!first) tex << tex_sep, nums << nums_sep, expr << sep;
-    tex << records::tex_name(t.name);
+    records::append_tex_name(tex, t.name);
     const bool wrap = t.value < 0 && !(first && !is_max);
     if (wrap) nums << "\\left(";
-    nums << sb::tex(t.value);
+    append_tex(nums, t.value);
     if (wrap) nums << "\\right)";
     expr << t.name;
     first = false;

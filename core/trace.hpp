@@ -64,6 +64,8 @@ class Trace {
 
 // A number for TeX: 1.97e14 -> "1.97 \times 10^{14}", 240.24 -> "240.2", 8192 -> "8192".
 std::string tex(double value, int sig = 4);
+// The same appended to `out`, with no string of its own (every number of a step's numbers).
+void append_tex(Out& out, double value, int sig = 4);
 // "\frac{a}{b}", and a product of numbers "2 \cdot 512 \cdot 8192", for a step's numbers.
 std::string tex_frac(Text num, Text den);
 std::string tex_prod(std::initializer_list<double> xs);

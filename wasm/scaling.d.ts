@@ -351,6 +351,9 @@ export interface CalcPayloads {
       tpu_value: number | null;
       unit: string;
     }[];
+    /** The two chips' names, the table's column heads. */
+    gpu_name: string;
+    tpu_name: string;
   };
   "gpus.network": NoPayload;
   "gpus.collective": {

@@ -70,6 +70,8 @@ void chip_calc(const Inputs& in, Trace& tr, Result& r) {
   table.push_back(row("bf16 peak", g.get("peak_flops_bf16"), "bf16 peak", t.get("peak_flops_bf16"),
                       "flop_per_s"));
   r.extra["table"] = std::move(table);
+  append_json(r.member("gpu_name"), std::string_view(g.name));  // the table's column heads
+  append_json(r.member("tpu_name"), std::string_view(t.name));
   if (g.id == "b200" || g.id == "gb200")
     r.note("HBM bandwidth: the spec table's 8.0 TB/s; the chapter's prose says 9 TB/s once.");
   if (g.id == "h100")

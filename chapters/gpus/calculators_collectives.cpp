@@ -54,19 +54,19 @@ double gpu_time(const Setup& s, Trace& tr, Result& r) {
   double t_node =
       s.d > 1 ? level_time(s, tr, "Inside a node (NVLink)", s.d, s.node.w_gpu, false) : 0;
   if (s.m == 1) {
-    r.extra["binds"] = "NVLink";
+    append_json(r.member("binds"), std::string_view("NVLink"));
     return t_node;
   }
   double t_out = level_time(s, tr, "Across nodes (scale-out)", s.m, s.node.w_node, true);
   if (s.op == "all_to_all") {
-    r.extra["binds"] = "scale-out";
+    append_json(r.member("binds"), std::string_view("scale-out"));
     r.note(
         "AllToAll is not hierarchical: across nodes it runs at W_node / M with no help from "
         "the node.");
     return t_out;
   }
   double t = tr.max("The slower level binds", "T", "s", {{"T_node", t_node}, {"T_out", t_out}});
-  r.extra["binds"] = t_out >= t_node ? "scale-out" : "NVLink";
+  append_json(r.member("binds"), std::string_view(t_out >= t_node ? "scale-out" : "NVLink"));
   return t;
 }
 
@@ -74,7 +74,7 @@ double gpu_time(const Setup& s, Trace& tr, Result& r) {
 void tpu_side(const Inputs& in, const Setup& s, Trace& tr, Result& r) {
   const hw::Chip& c = hw::chip(in.text("tpu"), "tpu");
   if (c.kind != "tpu") fail("tpu", c.name + " is a GPU; choose a TPU here", "not_a_tpu");
-  const int axes = tpus::topology_of(c, "tpu").torus_dims;
+  const int axes = static_cast<int>(tpus::torus_rank(c));
   tpus::Dims dims(axes, 1);
   long long left = static_cast<long long>(s.n);
   for (long long p = 2; left > 1 && p <= left; ++p)
@@ -85,8 +85,9 @@ void tpu_side(const Inputs& in, const Setup& s, Trace& tr, Result& r) {
   tpus::Torus torus;
   try {
     torus = tpus::slice_torus(c, dims, "auto", "tpu");
-  } catch (const InputError&) {
-    r.note("No " + c.name + " slice of " + units::format(s.n, "count") + " chips: no TPU side.");
+  } catch (const InputError& e) {
+    r.note("No " + c.name + " slice of " + units::format(s.n, "count") +
+           " chips, so no TPU side: " + e.what());
     return;
   }
   double used = 0;
@@ -101,7 +102,7 @@ void tpu_side(const Inputs& in, const Setup& s, Trace& tr, Result& r) {
       "On a " + c.name + " " + tpus::shape_text(dims) + " slice (the sharding chapter's model)", t,
       "s");
   r.value("tpu_time", t, "s", c.name + " " + tpus::shape_text(dims) + " slice");
-  r.extra["tpu_slice"] = tpus::shape_text(dims);
+  append_json(r.member("tpu_slice"), std::string_view(tpus::shape_text(dims)));
 }
 
 }  // namespace

@@ -11,9 +11,9 @@ SbCalc.addRenderer('gpus.chip', (r, extra) => {
   const rows = (r.table || []).map((t) => h('tr', {},
     h('th', { scope: 'row' }, t.gpu), h('td', {}, cell(t.gpu_value, t.unit)),
     h('th', { scope: 'row' }, t.tpu), h('td', {}, cell(t.tpu_value, t.unit))));
-  extra.replaceChildren(h('table', { class: 'sb-results sb-gpu-tpu' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'GPU'), h('th', {}, r.inputs?.chip ?? ''), h('th', {}, 'TPU'), h('th', {}, r.inputs?.tpu ?? ''))),
-    h('tbody', {}, rows)));
+  extra.replaceChildren(h('div', { class: 'sb-gpu-tpu-wrap' }, h('table', { class: 'sb-results sb-gpu-tpu' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'GPU'), h('th', {}, r.gpu_name ?? ''), h('th', {}, 'TPU'), h('th', {}, r.tpu_name ?? ''))),
+    h('tbody', {}, rows))));
 });
 
 // The collective calculator: which level binds and the TPU slice it was compared with.

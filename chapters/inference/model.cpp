@@ -258,8 +258,7 @@ std::vector<Slice> slices(const Machine& t) {
   for (int d : tpus::topology_of(*t.chip, "chip").max_pod) pod.push_back(d);
   std::vector<Slice> out;
   const hw::Chip& chip = *t.chip;
-  const Wrapping w{tpus::wrap_rule(chip),
-                   chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0};
+  const Wrapping w{tpus::wrap_rule(chip), tpus::torus_rank(chip)};
   // The axes grow one at a time, the shortest that can still grow first, from 1x1 (2D) or 2x2x1
   // (3D): 2x2 -> 2x4 -> 4x4 on a v5e; 4x4x4 -> 4x4x8 -> ... on a TPU7x's 4x4x576.
   std::vector<double> dims =

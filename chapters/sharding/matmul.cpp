@@ -2,6 +2,7 @@
 // collective costed on the mesh (A4), and the derivation of the default plan.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "chapters/sharding/model.hpp"
 #include "core/error.hpp"
@@ -166,7 +167,7 @@ class PlanBuilder {
     st.from = s.text();
     for (const auto& a : axes) s.dims[dim].axes.push_back(a);
     st.to = s.text();
-    p_.steps.push_back(st);
+    p_.steps.push_back(std::move(st));
     return true;
   }
 
@@ -187,8 +188,8 @@ class PlanBuilder {
       return "FLOPs per chip of the local matmul $" + sharding_tex(mm.to) +
              "$, its blocks' $|I|, |J|, |K|$ as $B, D, F$";
     });
-    p_.steps.push_back(mm);
     p_.flops_per_chip = mm.flops;
+    p_.steps.push_back(std::move(mm));
     return C;
   }
 
@@ -242,7 +243,7 @@ class PlanBuilder {
                               tr_ ? collective_label(st) : "");
     comms_ += st.cost.t;
     moved_ += st.cost.bytes_per_chip;
-    p_.steps.push_back(st);
+    p_.steps.push_back(std::move(st));
   }
 
   const MatmulInput& in_;
@@ -428,8 +429,8 @@ void choose_plans(const MatmulInput& in, const MatmulDims& md,
       Plan p;
       std::string why;
       if (build_plan(in, md, sp, p, why, nullptr)) {
-        plans.push_back(p);
-        specs.push_back(sp);
+        plans.push_back(std::move(p));
+        specs.push_back(std::move(sp));
         rank.push_back(ci);
       }
     }
@@ -440,7 +441,7 @@ void choose_plans(const MatmulInput& in, const MatmulDims& md,
   std::string why;
   build_plan(in, md, specs[best], out.plan, why, tr);
   for (std::size_t k = 0; k < plans.size(); ++k)
-    if (k != best) out.alternatives.push_back(plans[k]);
+    if (k != best) out.alternatives.push_back(std::move(plans[k]));
   // Fastest first, ties in the order above: an insertion sort of a handful of plans, stable like
   // std::stable_sort, whose instantiation for Plan was 10 KB of the page's module.
   auto& alts = out.alternatives;

@@ -235,11 +235,30 @@ int Sharding::dim_index(const std::string& dim) const {
   return -1;
 }
 
-std::string axes_text(const std::vector<std::string>& axes) {
-  bool single =
+namespace {
+// A subscript's axes appended to `out`: run together when every name is one letter (XY), else
+// with commas (X1,Y2). Appends in place: the sharding's text is written on every call that draws
+// its blocks.
+void append_axes(std::string& out, const std::vector<std::string>& axes) {
+  const bool single =
       std::all_of(axes.begin(), axes.end(), [](const std::string& a) { return a.size() == 1; });
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    if (!single && k) out += ',';
+    out += axes[k];
+  }
+}
+// The subscript itself: _X for one one-letter axis, else _{...}.
+void append_subscript(std::string& out, const std::vector<std::string>& axes) {
+  const bool bare = axes.size() == 1 && axes[0].size() == 1;
+  out += bare ? "_" : "_{";
+  append_axes(out, axes);
+  if (!bare) out += '}';
+}
+}  // namespace
+
+std::string axes_text(const std::vector<std::string>& axes) {
   std::string out;
-  for (std::size_t k = 0; k < axes.size(); ++k) out += (single || k == 0 ? "" : ",") + axes[k];
+  append_axes(out, axes);
   return out;
 }
 
@@ -262,18 +281,20 @@ std::string sharding_tex(std::string_view text) {
 }
 
 std::string Sharding::text() const {
-  auto sub = [](const std::vector<std::string>& axes) {
-    std::string t = axes_text(axes);
-    return axes.size() == 1 && axes[0].size() == 1 ? "_" + t : "_{" + t + "}";
-  };
-  std::string out = name + "[";
+  std::string out = name;
+  out += '[';
   for (std::size_t k = 0; k < dims.size(); ++k) {
-    out += (k ? ", " : "") + dims[k].name;
-    if (!dims[k].axes.empty()) out += sub(dims[k].axes);
+    if (k) out += ", ";
+    out += dims[k].name;
+    if (!dims[k].axes.empty()) append_subscript(out, dims[k].axes);
   }
   if (ellipsis) out += ", ...";
-  out += "]";
-  if (!unreduced.empty()) out += "{U" + sub(unreduced) + "}";
+  out += ']';
+  if (!unreduced.empty()) {
+    out += "{U";
+    append_subscript(out, unreduced);
+    out += '}';
+  }
   return out;
 }
 

@@ -1,8 +1,10 @@
 // The ICI torus (A.10): which axes wrap on each chip, the slice a chip comes in, distances and
 // routes between chips, neighbours, and the links and bandwidth across the cheapest halving.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chapters/tpus/model.hpp"
@@ -55,9 +57,12 @@ WrapRule wrap_rule(const hw::Chip& chip) {
   return r;
 }
 
+size_t torus_rank(const hw::Chip& chip) {
+  return chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0;
+}
+
 std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims) {
-  return wraps(wrap_rule(chip),
-               chip.has("torus_dims") ? static_cast<size_t>(chip.get("torus_dims")) : 0, dims);
+  return wraps(wrap_rule(chip), torus_rank(chip), dims);
 }
 
 std::vector<bool> wraps(const WrapRule& r, size_t rank, const Dims& dims) {
@@ -77,6 +82,20 @@ double hop_latency(const hw::Chip& chip) {
   return chip.has("ici_hop_latency") ? chip.get("ici_hop_latency") : kTypicalHopLatency;
 }
 
+namespace {
+// Whether a figure's source or note says the tables inferred it ("infer" in any case), read in
+// place: every calculator that times a slice asks.
+bool mentions_infer(std::string_view s) {
+  constexpr std::string_view w = "infer";
+  for (size_t i = 0; i + w.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < w.size() && std::tolower(static_cast<unsigned char>(s[i + k])) == w[k]) ++k;
+    if (k == w.size()) return true;
+  }
+  return false;
+}
+}  // namespace
+
 Topology topology_of(const hw::Chip& chip, const std::string& field) {
   if (chip.kind != "tpu")
     fail(field,
@@ -89,7 +108,7 @@ Topology topology_of(const hw::Chip& chip, const std::string& field) {
   t.torus_dims = static_cast<int>(chip.get("torus_dims", field));
   t.max_pod = parse_shape(chip.get_text("max_pod", field), field);
   const auto& spec = chip.specs.at("torus_dims");
-  t.inferred = lower(spec.source + " " + spec.note).find("infer") != std::string::npos;
+  t.inferred = mentions_infer(spec.source) || mentions_infer(spec.note);
   t.rule = wrap_rule(chip);
   return t;
 }

@@ -33,8 +33,10 @@ WrapRule wrap_rule(const hw::Chip& chip);
 // fewer axes than the chip's torus has length 1 on the others, so it is never whole cubes; a ring
 // of 1 or 2 chips adds no link a line lacks, so it counts as a line.
 std::vector<bool> wraps(const hw::Chip& chip, const Dims& dims);
-// The same with the rule in hand (`rank`: the chip's torus axes, 0 where the tables give none).
+// The same with the rule in hand (`rank`: torus_rank(chip)).
 std::vector<bool> wraps(const WrapRule& r, size_t rank, const Dims& dims);
+// The chip's torus axes, 0 where the tables give none (a GPU).
+size_t torus_rank(const hw::Chip& chip);
 
 // ICI latency per hop: the chip's figure in the tables, else kTypicalHopLatency.  (A.10)
 double hop_latency(const hw::Chip& chip);

@@ -109,24 +109,53 @@ struct StepCosts {
   double mem() const { return mem_w + mem_g + mem_opt + mem_act; }
 };
 
-inline StepCosts step_costs(const LayerCosts& lc, const SplitCosts& k, const StateBytes& sb,
-                            int mode, int r, int m) {
+// The terms of a step that depend on the layout and the X mode alone: the first half of
+// step_costs, which the planner's search computes once per mode and not once per remat policy and
+// microbatch count.
+struct ModeCosts {
+  int mode = kXNone;
+  bool ep = false;
+  double hbm_f = 0, fsdp_f = 0, dp = 0, ep_comm = 0;
+  double mem_w = 0, mem_g = 0, mem_opt = 0;  // bytes per chip
+};
+inline ModeCosts mode_costs(const LayerCosts& lc, const SplitCosts& k, const StateBytes& sb,
+                            int mode) {
+  ModeCosts c;
+  c.mode = mode;
+  c.ep = ep_mode(mode);
+  c.hbm_f = c.ep ? k.hbm_ep : k.hbm;
+  c.fsdp_f = mode == kXFSDP ? k.fsdp : mode == kXFSDPEP ? k.fsdp_ep : 0;
+  c.dp = mode == kXDP       ? k.dp
+         : mode == kXDPEP   ? k.dp_dense + k.dp_expert
+         : mode == kXFSDPEP ? k.dp_expert
+                            : 0;
+  c.ep_comm = c.ep ? k.ep : 0;
+  // Parameters over the chips that shard them (experts under EP over their EP degree).
+  const double yz = double(k.lay.Y) * k.lay.Z;
+  const double dense_shards = yz * (fsdp_mode(mode) ? k.lay.X : 1);
+  const double expert_shards = c.ep ? yz * k.ep_degree : dense_shards;
+  const double params = (lc.P - lc.P_expert) / dense_shards + lc.P_expert / expert_shards;
+  c.mem_w = sb.weights * params;
+  c.mem_g = sb.grads * params;
+  c.mem_opt = sb.optimizer * params;
+  return c;
+}
+
+// The second half: remat policy r and m microbatches. Inlined into the search's loops, where the
+// compiler keeps only the terms the ranking reads (bench/NOTES.md, "Fifteenth pass").
+[[gnu::always_inline]] inline StepCosts step_costs(const LayerCosts& lc, const SplitCosts& k,
+                                                   const ModeCosts& mc, int r, int m) {
   StepCosts t;
   const double inv_m = 1.0 / m;
-  const bool ep = ep_mode(mode);
   t.math_f = k.math * inv_m;
   t.math_b = t.math_f * lc.bwd[r];
-  t.hbm_f = ep ? k.hbm_ep : k.hbm;
+  t.hbm_f = mc.hbm_f;
   t.hbm_b = 2 * t.hbm_f;
-  t.fsdp_f = mode == kXFSDP ? k.fsdp : mode == kXFSDPEP ? k.fsdp_ep : 0;
+  t.fsdp_f = mc.fsdp_f;
   t.fsdp_b = 2 * t.fsdp_f;
   t.tp = k.tp * inv_m;
-  t.ep = ep ? k.ep * inv_m : 0;
-  const double dp = mode == kXDP       ? k.dp
-                    : mode == kXDPEP   ? k.dp_dense + k.dp_expert
-                    : mode == kXFSDPEP ? k.dp_expert
-                                       : 0;
-  t.dp_b = dp * inv_m;
+  t.ep = mc.ep_comm * inv_m;
+  t.dp_b = mc.dp * inv_m;
   t.dcn_b = k.dcn * inv_m;
   t.hop = k.hop * inv_m;
   t.T_f = std::max(std::max(t.math_f, t.hbm_f), std::max(std::max(t.fsdp_f, t.tp), t.ep));
@@ -134,17 +163,17 @@ inline StepCosts step_costs(const LayerCosts& lc, const SplitCosts& k, const Sta
                    std::max(std::max(t.dp_b, t.dcn_b), t.ep));
   const double micro = std::max(k.Ls * t.T_f, t.hop) + std::max(k.Ls * t.T_b, t.hop);
   t.t_step = pipeline_slots(k.lay.Z, m) * micro;
-  // Parameters over the chips that shard them (experts under EP over their EP degree); the
-  // activations of the microbatches a stage holds at once (1F1B: at most Z) over its chips.
-  const double yz = double(k.lay.Y) * k.lay.Z;
-  const double dense_shards = yz * (fsdp_mode(mode) ? k.lay.X : 1);
-  const double expert_shards = ep ? yz * k.ep_degree : dense_shards;
-  const double params = (lc.P - lc.P_expert) / dense_shards + lc.P_expert / expert_shards;
-  t.mem_w = sb.weights * params;
-  t.mem_g = sb.grads * params;
-  t.mem_opt = sb.optimizer * params;
+  t.mem_w = mc.mem_w;
+  t.mem_g = mc.mem_g;
+  t.mem_opt = mc.mem_opt;
+  // The activations of the microbatches a stage holds at once (1F1B: at most Z) over its chips.
   t.mem_act = lc.act[r] * k.tokens_per_chip * pipeline_in_flight(k.lay.Z, m) * k.Ls;
   return t;
+}
+
+[[gnu::always_inline]] inline StepCosts step_costs(const LayerCosts& lc, const SplitCosts& k,
+                                                   const StateBytes& sb, int mode, int r, int m) {
+  return step_costs(lc, k, mode_costs(lc, k, sb, mode), r, m);
 }
 
 // How every widget ranks two configurations: one that fits before one that does not; then the

@@ -240,10 +240,11 @@ struct Search {
   std::array<Key, kStrategyClasses> class_key{};
 
   // One configuration: kept when it beats its class's best.
-  void config(int s, const AxisOpt* o, int n_axes, const SplitCosts& k, int mode, int r, int m,
-              int cls, int rank) {
+  void config(int s, const AxisOpt* o, int n_axes, const SplitCosts& k, const ModeCosts& mc, int r,
+              int m, int cls, int rank) {
     ++res.configs;
-    const StepCosts t = step_costs(c.lc, k, c.state, mode, r, m);
+    const int mode = mc.mode;
+    const StepCosts t = step_costs(c.lc, k, mc, r, m);
     if (all) all->push_back(make_plan(c, k, s, o, n_axes, mode, r, m));
     const bool fits = t.mem() <= c.h.hbm;
     if (res.has[cls]) {
@@ -280,13 +281,14 @@ struct Search {
       const int cls = strategy_class(strategy_bits(lay, mode, 1));
       // Simpler plans win ties: fewer kinds of parallelism.
       const int rank = 16 * (lay.Z > 1) + 8 * ep_mode(mode) + 4 * (lay.Y > 1) + (lay.X > 1);
+      const ModeCosts mc = mode_costs(c.lc, k, c.state, mode);
       for (int r = 0; r < kRemats; ++r)
         for (long long m = 1; m <= m_max; m *= c.micro_step) {
           if (res.configs >= c.budget) {
             res.cut = true;
             return;
           }
-          config(s, o, n_axes, k, mode, r, static_cast<int>(m), cls, rank);
+          config(s, o, n_axes, k, mc, r, static_cast<int>(m), cls, rank);
         }
     }
   }

@@ -24,6 +24,9 @@ test('the chip explorer puts an H100 beside a TPU v5p', async () => {
   const first = await calc.locator('.sb-gpu-tpu tbody tr').first().locator('td').allTextContents();
   assert.match(first[0], /132/);
   assert.match(first[1], /2/);
+  // The column heads name the chips, not their table ids.
+  const heads = await calc.locator('.sb-gpu-tpu thead th').allTextContents();
+  assert.deepEqual(heads, ['GPU', 'NVIDIA H100 SXM', 'TPU', 'TPU v5p']);
   await page.close();
 });
 
@@ -39,6 +42,17 @@ test('the network, collective and roofline calculators answer and refuse bad inp
 
   const col = page.locator('sb-calc#collective');
   await cell(col, 'time').waitFor();
+  // The TPU beside the GPUs: TPUs only, by name. One whose pod the tables lack (v2) leaves out only
+  // the TPU side, and says why.
+  const tpu = col.locator('select[name="tpu"]');
+  const names = await tpu.locator('option').allTextContents();
+  assert.ok(names.includes('TPU v5p') && names.includes('TPU v2'), names.join(', '));
+  assert.ok(!names.some((n) => /NVIDIA/.test(n)), names.join(', '));
+  await cell(col, 'tpu_time').waitFor();
+  await tpu.selectOption('v2');
+  await col.locator('.sb-notes li', { hasText: 'no TPU side' }).waitFor();
+  assert.equal(await cell(col, 'tpu_time').count(), 0);
+  assert.match(await cell(col, 'time').textContent(), /2\.088 ms/);
   await col.locator('input[name="gpus"]').fill('12');
   await col.locator('[data-field="gpus"] .sb-field-error:not(:empty)').waitFor();
 

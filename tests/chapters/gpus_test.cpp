@@ -224,6 +224,22 @@ TEST(GpusCalculators, DefaultsAnswer) {
   EXPECT_LT(value_of(f, "line_rate_fraction"), 0.9);
 }
 
+// The side-by-side TPU is an aside: a TPU whose pod shape the tables lack (v2) leaves out only
+// the TPU side, with a note saying why, and the GPUs keep their answer (the default's, by hand:
+// 1 GiB x 7 / (8 x 450 GB/s)). It was the whole calculator's error before.
+TEST(GpusCalculators, ATpuWithNoPodLeavesOutOnlyItsSide) {
+  const json r = calc("gpus.collective", {{"tpu", "v2"}});
+  ASSERT_TRUE(r.value("ok", false)) << r.dump().substr(0, 400);
+  near_rel(value_of(r, "time"), 1073741824.0 * 7 / (8 * 450e9));
+  EXPECT_FALSE(r["values"].contains("tpu_time"));
+  bool said = false;
+  for (const json& n : r["notes"])
+    said = said || (n.get<std::string>().find("no TPU side") != std::string::npos &&
+                    n.get<std::string>().find("pod") != std::string::npos);
+  EXPECT_TRUE(said) << r["notes"].dump();
+  EXPECT_TRUE(calc("gpus.collective")["values"].contains("tpu_time"));
+}
+
 TEST(GpusCalculators, BadInputNamesTheField) {
   expect_error_value(calc("gpus.network", {{"chip", "v5p"}}), "chip");
   expect_error_value(calc("gpus.network", {{"chip", "b300"}}), "chip");

@@ -161,7 +161,13 @@ export class SbCalc extends HTMLElement {
   input(p, id, saved, chips) {
     const isChip = p.name === 'chip';
     if (isChip || p.kind === 'choice') {
-      const options = isChip ? chips.map((c) => [c.id, c.name]) : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? choiceWords(c)]);
+      // The page's chip offers every chip; a second chip field (the TPU beside a GPU) offers the
+      // chips of its default's kind. Both by name.
+      const kind = (c) => (c.kind === 'gpu' ? 'gpu' : 'tpu');
+      const own = p.chip && !isChip ? chips.find((c) => c.id === p.default) : null;
+      const options = isChip ? chips.map((c) => [c.id, c.name])
+        : own ? chips.filter((c) => kind(c) === kind(own)).map((c) => [c.id, c.name])
+        : (p.choices || []).map((c, i) => [c, p.labels?.[i] ?? choiceWords(c)]);
       const input = h('select', { id, name: p.name }, options.map(([v, t]) => h('option', { value: v }, t)));
       const page = isChip ? (this.takesPageChip(p, getChip()) ? getChip() : null) : (p.name === 'model' ? getModel() : null);
       for (const want of [saved, page, p.default]) {
