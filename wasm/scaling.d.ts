@@ -1015,7 +1015,7 @@ export interface CalcPayloads {
   };
   "validation.runs": {
     /** The efficiency factors the expected figures use (fitted when `fit` is yes). */
-    factors: { mxu_tpu: number; mxu_gpu: number; mxu_fp8: number; link: number; hbm: number; moe: number };
+    factors: { mxu_tpu: number; mxu_gpu: number; mxu_fp8: number; link: number; hbm: number; moe: number; vector: number };
     /** |expected / measured - 1| over the runs with a measured figure. */
     summary: { median: number; worst: number; worst_id: string };
     runs: ValidationRun[];
@@ -1065,6 +1065,7 @@ export interface ValidationRun {
     model: string; chip: string; chips: number; pods: number;
     data: number; fsdp: number; tensor: number; pipeline: number; expert: number; context: number;
     microbatches: number; virtual_stages: number; compute: string;
+    attention_kernel: 'fused' | 'unfused' | 'cuda_cores';
     sequences?: number; seq_len?: number; remat?: string;
     phase?: string; prompt?: number; output?: number; batch?: number;
     bytes_per_weight?: number; bytes_per_kv?: number;

@@ -42,6 +42,8 @@ constexpr Param kParams[] = {
         0.01, 1),
     num("moe", "ratio", kFitted.moe,
         "share of the dense matmuls' rate an MoE's routed-expert matmuls reach", 0.01, 1),
+    num("vector", "ratio", kFitted.vector,
+        "share of the CUDA cores' fp32 rate a decode attention kernel on them reaches", 0.01, 1),
     choice("fit", "no", "no|yes",
            "fit the factors to the runs first (least squares on log error)")};
 
@@ -49,67 +51,63 @@ std::string figure(double v, const std::string& unit) {
   return unit == "s" ? units::format(v, "s") : units::number(v, 4);
 }
 
-json run_json(const Scenario& s, const Prediction& p) {
-  json j = {{"id", s.id},
-            {"title", s.title},
-            {"kind", s.kind},
-            {"family", s.family},
-            {"chip", s.chip_name},
-            {"chips", s.chips},
-            {"model", s.model_name},
-            {"source", s.source_ref},
-            {"url", s.source_url},
-            {"measured_key", s.measured_key},
-            {"unit", p.unit},
-            {"higher_is_better", p.higher_is_better}};
-  auto figs = [&](const Figures& f) {
-    if (s.kind == "training")
-      return json{{"step_s", f.step},
-                  {"tokens_per_s_chip", f.tokens_per_s_chip},
-                  {"mfu", f.mfu},
-                  {"primary", f.primary}};
-    return json{{"ttft_s", f.ttft},
-                {"tpot_s", f.tpot},
-                {"latency_s", f.latency},
-                {"out_per_s_chip", f.out_per_s_chip},
-                {"primary", f.primary}};
-  };
-  j["bound"] = figs(p.bound), j["expected"] = figs(p.expected);
-  j["measured"] = p.measured > 0 ? json(p.measured) : json(nullptr);
-  j["ratio"] = p.measured > 0 ? json(p.measured / p.expected.primary) : json(nullptr);
-  j["error"] = p.measured > 0 ? json(p.error) : json(nullptr);
-  j["above_bound"] = p.above_bound;
-  j["mem_bytes"] = p.mem, j["hbm_bytes"] = p.hbm, j["fits"] = p.fits;
-  j["bottleneck"] = p.bottleneck;
-  j["config"] = config_json(s);
-  j["notes"] = s.notes;
-  j["overridden"] = s.overridden;
-  return j;
+// A number, or null where the run has no measured figure.
+void num_or_null(JsonWriter& w, bool has, double v) {
+  if (has)
+    w.num(v);
+  else
+    w.value(nullptr);
 }
 
-json table_row(const Scenario& s, const Prediction& p) {
+// Written as text, not through `r.extra`: a run is some 60 members and the page sends 21 of them.
+void write_run(JsonWriter& w, const Scenario& s, const Prediction& p) {
+  w.obj().key("id").str(s.id).key("title").str(s.title).key("kind").str(s.kind);
+  w.key("family").str(s.family).key("chip").str(s.chip_name).key("chips").num(s.chips);
+  w.key("model").str(s.model_name).key("source").str(s.source_ref).key("url").str(s.source_url);
+  w.key("measured_key").str(s.measured_key).key("unit").str(p.unit);
+  w.key("higher_is_better").boolean(p.higher_is_better);
+  auto figs = [&](const char* key, const Figures& f) {
+    w.key(key).obj();
+    if (s.kind == "training")
+      w.key("step_s").num(f.step).key("tokens_per_s_chip").num(f.tokens_per_s_chip);
+    else
+      w.key("ttft_s").num(f.ttft).key("tpot_s").num(f.tpot).key("latency_s").num(f.latency);
+    if (s.kind == "training")
+      w.key("mfu").num(f.mfu);
+    else
+      w.key("out_per_s_chip").num(f.out_per_s_chip);
+    w.key("primary").num(f.primary).end();
+  };
+  figs("bound", p.bound), figs("expected", p.expected);
   const bool m = p.measured > 0;
-  return json::array({s.id, s.chip_name + " x" + units::number(s.chips, 10),
-                      figure(p.bound.primary, p.unit), figure(p.expected.primary, p.unit),
-                      m ? figure(p.measured, p.unit) : "-",
-                      m ? units::number(p.measured / p.expected.primary, 3) : "-",
-                      m ? units::number(100 * p.error, 3) + "%" : "-",
-                      units::format(p.mem, "B") + (p.fits ? "" : " (does not fit)"), p.unit});
+  w.key("measured"), num_or_null(w, m, p.measured);
+  w.key("ratio"), num_or_null(w, m, p.measured / p.expected.primary);
+  w.key("error"), num_or_null(w, m, p.error);
+  w.key("above_bound").boolean(p.above_bound).key("mem_bytes").num(p.mem);
+  w.key("hbm_bytes").num(p.hbm).key("fits").boolean(p.fits).key("bottleneck").str(p.bottleneck);
+  w.key("config"), write_config(w, s);
+  w.key("notes").strs(s.notes).key("overridden").strs(s.overridden).end();
+}
+
+void write_row(JsonWriter& w, const Scenario& s, const Prediction& p) {
+  const bool m = p.measured > 0;
+  w.arr().str(s.id).str(s.chip_name + " x" + units::number(s.chips, 10));
+  w.str(figure(p.bound.primary, p.unit)).str(figure(p.expected.primary, p.unit));
+  w.str(m ? figure(p.measured, p.unit) : "-");
+  w.str(m ? units::number(p.measured / p.expected.primary, 3) : "-");
+  w.str(m ? units::number(100 * p.error, 3) + "%" : "-");
+  w.str(units::format(p.mem, "B") + (p.fits ? "" : " (does not fit)")).str(p.unit).end();
 }
 
 void runs_calc(const Inputs& in, Trace& tr, Result& r) {
   const std::vector<Scenario> runs = read_scenarios(in.text("scenarios"), "scenarios");
-  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("mxu_fp8"),
-            in.num("link"),    in.num("hbm"),     in.num("moe")};
+  Factors f{in.num("mxu_tpu"), in.num("mxu_gpu"), in.num("mxu_fp8"), in.num("link"),
+            in.num("hbm"),     in.num("moe"),     in.num("vector")};
   if (in.text("fit") == "yes") f = fit(runs);
   std::vector<Prediction> preds;
-  json rows = json::array(), table = json::array();
-  table.push_back(json::array({"run", "chips", "bound", "expected", "measured", "measured/expected",
-                               "error", "memory per chip", "unit"}));
+  preds.reserve(runs.size());
   for (const Scenario& s : runs) {
     preds.push_back(predict(s, f));
-    rows.push_back(run_json(s, preds.back()));
-    table.push_back(table_row(s, preds.back()));
     if (!preds.back().fits)
       r.note(s.id + ": the configuration does not fit in memory (" +
              units::format(preds.back().mem, "B") + " per chip, the chip has " +
@@ -127,13 +125,24 @@ void runs_calc(const Inputs& in, Trace& tr, Result& r) {
       {"FP8 and FP4 matmuls, share of their peak", f.mxu_fp8},
       {"Collectives, share of the line rate", f.link},
       {"HBM streams, share of the bandwidth", f.hbm},
-      {"MoE expert matmuls, share of the dense rate", f.moe}};
+      {"MoE expert matmuls, share of the dense rate", f.moe},
+      {"Decode attention on CUDA cores, share of their rate", f.vector}};
   for (const auto& [what, v] : shown) tr.value(what, v, "ratio");
-  r.extra["factors"] = {{"mxu_tpu", f.mxu_tpu}, {"mxu_gpu", f.mxu_gpu}, {"mxu_fp8", f.mxu_fp8},
-                        {"link", f.link},       {"hbm", f.hbm},         {"moe", f.moe}};
-  r.extra["summary"] = {{"median", sum.median}, {"worst", sum.worst}, {"worst_id", sum.worst_id}};
-  r.extra["runs"] = std::move(rows);
-  r.extra["table"] = std::move(table);
+  JsonWriter w = r.writer();
+  w.key("factors").obj().key("mxu_tpu").num(f.mxu_tpu).key("mxu_gpu").num(f.mxu_gpu);
+  w.key("mxu_fp8").num(f.mxu_fp8).key("link").num(f.link).key("hbm").num(f.hbm);
+  w.key("moe").num(f.moe).key("vector").num(f.vector).end();
+  w.key("summary").obj().key("median").num(sum.median).key("worst").num(sum.worst);
+  w.key("worst_id").str(sum.worst_id).end();
+  w.key("runs").arr();
+  for (size_t i = 0; i < runs.size(); ++i) write_run(w, runs[i], preds[i]);
+  w.end().key("table").arr().arr();
+  for (const char* head : {"run", "chips", "bound", "expected", "measured", "measured/expected",
+                           "error", "memory per chip", "unit"})
+    w.str(head);
+  w.end();
+  for (size_t i = 0; i < runs.size(); ++i) write_row(w, runs[i], preds[i]);
+  w.end();
 }
 
 constexpr Calculator kCalculators[] = {

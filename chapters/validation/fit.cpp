@@ -26,8 +26,8 @@ double loss(const std::vector<Scenario>& runs, const Factors& f) {
 Factors fit(const std::vector<Scenario>& runs) {
   Factors best = kFitted;
   double best_loss = loss(runs, best);
-  double* const fields[] = {&best.mxu_tpu, &best.mxu_gpu, &best.mxu_fp8,
-                            &best.link,    &best.hbm,     &best.moe};
+  double* const fields[] = {&best.mxu_tpu, &best.mxu_gpu, &best.mxu_fp8, &best.link,
+                            &best.hbm,     &best.moe,     &best.vector};
   for (int round = 0; round < 4; ++round) {
     bool moved = false;
     for (double* x : fields) {

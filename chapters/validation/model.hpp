@@ -26,11 +26,12 @@ struct Factors {
   double link = 1;     // collectives, share of the line rate (ICI, NVLink, DCN, InfiniBand)
   double hbm = 1;      // HBM streams (weights, KV caches), share of the HBM bandwidth
   double moe = 1;      // an MoE's routed-expert matmuls, share of the dense matmuls' rate
+  double vector = 1;   // decode attention run on a GPU's CUDA cores, share of their fp32 rate
 };
 inline constexpr Factors kBound{};
 // Fitted by fit() on data/validation/published.json (least squares on the log of
 // expected / measured, a grid of 1% steps); `scaling validate --fit` prints them again.
-inline constexpr Factors kFitted{0.74, 0.74, 0.43, 0.50, 0.42, 0.32};
+inline constexpr Factors kFitted{0.74, 0.73, 0.43, 0.50, 0.60, 0.32, 0.11};
 
 struct Scenario;
 // The factor of a run's matmuls: FP8's where it computes in FP8, else its chip family's.
@@ -64,6 +65,11 @@ struct Scenario {
   // `attention_kernel`: "unfused" (before flash attention): every score of the [heads, T, T]
   // matrix is computed, masked or not, and the scores and probabilities go through HBM.
   bool unfused_attention = false;
+  // "cuda_cores" (inference on a GPU): the decode step's attention runs on the CUDA cores, not the
+  // Tensor Cores (TensorRT-LLM's masked multi-head attention of 2023, before its XQA kernel for
+  // grouped-query heads). C_vec is the chip's vector rate (the gpus chapter's A.1 (2)).
+  bool vector_attention = false;
+  double C_vec = 0;
   double host_bw = 0;            // the chip's host link (PCIe), B/s; 0 when the table has none
   std::string compute = "bf16";  // the matmuls' dtype, which picks the peak
   double b_w = 2, b_kv = 2;      // bytes per weight / KV element (inference)
@@ -91,8 +97,8 @@ std::vector<Scenario> read_scenarios(std::string_view text, std::string_view fie
 // that expert parallelism joins into one replica (data / gcd(data, expert)).
 double replicas(const Scenario& s);
 
-// The run's configuration, as the page's table and its links to the planner show it.
-json config_json(const Scenario& s);
+// The run's configuration, as the page's table and its links to the planner show it: one object.
+void write_config(JsonWriter& w, const Scenario& s);
 
 // What one run is predicted to do at a set of factors.
 struct Figures {

@@ -31,6 +31,7 @@ struct Rates {
   double C = 0, C_moe = 0, W_hbm = 0;  // C_moe: the routed experts' matmuls
   double W_fast = 0, W_node = 0;       // TPU: one torus axis; GPU: NVLink egress, node scale-out
   double t_hop = 0;                    // TPU: ICI latency per hop
+  double C_vec = 0;                    // GPU: the CUDA cores (a `cuda_cores` decode attention)
 };
 
 // The chips and sequences of one replica.
@@ -112,13 +113,30 @@ double prefill(const Scenario& s, const Rates& r, double seqs, double T) {
                    tp_collectives(s, r, seqs * T), weight_gathers(s, r)});
 }
 
+// The attention of a decode step on the CUDA cores (`cuda_cores`): its own kernel, as long as the
+// longer of its cache reads and its FLOPs at the vector rate (a roofline of its own, A.1 (2)'s
+// rate for the peak). With grouped-query heads this kernel does N / K times the FLOPs a byte of a
+// head's cache carries, which puts it past its compute limit where an FP8 cache halves the bytes.
+double vector_attention(const Scenario& s, const Rates& r, double B, double S, double t_kv) {
+  const double n = replica_of(s).n;
+  return roofline::t_lower(roofline::t_math(attention_flops(s.model, B, 1, S, false), n * r.C_vec),
+                           t_kv);
+}
+
 // A decode step of B sequences whose caches hold S tokens.
 double decode_step(const Scenario& s, const Rates& r, double B, double S) {
   const double n = replica_of(s).n, kv_tok = tf::kv_bytes_per_token(s.model, s.b_kv);
-  const double flops =
-      matmul_time(s, r, B, n) + roofline::t_math(attention_flops(s.model, B, 1, S, false), n * r.C);
-  const double step = inf::step_time(inf::t_kv(B, S, kv_tok, n, r.W_hbm), flops,
-                                     inf::t_param(tf::params(s.model).total, s.b_w, n, r.W_hbm));
+  const double t_kv = inf::t_kv(B, S, kv_tok, n, r.W_hbm);
+  const double t_param = inf::t_param(tf::params(s.model).total, s.b_w, n, r.W_hbm);
+  // The step's attention either runs in the matmuls' time at the Tensor Cores' rate beside its
+  // cache reads (A.7), or as a CUDA-core kernel of its own in place of them.
+  const double step =
+      s.vector_attention
+          ? inf::step_time(vector_attention(s, r, B, S, t_kv), matmul_time(s, r, B, n), t_param)
+          : inf::step_time(t_kv,
+                           matmul_time(s, r, B, n) +
+                               roofline::t_math(attention_flops(s.model, B, 1, S, false), n * r.C),
+                           t_param);
   return std::max({step + tp_collectives(s, r, B), expert_a2a(s, r, B), weight_gathers(s, r)});
 }
 
@@ -156,17 +174,19 @@ Prediction predict_inference(const Scenario& s, const Factors& fa) {
   Prediction p;
   const double node = s.hw.W_dcn * s.gpus_per_node;
   const double hop = s.family == "TPU" ? tpus::hop_latency(hw::chip(s.chip_id)) : 0;
-  const Rates peak{s.hw.C, s.hw.C, s.hw.W_hbm, s.hw.W_ici, node, hop};
+  const Rates peak{s.hw.C, s.hw.C, s.hw.W_hbm, s.hw.W_ici, node, hop, s.C_vec};
   const double C = s.hw.C * mxu_share(s, fa);
-  const Rates at{C, C * fa.moe, s.hw.W_hbm * fa.hbm, s.hw.W_ici * fa.link, node * fa.link, hop};
+  const Rates at{C,   C * fa.moe,         s.hw.W_hbm * fa.hbm, s.hw.W_ici * fa.link, node * fa.link,
+                 hop, s.C_vec * fa.vector};
   p.bound = figures(s, peak), p.expected = figures(s, at);
   const auto [n, B] = replica_of(s);
   const tf::Params pr = tf::params(s.model);
   const double kv = tf::kv_bytes_per_token(s.model, s.b_kv) * B * (s.prompt + s.output);
   p.mem = (inf::weight_bytes(pr.total, s.b_w) + kv) / n;
   p.hbm = s.hw.hbm, p.fits = p.mem <= p.hbm;
-  const double step_kv =
-      inf::t_kv(B, s.prompt + s.output / 2, tf::kv_bytes_per_token(s.model, s.b_kv), n, at.W_hbm);
+  const double S_mid = s.prompt + s.output / 2;
+  const double step_kv = inf::t_kv(B, S_mid, tf::kv_bytes_per_token(s.model, s.b_kv), n, at.W_hbm);
+  const double step_vec = s.vector_attention ? vector_attention(s, at, B, S_mid, 0) : 0;
   const double a2a = expert_a2a(s, at, B);
   const double tp = tp_collectives(s, at, s.phase == "prefill" ? B * s.prompt : B);
   const bool prefill = s.phase == "prefill";
@@ -177,8 +197,10 @@ Prediction predict_inference(const Scenario& s, const Factors& fa) {
                  : weight_gathers(s, at) >= 0.99 * step ? "weight gathers"
                  : a2a >= 0.99 * step                   ? "expert all-to-all"
                  : prefill                              ? "compute"
-                 : step_kv > 0.3 * p.expected.tpot      ? "KV loads"
-                                                        : "weights and FLOPs";
+                 : step_vec > std::max(step_kv, 0.3 * p.expected.tpot)
+                     ? "decode attention (CUDA cores)"
+                 : step_kv > 0.3 * p.expected.tpot ? "KV loads"
+                                                   : "weights and FLOPs";
   const std::string& k = s.measured_key;
   p.higher_is_better = k.rfind("output_tokens_per_s", 0) == 0 || k.empty();
   p.unit = p.higher_is_better ? "output tokens/s per chip" : "s";

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "chapters/gpus/model.hpp"
 #include "chapters/training/model.hpp"
 #include "chapters/transformers/model_input.hpp"
 #include "chapters/validation/model.hpp"
@@ -111,6 +112,11 @@ void read_chip(const json& j, const std::string& p, Scenario& s) {
     h.W_dcn = c.has("scaleout_bw_per_gpu") ? c.get("scaleout_bw_per_gpu") : 0;
     h.w_uni = h.W_dcn;
     s.gpus_per_node = c.get("gpus_per_node", p + "chip");
+    // A.1 (2): the CUDA cores' fp32 rate, an FMA counted as two FLOPs.
+    const double sub = c.get("subpartitions_per_sm", p + "chip");
+    s.C_vec = gpus::vector_flops(gpus::cuda_cores(c.get("sms", p + "chip"), sub,
+                                                  c.get("cuda_cores_per_sm", p + "chip") / sub),
+                                 c.get("clock_hz", p + "chip"), 2);
   }
   const std::string q = p + "chip_overrides.";
   struct Key {

@@ -83,6 +83,25 @@ void read_degrees(const json& j, const std::string& p, Scenario& s) {
          "out_of_range");
 }
 
+// `attention_kernel`: how the stack computes attention (the default, fused, is what the chapters
+// assume).
+void read_attention_kernel(const json& j, const std::string& p, Scenario& s) {
+  const std::string a = text_or(j, "attention_kernel", p, "fused");
+  if (a != "fused" && a != "unfused" && a != "cuda_cores")
+    fail(p + "attention_kernel", p + "attention_kernel must be fused, unfused or cuda_cores",
+         "bad_value");
+  if (a == "cuda_cores" && (s.kind != "inference" || s.family != "GPU"))
+    fail(p + "attention_kernel",
+         p + "attention_kernel: cuda_cores is a GPU's decode kernel, for inference runs on a GPU",
+         "bad_value");
+  s.unfused_attention = a == "unfused";
+  s.vector_attention = a == "cuda_cores";
+  if (s.unfused_attention && s.kind == "inference")
+    s.notes.push_back(
+        "attention_kernel unfused is charged in training runs only; this prediction leaves it "
+        "out.");
+}
+
 void read_training(const json& j, const std::string& p, Scenario& s) {
   const json& b = member(j, "batch", p, true);
   const std::string q = p + "batch.";
@@ -102,10 +121,6 @@ void read_training(const json& j, const std::string& p, Scenario& s) {
     s.remat = tf::Remat::BigMatmuls;
   else
     fail(p + "remat", p + "remat must be block, big_matmuls or save_all", "bad_value");
-  const std::string a = text_or(j, "attention_kernel", p, "fused");
-  if (a != "fused" && a != "unfused")
-    fail(p + "attention_kernel", p + "attention_kernel must be fused or unfused", "bad_value");
-  s.unfused_attention = a == "unfused";
   const std::string o = text_or(j, "offload", p, "none");
   if (o != "none" && o != "activations")
     fail(p + "offload", p + "offload must be none or activations", "bad_value");
@@ -142,6 +157,7 @@ void read_layout(const json& j, const std::string& p, Scenario& s) {
   s.chips = whole_or(j, "chips", p, -1), s.pods = whole_or(j, "pods", p, 1);
   s.topology = text_or(j, "topology", p, "");
   read_degrees(j, p, s);
+  read_attention_kernel(j, p, s);
   if (s.kind == "training")
     read_training(j, p, s);
   else
@@ -215,22 +231,27 @@ double replicas(const Scenario& s) {
   return s.data / std::gcd(static_cast<long long>(s.data), static_cast<long long>(s.expert));
 }
 
-json config_json(const Scenario& s) {
-  json j = {{"model", s.model_id},  {"chip", s.chip_id},       {"chips", s.chips},
-            {"pods", s.pods},       {"data", s.data},          {"fsdp", s.fsdp},
-            {"tensor", s.tensor},   {"pipeline", s.pipeline},  {"expert", s.expert},
-            {"context", s.context}, {"microbatches", s.micro}, {"virtual_stages", s.virtual_stages},
-            {"compute", s.compute}};
+void write_config(JsonWriter& w, const Scenario& s) {
+  w.obj().key("model").str(s.model_id).key("chip").str(s.chip_id).key("chips").num(s.chips);
+  w.key("pods").num(s.pods).key("data").num(s.data).key("fsdp").num(s.fsdp);
+  w.key("tensor").num(s.tensor).key("pipeline").num(s.pipeline).key("expert").num(s.expert);
+  w.key("context").num(s.context).key("microbatches").num(s.micro);
+  w.key("virtual_stages").num(s.virtual_stages).key("compute").str(s.compute);
+  w.key("attention_kernel")
+      .str(s.unfused_attention  ? "unfused"
+           : s.vector_attention ? "cuda_cores"
+                                : "fused");
   if (s.kind == "training") {
-    j["sequences"] = s.sequences, j["seq_len"] = s.seq_len;
-    j["remat"] = s.remat == tf::Remat::Block     ? "block"
-                 : s.remat == tf::Remat::SaveAll ? "save_all"
-                                                 : "big_matmuls";
+    w.key("sequences").num(s.sequences).key("seq_len").num(s.seq_len);
+    w.key("remat").str(s.remat == tf::Remat::Block     ? "block"
+                       : s.remat == tf::Remat::SaveAll ? "save_all"
+                                                       : "big_matmuls");
   } else {
-    j["phase"] = s.phase, j["prompt"] = s.prompt, j["output"] = s.output, j["batch"] = s.batch;
-    j["bytes_per_weight"] = s.b_w, j["bytes_per_kv"] = s.b_kv;
+    w.key("phase").str(s.phase).key("prompt").num(s.prompt).key("output").num(s.output);
+    w.key("batch").num(s.batch).key("bytes_per_weight").num(s.b_w);
+    w.key("bytes_per_kv").num(s.b_kv);
   }
-  return j;
+  w.end();
 }
 
 }  // namespace sb::validation

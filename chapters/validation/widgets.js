@@ -12,7 +12,9 @@ const FACTORS = [
   ['link', 'Collectives, share of the line rate'],
   ['hbm', 'HBM streams, share of the bandwidth'],
   ['moe', 'MoE expert matmuls, share of the dense rate'],
+  ['vector', 'Decode attention on CUDA cores, share of their rate'],
 ];
+const KERNELS = { unfused: 'attention unfused (scores through HBM)', cuda_cores: 'decode attention on CUDA cores' };
 const GROUPS = [
   ['TPU', 'training', 'TPU training', '#1f5fbf', 11],
   ['TPU', 'inference', 'TPU inference', '#0e7490', 7],
@@ -47,7 +49,8 @@ function configText(run) {
   const work = run.kind === 'training'
     ? `${c.sequences} × ${c.seq_len} tokens, remat ${c.remat.replace('_', ' ')}`
     : `${c.phase}, batch ${c.batch}, ${c.prompt} in / ${c.output} out`;
-  return `${run.model} on ${c.chips} ${run.chip}; ${deg || 'one chip'}; ${work}; ${c.compute}`;
+  const kernel = KERNELS[c.attention_kernel] ? `; ${KERNELS[c.attention_kernel]}` : '';
+  return `${run.model} on ${c.chips} ${run.chip}; ${deg || 'one chip'}; ${work}; ${c.compute}${kernel}`;
 }
 
 class SbValidation extends HTMLElement {
@@ -94,7 +97,9 @@ class SbValidation extends HTMLElement {
       this.summary.textContent = `Error in ${r.error.field}: ${r.error.message}`;
       return;
     }
-    for (const [k] of FACTORS) this.inputs[k].value = String(r.factors[k]);
+    // The factors the module used, written back only when it chose them (the defaults, a fit): a
+    // reader's typing in the next field is not overwritten by the answer to the last one.
+    if (first || fit === 'yes') for (const [k] of FACTORS) this.inputs[k].value = String(r.factors[k]);
     const s = r.summary;
     this.summary.textContent = `Expected against measured, ${r.runs.length} runs: median error ` +
       `${fmtNumber(100 * s.median, 3)}%, worst ${fmtNumber(100 * s.worst, 3)}% (${s.worst_id}).`;

@@ -31,6 +31,19 @@ test('the validation page predicts the 21 published runs and follows a changed f
     const t = document.querySelectorAll('table.sb-runs tbody tr')[1].querySelectorAll('td')[2].textContent;
     return Number(t.replace(/,/g, '')) < b;
   }, before);
+  // The CUDA-core decode attention (P38, TensorRT-LLM 0.6): its factor by its label, its kernel in
+  // the run's configuration; halving the factor slows P38's expected output tokens/s.
+  assert.equal(await page.locator('label[for="factor-vector"]').textContent(), 'Decode attention on CUDA cores, share of their rate');
+  const p38 = w.locator('table.sb-runs tbody tr', { has: page.locator('th', { hasText: 'P38' }) });
+  assert.match(await p38.locator('td').first().textContent(), /decode attention on CUDA cores/);
+  const p38Expected = () => p38.locator('td').nth(2).textContent();
+  const was = Number((await p38Expected()).replace(/,/g, ''));
+  await w.locator('#factor-vector').fill(String(Number(await w.locator('#factor-vector').inputValue()) / 2));
+  await w.locator('#factor-vector').dispatchEvent('change');
+  await page.waitForFunction((b) => {
+    const row = [...document.querySelectorAll('table.sb-runs tbody tr')].find((r) => r.querySelector('th').textContent === 'P38');
+    return Number(row.querySelectorAll('td')[2].textContent.replace(/,/g, '')) < b;
+  }, was);
   await site.shot(page, 'validation');
   await page.close();
 });

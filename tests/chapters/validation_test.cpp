@@ -112,6 +112,42 @@ TEST(Validation, GpuDecodeByHand) {
   near_rel(predict(runs.at(0), slow).expected.tpot, loads + 2 * tp);
 }
 
+// The same decode with its attention on the CUDA cores (`cuda_cores`). An H100's vector rate
+// (A.1 (2)): 132 SMs x 4 x 32 lanes x 1.98e9 Hz x 2 = 6.69082e13 FLOPs/s. The attention's
+// 524,812,288 FLOPs over 8 GPUs at that rate take 9.80455e-7 s, under T_kv (1.95825e-5 s), so at
+// the bound the kernel is as long as its cache reads and the step is GpuDecodeByHand's. At 1% of
+// the vector rate the kernel takes 9.80455e-5 s and binds: the step is that, the weights
+// (1.87835e-6 s, longer than the matmuls' 2 x 25,165,824 x 64 / 7.92e15 = 4.07e-7 s) and the
+// collectives (2.03890e-6 s). The kernel is a GPU's and a decode's: on a TPU, or in training, the
+// scenario is an error naming attention_kernel.
+TEST(Validation, CudaCoreDecodeAttentionByHand) {
+  auto run = [](const std::string& kind, const std::string& chip, const std::string& rest) {
+    return read_scenarios(R"({"id": "V", "kind": ")" + kind + R"(", "model": )" + kTiny +
+                          R"(, "chip": ")" + chip + R"(", "chips": 8,
+      "parallelism": {"tensor": 8}, "attention_kernel": "cuda_cores", )" +
+                          rest + "}")
+        .at(0);
+  };
+  const std::string decode = R"("inference": {"phase": "decode", "prompt": 1000, "output": 2,
+    "batch": 64})";
+  const Scenario s = run("inference", "h100", decode);
+  const double loads = 64 * 1001 * 8192.0 / (8 * 3.35e12) + 25169920 * 2.0 / (8 * 3.35e12);
+  const double tp = 8 * 131072 * 7.0 / 8 / 4.5e11;
+  near_rel(predict(s, kBound).bound.tpot, loads + tp);
+  Factors slow = kBound;
+  slow.vector = 0.01;
+  const double c_vec = 132 * 4 * 32 * 1.98e9 * 2;
+  const Prediction p = predict(s, slow);
+  near_rel(p.expected.tpot, 524812288.0 / (8 * c_vec * 0.01) + 25169920 * 2.0 / (8 * 3.35e12) + tp);
+  EXPECT_EQ(p.bottleneck, "decode attention (CUDA cores)");
+  EXPECT_EQ(thrown([&] { run("inference", "v5e", decode); }).field,
+            "scenarios.runs[0].attention_kernel");
+  EXPECT_EQ(thrown([&] {
+              run("training", "h100", R"("batch": {"sequences": 8, "seq_len": 1024})");
+            }).field,
+            "scenarios.runs[0].attention_kernel");
+}
+
 // FP4 on a Blackwell: the small model's prefill on one B200, 64 prompts of 1024 tokens, is
 // compute-bound (its FLOPs are 3.3e12 and more; its weights, 12.6 MB in FP4, stream in 1.6 us at
 // 8 TB/s), so its time is the FLOPs over the peak of the compute dtype: 9e15 in FP4 against 2.25e15
@@ -286,10 +322,9 @@ TEST(Validation, CalculatorAnswersEachRun) {
 
 // Runs the factors were not fitted to (tests/chapters/validation_unseen.json, converted from their
 // papers as a reader would): each reads, none is measured faster than its bound, the median error
-// of the measured ones is within the issue's 15%, and each is within its 40% but the miss
-// bench/NOTES.md explains (ninth pass): U51, TensorRT-LLM 0.6's TP 4 decode of 480 sequences to
-// 2048 tokens, whose steps take about 80 ms where the model's KV and weight streams take 44 ms (the
-// fitted P38, the same stack's long decode, is 40% fast for the same reason).
+// of the measured ones is within the issue's 15%, and each is within its 40%. U51, TensorRT-LLM
+// 0.6's decode of 480 sequences to 2048 tokens, was 78% fast until its decode attention was charged
+// on the CUDA cores (`cuda_cores`, bench/NOTES.md, sixteenth pass), with the factor fitted on P38.
 TEST(Validation, UnseenRunsStayWithinTheTarget) {
   std::ifstream in(std::string(SB_SOURCE_DIR) + "/tests/chapters/validation_unseen.json");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -302,7 +337,7 @@ TEST(Validation, UnseenRunsStayWithinTheTarget) {
     EXPECT_TRUE(std::isfinite(p.expected.primary) && p.expected.primary > 0) << s.id;
     if (!(p.measured > 0)) continue;
     errors.push_back(std::abs(p.error));
-    if (s.id != "U51") EXPECT_LT(std::abs(p.error), 0.4) << s.id;
+    EXPECT_LT(std::abs(p.error), 0.4) << s.id;
   }
   std::sort(errors.begin(), errors.end());
   const size_t n = errors.size();
