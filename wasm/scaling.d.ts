@@ -1063,11 +1063,21 @@ export interface ValidationRun {
   /** The configuration as the scenario gives it (docs/VALIDATION.md). */
   config: {
     model: string; chip: string; chips: number; pods: number;
+    /** A custom model's sizes (model "custom"), as the planner and the step calculator take them. */
+    sizes?: {
+      L: number; D: number; F: number; N: number; K: number; H: number; V: number;
+      E: number; k: number; F_e: number; n_shared: number; n_dense: number;
+      gated: 'yes' | 'no'; tied: 'yes' | 'no'; norms: number;
+    };
     data: number; fsdp: number; tensor: number; pipeline: number; expert: number; context: number;
     microbatches: number; virtual_stages: number; compute: string;
     attention_kernel: 'fused' | 'unfused' | 'cuda_cores';
     sequences?: number; seq_len?: number; remat?: string;
     phase?: string; prompt?: number; output?: number; batch?: number;
+    /** The weights' and the KV cache's dtypes, as the scenario names them. */
+    weights?: string; kv?: string;
+    /** One data-parallel replica of an inference run: its chips and its share of the batch. */
+    replica_chips?: number; replica_batch?: number;
     bytes_per_weight?: number; bytes_per_kv?: number;
   };
   notes: string[];

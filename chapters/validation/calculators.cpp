@@ -68,14 +68,13 @@ void write_run(JsonWriter& w, const Scenario& s, const Prediction& p) {
   w.key("higher_is_better").boolean(p.higher_is_better);
   auto figs = [&](const char* key, const Figures& f) {
     w.key(key).obj();
-    if (s.kind == "training")
+    if (s.kind == "training") {
       w.key("step_s").num(f.step).key("tokens_per_s_chip").num(f.tokens_per_s_chip);
-    else
-      w.key("ttft_s").num(f.ttft).key("tpot_s").num(f.tpot).key("latency_s").num(f.latency);
-    if (s.kind == "training")
       w.key("mfu").num(f.mfu);
-    else
+    } else {
+      w.key("ttft_s").num(f.ttft).key("tpot_s").num(f.tpot).key("latency_s").num(f.latency);
       w.key("out_per_s_chip").num(f.out_per_s_chip);
+    }
     w.key("primary").num(f.primary).end();
   };
   figs("bound", p.bound), figs("expected", p.expected);

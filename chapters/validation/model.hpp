@@ -73,6 +73,7 @@ struct Scenario {
   double host_bw = 0;            // the chip's host link (PCIe), B/s; 0 when the table has none
   std::string compute = "bf16";  // the matmuls' dtype, which picks the peak
   double b_w = 2, b_kv = 2;      // bytes per weight / KV element (inference)
+  std::string dtype_w = "bf16", dtype_kv = "bf16";  // their dtypes, as the scenario names them
   // Inference: "prefill" (batch prompts at once), "static" (prefill then decode, one batch),
   // "serve" (continuous batching at a concurrency), "decode" (decode steps alone).
   std::string phase;

@@ -149,6 +149,7 @@ void read_inference(const json& j, const std::string& p, Scenario& s) {
   const std::string w = text_or(d, "weights", p + "dtypes.", "bf16");
   const std::string kv = text_or(d, "kv", p + "dtypes.", "bf16");
   s.b_w = hw::dtype_bytes(w, p + "dtypes.weights"), s.b_kv = hw::dtype_bytes(kv, p + "dtypes.kv");
+  s.dtype_w = w, s.dtype_kv = kv;
 }
 
 }  // namespace
@@ -232,7 +233,17 @@ double replicas(const Scenario& s) {
 }
 
 void write_config(JsonWriter& w, const Scenario& s) {
-  w.obj().key("model").str(s.model_id).key("chip").str(s.chip_id).key("chips").num(s.chips);
+  w.obj().key("model").str(s.model_id);
+  if (s.model_id == "custom") {
+    // A model the table lacks goes to the planner or the step calculator by its sizes.
+    const tf::Config& m = s.model;
+    w.key("sizes").obj().key("L").num(m.L).key("D").num(m.D).key("F").num(m.F).key("N").num(m.N);
+    w.key("K").num(m.K).key("H").num(m.H).key("V").num(m.V).key("E").num(m.E).key("k").num(m.k);
+    w.key("F_e").num(m.F_e).key("n_shared").num(m.n_shared).key("n_dense").num(m.n_dense);
+    w.key("gated").str(m.gated ? "yes" : "no").key("tied").str(m.tied ? "yes" : "no");
+    w.key("norms").num(m.norms_per_layer).end();
+  }
+  w.key("chip").str(s.chip_id).key("chips").num(s.chips);
   w.key("pods").num(s.pods).key("data").num(s.data).key("fsdp").num(s.fsdp);
   w.key("tensor").num(s.tensor).key("pipeline").num(s.pipeline).key("expert").num(s.expert);
   w.key("context").num(s.context).key("microbatches").num(s.micro);
@@ -248,8 +259,10 @@ void write_config(JsonWriter& w, const Scenario& s) {
                                                        : "big_matmuls");
   } else {
     w.key("phase").str(s.phase).key("prompt").num(s.prompt).key("output").num(s.output);
-    w.key("batch").num(s.batch).key("bytes_per_weight").num(s.b_w);
-    w.key("bytes_per_kv").num(s.b_kv);
+    w.key("batch").num(s.batch).key("weights").str(s.dtype_w).key("kv").str(s.dtype_kv);
+    const double r = replicas(s);
+    w.key("replica_chips").num(s.chips / r).key("replica_batch").num(s.batch / r);
+    w.key("bytes_per_weight").num(s.b_w).key("bytes_per_kv").num(s.b_kv);
   }
   w.end();
 }

@@ -14,6 +14,8 @@ const FACTORS = [
   ['moe', 'MoE expert matmuls, share of the dense rate'],
   ['vector', 'Decode attention on CUDA cores, share of their rate'],
 ];
+// The dtypes the inference step calculator offers (inference.step's dtype_w, dtype_kv, dtype_matmul).
+const STEP_DTYPES = ['bf16', 'fp8', 'int8', 'int4'];
 const KERNELS = { unfused: 'attention unfused (scores through HBM)', cuda_cores: 'decode attention on CUDA cores' };
 const GROUPS = [
   ['TPU', 'training', 'TPU training', '#1f5fbf', 11],
@@ -29,16 +31,31 @@ const fig = (v, unit) => (v == null ? '—' : unit === 's' ? fmtQuantity(v, 's')
 // keeps it): the planner for training, the decode step calculator for inference.
 function openLink(run) {
   const c = run.config;
-  const q = new URLSearchParams({ chip: c.chip, model: c.model });
+  const q = new URLSearchParams({ chip: c.chip });
+  // A model of the table is the page's model; a custom one is the widget's own, with its sizes.
+  const model = (w) => {
+    if (!c.sizes) return q.set('model', c.model);
+    q.set(`${w}.model`, 'custom');
+    for (const [k, v] of Object.entries(c.sizes)) q.set(`${w}.${k}`, String(v));
+  };
   if (run.kind === 'training') {
-    q.set('plan.chips', String(c.chips));
-    q.set('plan.B', String(c.sequences * c.seq_len));
-    q.set('plan.seq_len', String(c.seq_len));
-    return h('a', { href: `training.html?${q}#plan` }, 'open in the planner');
+    model('training.plan');
+    // The planner plans one pod (its chips are per pod), with the whole batch.
+    q.set('training.plan.chips', String(c.chips / c.pods));
+    q.set('training.plan.B', String(c.sequences * c.seq_len));
+    q.set('training.plan.seq_len', String(c.seq_len));
+    return h('a', { href: `training.html?${q}#plan` }, c.pods > 1 ? `open one of its ${c.pods} pods in the planner` : 'open in the planner');
   }
-  q.set('step-calc.chips', String(c.chips));
-  q.set('step-calc.B', String(c.batch));
+  model('step-calc');
+  // The run's replica as the step calculator takes it: the batch at the context its decode steps
+  // hold midway (as validation.runs costs them), and the dtypes the calculator offers.
+  q.set('step-calc.chips', String(c.replica_chips));
+  q.set('step-calc.B', String(c.replica_batch));
   q.set('step-calc.prompt', String(c.prompt));
+  q.set('step-calc.S', String(c.prompt + Math.floor(c.output / 2)));
+  if (c.output > 0) q.set('step-calc.len_decode', String(c.output));
+  for (const [key, dtype] of [['dtype_w', c.weights], ['dtype_kv', c.kv], ['dtype_matmul', c.compute]])
+    if (STEP_DTYPES.includes(dtype)) q.set(`step-calc.${key}`, dtype);
   return h('a', { href: `inference.html?${q}#step-calc` }, 'open in the step calculator');
 }
 

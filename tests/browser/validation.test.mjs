@@ -19,7 +19,15 @@ test('the validation page predicts the 21 published runs and follows a changed f
   // Training runs open the planner, inference runs the step calculator, with their state.
   const links = await w.locator('table.sb-runs a[href^="training.html"], table.sb-runs a[href^="inference.html"]').count();
   assert.equal(links, 21);
-  assert.match(await w.locator('a[href^="training.html"]').first().getAttribute('href'), /plan\.chips=6144/);
+  // PaLM's two pods: the planner's chips are per pod (its state key is the calculator's name).
+  const palm = w.locator('a[href^="training.html"]').first();
+  assert.match(await palm.getAttribute('href'), /training\.plan\.chips=3072&/);
+  assert.match(await palm.getAttribute('href'), /training\.plan\.model=custom&training\.plan\.L=118&/);
+  assert.equal(await palm.textContent(), 'open one of its 2 pods in the planner');
+  // TensorRT-LLM's FP8 run opens the step calculator in FP8, at its decode steps' midway context.
+  const trt = await w.locator('table.sb-runs tbody tr', { has: page.locator('th', { hasText: 'P38' }) }).locator('a[href^="inference.html"]').getAttribute('href');
+  for (const part of ['model=llama-2-70b', 'step-calc.S=3072', 'step-calc.dtype_w=fp8', 'step-calc.dtype_kv=fp8', 'step-calc.dtype_matmul=fp8'])
+    assert.ok(trt.includes(part), `${part} in ${trt}`);
   // Halving the TPU matmuls' share doubles a compute-bound TPU run's expected step: P03's
   // expected tokens/s falls.
   const p03 = () => w.locator('table.sb-runs tbody tr').nth(1).locator('td').nth(2).textContent();
@@ -45,5 +53,12 @@ test('the validation page predicts the 21 published runs and follows a changed f
     return Number(row.querySelectorAll('td')[2].textContent.replace(/,/g, '')) < b;
   }, was);
   await site.shot(page, 'validation');
+  // Following PaLM's link, the planner plans that model on one of its pods.
+  const href = await palm.getAttribute('href');
+  await page.goto(new URL(href, page.url()).href);
+  await page.waitForFunction(() => document.querySelector('sb-calc[name="training.plan"]')?.response);
+  const plan = await page.locator('sb-calc[name="training.plan"]').evaluate((el) => el.response);
+  assert.ok(plan.ok, JSON.stringify(plan.error));
+  assert.deepEqual([plan.inputs.model, plan.inputs.L, plan.inputs.chips, plan.inputs.chip], ['custom', 118, 3072, 'v4p']);
   await page.close();
 });
