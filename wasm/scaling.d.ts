@@ -1063,6 +1063,8 @@ export interface ValidationRun {
   /** The configuration as the scenario gives it (docs/VALIDATION.md). */
   config: {
     model: string; chip: string; chips: number; pods: number;
+    /** Chips per pod: what the planner plans (its chips are per pod). */
+    pod_chips: number;
     /** A custom model's sizes (model "custom"), as the planner and the step calculator take them. */
     sizes?: {
       L: number; D: number; F: number; N: number; K: number; H: number; V: number;
@@ -1078,6 +1080,8 @@ export interface ValidationRun {
     weights?: string; kv?: string;
     /** One data-parallel replica of an inference run: its chips and its share of the batch. */
     replica_chips?: number; replica_batch?: number;
+    /** The decode steps' midway context, prompt + output / 2, in whole tokens (the step calculator's S). */
+    step_context?: number;
     bytes_per_weight?: number; bytes_per_kv?: number;
   };
   notes: string[];

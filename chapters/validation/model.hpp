@@ -98,6 +98,10 @@ std::vector<Scenario> read_scenarios(std::string_view text, std::string_view fie
 // that expert parallelism joins into one replica (data / gcd(data, expert)).
 double replicas(const Scenario& s);
 
+// Inference: the tokens a decode step's caches hold midway through the output, prompt + output / 2,
+// at which every decode step of the run is costed.
+double decode_context(const Scenario& s);
+
 // The run's configuration, as the page's table and its links to the planner show it: one object.
 void write_config(JsonWriter& w, const Scenario& s);
 

@@ -143,7 +143,7 @@ double decode_step(const Scenario& s, const Rates& r, double B, double S) {
 Figures figures(const Scenario& s, const Rates& r) {
   Figures f;
   const auto [n, B] = replica_of(s);
-  const double S_mid = s.prompt + s.output / 2;
+  const double S_mid = decode_context(s);
   f.ttft = prefill(s, r, 1, s.prompt);
   if (s.phase == "prefill") {
     f.latency = prefill(s, r, B, s.prompt);
@@ -184,7 +184,7 @@ Prediction predict_inference(const Scenario& s, const Factors& fa) {
   const double kv = tf::kv_bytes_per_token(s.model, s.b_kv) * B * (s.prompt + s.output);
   p.mem = (inf::weight_bytes(pr.total, s.b_w) + kv) / n;
   p.hbm = s.hw.hbm, p.fits = p.mem <= p.hbm;
-  const double S_mid = s.prompt + s.output / 2;
+  const double S_mid = decode_context(s);
   const double step_kv = inf::t_kv(B, S_mid, tf::kv_bytes_per_token(s.model, s.b_kv), n, at.W_hbm);
   const double step_vec = s.vector_attention ? vector_attention(s, at, B, S_mid, 0) : 0;
   const double a2a = expert_a2a(s, at, B);

@@ -228,6 +228,8 @@ void read_measured(const json& j, const std::string& p, Scenario& s) {
          "out_of_range");
 }
 
+double decode_context(const Scenario& s) { return s.prompt + s.output / 2; }
+
 double replicas(const Scenario& s) {
   return s.data / std::gcd(static_cast<long long>(s.data), static_cast<long long>(s.expert));
 }
@@ -243,7 +245,7 @@ void write_config(JsonWriter& w, const Scenario& s) {
     w.key("gated").str(m.gated ? "yes" : "no").key("tied").str(m.tied ? "yes" : "no");
     w.key("norms").num(m.norms_per_layer).end();
   }
-  w.key("chip").str(s.chip_id).key("chips").num(s.chips);
+  w.key("chip").str(s.chip_id).key("chips").num(s.chips).key("pod_chips").num(s.chips / s.pods);
   w.key("pods").num(s.pods).key("data").num(s.data).key("fsdp").num(s.fsdp);
   w.key("tensor").num(s.tensor).key("pipeline").num(s.pipeline).key("expert").num(s.expert);
   w.key("context").num(s.context).key("microbatches").num(s.micro);
@@ -262,6 +264,7 @@ void write_config(JsonWriter& w, const Scenario& s) {
     w.key("batch").num(s.batch).key("weights").str(s.dtype_w).key("kv").str(s.dtype_kv);
     const double r = replicas(s);
     w.key("replica_chips").num(s.chips / r).key("replica_batch").num(s.batch / r);
+    w.key("step_context").num(std::floor(decode_context(s)));
     w.key("bytes_per_weight").num(s.b_w).key("bytes_per_kv").num(s.b_kv);
   }
   w.end();

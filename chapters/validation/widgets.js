@@ -41,7 +41,7 @@ function openLink(run) {
   if (run.kind === 'training') {
     model('training.plan');
     // The planner plans one pod (its chips are per pod), with the whole batch.
-    q.set('training.plan.chips', String(c.chips / c.pods));
+    q.set('training.plan.chips', String(c.pod_chips));
     q.set('training.plan.B', String(c.sequences * c.seq_len));
     q.set('training.plan.seq_len', String(c.seq_len));
     return h('a', { href: `training.html?${q}#plan` }, c.pods > 1 ? `open one of its ${c.pods} pods in the planner` : 'open in the planner');
@@ -52,7 +52,7 @@ function openLink(run) {
   q.set('step-calc.chips', String(c.replica_chips));
   q.set('step-calc.B', String(c.replica_batch));
   q.set('step-calc.prompt', String(c.prompt));
-  q.set('step-calc.S', String(c.prompt + Math.floor(c.output / 2)));
+  q.set('step-calc.S', String(c.step_context));
   if (c.output > 0) q.set('step-calc.len_decode', String(c.output));
   for (const [key, dtype] of [['dtype_w', c.weights], ['dtype_kv', c.kv], ['dtype_matmul', c.compute]])
     if (STEP_DTYPES.includes(dtype)) q.set(`step-calc.${key}`, dtype);
